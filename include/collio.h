@@ -1,0 +1,309 @@
+/*
+ * collio.h -- collective I/O of distributed data into one shared file, in
+ * canonical global order. The one public header of libcollio.
+ *
+ * The data path reads top to bottom:
+ *
+ *   layout  (what this rank holds: collio_layout_*)
+ *     -> plan    (how to move it; the inspector: collio_plan_create)
+ *       -> execute (exchange, then file access: collio_write / collio_read)
+ *            into a file (where it goes: collio_file_open / collio_file_close)
+ *
+ * Units. A layout counts fixed-size *elements* of `esize` bytes. The global
+ * file holds `nglobal` elements at byte offset base + i * esize for element
+ * index i (0-based). All ranges are half-open, [start, end).
+ *
+ * Errors. Every function returns an int: COLLIO_OK (0) or a positive
+ * collio_error code; collio_strerror() gives its text. Functions marked
+ * "collective" must be called by every rank of the communicator, and they
+ * return the same code on every rank: when one rank fails, all ranks fail
+ * (no hang, never MPI_Abort). Functions marked "local" involve no
+ * communication.
+ */
+#ifndef COLLIO_H
+#define COLLIO_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COLLIO_VERSION_MAJOR 0
+#define COLLIO_VERSION_MINOR 1
+#define COLLIO_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum collio_error {
+    COLLIO_OK = 0,
+    COLLIO_ERR_ARG,         /* invalid argument (NULL, negative size, ...) */
+    COLLIO_ERR_NOMEM,       /* out of memory */
+    COLLIO_ERR_RANGE,       /* a layout index is outside [0, nglobal) */
+    COLLIO_ERR_OVERLAP,     /* an element is held by two ranks (or twice) */
+    COLLIO_ERR_COVERAGE,    /* the layouts of all ranks leave elements unheld */
+    COLLIO_ERR_OVERFLOW,    /* a size or offset overflows 64-bit bytes */
+    COLLIO_ERR_MISMATCH,    /* collective arguments differ across ranks */
+    COLLIO_ERR_STRATEGY,    /* unknown strategy name */
+    COLLIO_ERR_BUFSIZE,     /* buffer size does not match the layout */
+    COLLIO_ERR_OPEN,        /* a file could not be opened or created */
+    COLLIO_ERR_IO,          /* a read or write failed (disk full, ...) */
+    COLLIO_ERR_EOF,         /* the file is shorter than the data to read */
+    COLLIO_ERR_MPI,         /* an MPI call failed */
+    COLLIO_ERR_UNSUPPORTED, /* this strategy/backend cannot do that */
+    COLLIO_ERR_STATE,       /* object used in the wrong state (e.g. closed) */
+    COLLIO_ERR__COUNT       /* number of codes; not an error */
+} collio_error;
+
+/** Local. Text for an error code (never NULL; unknown codes say so). */
+const char *collio_strerror(int code);
+
+/* ----------------------------------------------------------------- layouts */
+
+/** Opaque. What one rank holds of the global file, and where each element
+ *  sits in its memory buffer. */
+typedef struct collio_layout collio_layout;
+
+/**
+ * Collective over comm. 1-D block-cyclic layout: `nx` elements in blocks of
+ * `bx`; rank r holds blocks r, r+P, r+2P, ... (block b = elements
+ * [b*bx, min((b+1)*bx, nx))), packed in its buffer in increasing index
+ * order. nx need not be a multiple of bx*P; a rank may hold nothing.
+ * Errors: COLLIO_ERR_ARG (nx < 0, bx < 1, esize < 1), COLLIO_ERR_OVERFLOW,
+ * COLLIO_ERR_MISMATCH (nx, bx or esize differ across ranks).
+ */
+int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx,
+                               size_t esize, collio_layout **out);
+
+/** Per-dimension distributions of collio_layout_darray. */
+typedef enum collio_distrib {
+    COLLIO_DIST_NONE = 0, /* dimension not distributed (psize must be 1) */
+    COLLIO_DIST_BLOCK,    /* blocks of darg (COLLIO_DARG_DEFAULT: ceil(g/p)) */
+    COLLIO_DIST_CYCLIC    /* cyclic(darg) (COLLIO_DARG_DEFAULT: 1) */
+} collio_distrib;
+
+#define COLLIO_DARG_DEFAULT 0
+#define COLLIO_MAX_DIMS 8
+
+/** Element order of N-d arrays: last index fastest (C) or first (Fortran). */
+typedef enum collio_order { COLLIO_ORDER_C = 0, COLLIO_ORDER_FORTRAN } collio_order;
+
+/**
+ * Collective over comm. N-d array (1 <= ndims <= COLLIO_MAX_DIMS) of global
+ * shape gsizes[], distributed over a process grid psizes[] (product = comm
+ * size; grid coordinates are row-major in rank, as MPI_Cart_create and
+ * MPI_Type_create_darray use) with distribs[d] / dargs[d] per dimension --
+ * exactly what MPI_Type_create_darray describes. The file holds the whole
+ * array in `order`; a rank's buffer holds its local sub-array packed in the
+ * same order. Example: STEM-II's SL(x,y,z,l,ph) is Fortran order, BLOCK over
+ * dimension 1 (y), NONE elsewhere.
+ * Errors: COLLIO_ERR_ARG (bad ndims, sizes, grid, darg too small for
+ * BLOCK), COLLIO_ERR_OVERFLOW, COLLIO_ERR_MISMATCH.
+ */
+int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
+                         const collio_distrib distribs[], const int64_t dargs[],
+                         const int psizes[], collio_order order, size_t esize,
+                         collio_layout **out);
+
+/**
+ * Collective over comm. Explicit index list: this rank holds the `nlocal`
+ * elements with global indices idx[0..nlocal), in that buffer order (any
+ * order; nlocal may be 0 and idx NULL then). The indices of all ranks must
+ * partition [0, nglobal): each element held exactly once.
+ * Errors: COLLIO_ERR_ARG, COLLIO_ERR_RANGE, COLLIO_ERR_OVERLAP,
+ * COLLIO_ERR_COVERAGE, COLLIO_ERR_OVERFLOW, COLLIO_ERR_MISMATCH (nglobal
+ * or esize differ).
+ */
+int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
+                             const int64_t idx[], size_t esize,
+                             collio_layout **out);
+
+/**
+ * Local. The buffer is the full-size global array (nglobal * esize bytes)
+ * and only this rank's own entries are read (write) or filled (read), each
+ * at its global index -- how STEM-II keeps its arrays (seed 001, Fig. 3).
+ * Call before collio_plan_create.
+ */
+int collio_layout_set_memory_global(collio_layout *layout);
+
+/**
+ * Local. The buffer is described by `count` items of MPI datatype `type`
+ * whose type map lists this rank's elements in layout order (its packed
+ * size must be nlocal * esize). The layout keeps a duplicate of the type.
+ * Errors: COLLIO_ERR_ARG (packed size mismatch), COLLIO_ERR_MPI.
+ */
+int collio_layout_set_memory_datatype(collio_layout *layout, MPI_Datatype type,
+                                      int count);
+
+/** Local. Number of elements this rank holds. */
+int64_t collio_layout_local_count(const collio_layout *layout);
+
+/** Local. Number of elements in the global file. */
+int64_t collio_layout_global_count(const collio_layout *layout);
+
+/** Local. Element size in bytes. */
+size_t collio_layout_esize(const collio_layout *layout);
+
+/** Local. Global index of this rank's i-th element in layout (buffer) order,
+ *  0 <= i < local_count; -1 if i is out of range. O(log n) per call. */
+int64_t collio_layout_global_index(const collio_layout *layout, int64_t i);
+
+/** Local. Bytes the user buffer must have for collio_write / collio_read:
+ *  nlocal*esize (packed), nglobal*esize (global), or the datatype's span. */
+size_t collio_layout_buffer_bytes(const collio_layout *layout);
+
+/** Local. Frees a layout and sets *layout to NULL (NULL-safe). Plans made
+ *  from it stay valid: they keep what they need. */
+void collio_layout_free(collio_layout **layout);
+
+/* ------------------------------------------------------------------- files */
+
+/** Opaque. One shared file open on every rank of a communicator. */
+typedef struct collio_file collio_file;
+
+typedef enum collio_backend {
+    COLLIO_BACKEND_POSIX = 0, /* pwrite/pread on a file descriptor */
+    COLLIO_BACKEND_MPIIO      /* MPI_File_write_at / read_at (ROMIO, OMPIO) */
+} collio_backend;
+
+typedef enum collio_file_mode {
+    /* Create (or replace) atomically: data goes to a temporary file beside
+     * the target and is renamed into place by collio_file_close only when
+     * every rank succeeded; a failure leaves any previous file intact. */
+    COLLIO_FILE_CREATE = 0,
+    /* Write in place into the file (created if missing, never truncated):
+     * faster, but a failed write may leave it half-written. */
+    COLLIO_FILE_INPLACE,
+    /* Read only; the file must exist. */
+    COLLIO_FILE_READ
+} collio_file_mode;
+
+typedef struct collio_file_options {
+    collio_backend backend; /* default COLLIO_BACKEND_POSIX */
+    int64_t base_offset;    /* byte offset of element 0 (a header may precede) */
+    int sync;               /* 1: fsync before close commits; default 0 */
+    MPI_Info info;          /* hints for MPI-IO opens; default MPI_INFO_NULL */
+} collio_file_options;
+
+/** Local. Fills *opts with the defaults above. */
+void collio_file_options_init(collio_file_options *opts);
+
+/**
+ * Collective over comm. Opens `path` in `mode` with `opts` (NULL: the
+ * defaults). Errors: COLLIO_ERR_ARG, COLLIO_ERR_OPEN (missing directory,
+ * permission, missing file for READ), COLLIO_ERR_MISMATCH (path or mode
+ * differ across ranks).
+ */
+int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
+                     const collio_file_options *opts, collio_file **out);
+
+/**
+ * Collective. Closes the file. For COLLIO_FILE_CREATE: if every write on
+ * every rank succeeded, (fsyncs if opts.sync,) and renames the temporary
+ * file onto the path; if any write failed, removes the temporary and
+ * returns COLLIO_ERR_IO, leaving the previous file untouched. *f becomes
+ * NULL in every case.
+ */
+int collio_file_close(collio_file **f);
+
+/** Collective. Closes and discards: a CREATE file's temporary is removed
+ *  and the path is left as it was. *f becomes NULL. */
+int collio_file_abort(collio_file **f);
+
+/** Local. The path given at open. */
+const char *collio_file_path(const collio_file *f);
+
+/* ------------------------------------------------------------ strategies */
+
+/** Local. Number of registered strategies (including "block"). */
+int collio_strategy_count(void);
+
+/** Local. Name of strategy i (0 <= i < count), else NULL. */
+const char *collio_strategy_name(int i);
+
+/** Local. One-line description of a strategy, or NULL if unknown. */
+const char *collio_strategy_summary(const char *name);
+
+/** Local. 1 if the strategy writes the canonical file order (every strategy
+ *  but the "block" reference), 0 if not, -1 if unknown. */
+int collio_strategy_is_canonical(const char *name);
+
+/* ------------------------------------------------------------------ plans */
+
+/** Opaque. A reusable schedule for one layout and one strategy. */
+typedef struct collio_plan collio_plan;
+
+typedef struct collio_plan_options {
+    int phases;            /* multiphase: exchange phases, 0 = all (default) */
+    int64_t chunk_bytes;   /* serial: bytes per gather round (default 64 MiB) */
+    int64_t max_iov;       /* independent: requests per batch (default 1024) */
+} collio_plan_options;
+
+/** Local. Fills *opts with defaults. */
+void collio_plan_options_init(collio_plan_options *opts);
+
+/**
+ * Collective over comm (same size as the layout's communicator). Builds the
+ * plan: every analysis that depends only on the layout is done here once
+ * (the inspector), so that collio_write/collio_read only move data.
+ * `strategy` is a registered name. opts may be NULL (defaults).
+ * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (strategy or comm size
+ * differ), COLLIO_ERR_ARG, COLLIO_ERR_NOMEM.
+ */
+int collio_plan_create(MPI_Comm comm, const collio_layout *layout,
+                       const char *strategy, const collio_plan_options *opts,
+                       collio_plan **out);
+
+/**
+ * Collective. Writes this rank's data from buf (buf_bytes must equal
+ * collio_layout_buffer_bytes) into file f, which must be open for CREATE or
+ * INPLACE. May be called any number of times with the same plan.
+ * Errors: COLLIO_ERR_BUFSIZE, COLLIO_ERR_IO, COLLIO_ERR_STATE, ...
+ */
+int collio_write(collio_plan *plan, collio_file *f, const void *buf,
+                 size_t buf_bytes);
+
+/**
+ * Collective. Reads this rank's data from file f into buf, in layout
+ * order. Errors: COLLIO_ERR_BUFSIZE, COLLIO_ERR_EOF (file shorter than
+ * base_offset + nglobal*esize), COLLIO_ERR_IO, COLLIO_ERR_UNSUPPORTED
+ * (e.g. "block"... it reads back its own non-canonical file).
+ */
+int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
+
+#define COLLIO_MAX_PHASES 32
+
+/** What one plan did: times in seconds on this rank, counters of this rank.
+ *  Times of an execution refer to the last collio_write / collio_read. */
+typedef struct collio_stats {
+    double inspect_s;   /* plan creation (this rank) */
+    double exchange_s;  /* data movement between ranks (incl. pack/unpack) */
+    double file_s;      /* file access */
+    double total_s;     /* the whole collio_write / collio_read call */
+    int64_t bytes_sent;    /* bytes this rank sent to other ranks */
+    int64_t messages;      /* point-to-point messages (or collective calls)
+                              this rank took part in */
+    int64_t file_requests; /* file system requests this rank issued */
+    int64_t file_bytes;    /* bytes this rank wrote or read in the file */
+    int nphases;                          /* exchange phases (multiphase) */
+    double phase_s[COLLIO_MAX_PHASES];    /* time per exchange phase */
+    int64_t phase_bytes[COLLIO_MAX_PHASES];   /* bytes sent per phase */
+    int64_t phase_tuples[COLLIO_MAX_PHASES];  /* descriptor tuples per phase */
+    int64_t plan_bytes;    /* memory held by the plan on this rank */
+} collio_stats;
+
+/** Local. Copies the plan's statistics. */
+int collio_plan_stats(const collio_plan *plan, collio_stats *out);
+
+/** Local. The plan's strategy name. */
+const char *collio_plan_strategy(const collio_plan *plan);
+
+/** Collective. Frees a plan (NULL-safe) and sets *plan to NULL. */
+void collio_plan_free(collio_plan **plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COLLIO_H */

@@ -1,0 +1,235 @@
+/*
+ * collio_internal.h -- types and building blocks shared inside libcollio.
+ * Not installed. Internal names carry the collio__ prefix.
+ *
+ * Bounds are half-open everywhere: [start, end). Positions and lengths of
+ * layouts, segments and extents are in ELEMENTS unless a name ends in
+ * _bytes or the comment says bytes.
+ */
+#ifndef COLLIO_INTERNAL_H
+#define COLLIO_INTERNAL_H
+
+#include "collio.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+/* ------------------------------------------------------------- segments */
+
+/*
+ * A strided segment: `count` blocks of `len` consecutive global elements,
+ * block k covering file elements [off + k*stride, off + k*stride + len).
+ * In the rank's packed stream (its elements in layout order) the blocks are
+ * consecutive: block k occupies stream [mem + k*len, mem + (k+1)*len).
+ * Invariants: len >= 1, count >= 1, stride >= len when count > 1
+ * (stride is ignored when count == 1; store len then).
+ * A block-cyclic layout needs 1-2 segments per rank, whatever bx is.
+ */
+typedef struct collio__seg {
+    int64_t off, len, stride, count, mem;
+} collio__seg;
+
+/* A flat extent: file elements [off, off+len) at stream position mem. */
+typedef struct collio__ext {
+    int64_t off, len, mem;
+} collio__ext;
+
+/* Growable array of segments. push() merges with the last segment when the
+ * new block continues it (contiguous, or same stride and len). */
+typedef struct collio__segvec {
+    collio__seg *v;
+    int64_t n, cap;
+} collio__segvec;
+
+int collio__segvec_push(collio__segvec *sv, int64_t off, int64_t len, int64_t mem);
+int collio__segvec_push_seg(collio__segvec *sv, const collio__seg *s);
+void collio__segvec_free(collio__segvec *sv);
+
+/* Number of elements covered by segments. */
+int64_t collio__segs_elements(const collio__seg *s, int64_t n);
+
+/* All blocks of segs as flat extents, in stream order. *out is malloc'd. */
+int collio__segs_flatten(const collio__seg *s, int64_t n, collio__ext **out,
+                         int64_t *nout);
+
+/* Part of segment s inside file elements [lo, hi): at most 3 segments
+ * (partial head block, whole middle blocks, partial tail block), with
+ * stream positions adjusted. Returns how many were written to out. */
+int collio__seg_clip(const collio__seg *s, int64_t lo, int64_t hi,
+                     collio__seg out[3]);
+
+/* Sort extents by file offset (stable for equal offsets). */
+void collio__exts_sort_by_off(collio__ext *e, int64_t n);
+
+/* Merge neighbours contiguous in both file and stream; returns new count. */
+int64_t collio__exts_coalesce(collio__ext *e, int64_t n);
+
+/* ---------------------------------------------------------------- layout */
+
+typedef enum collio__mem_kind {
+    COLLIO__MEM_PACKED = 0, /* buffer == packed stream */
+    COLLIO__MEM_GLOBAL,     /* buffer is the global array, element i at i */
+    COLLIO__MEM_DATATYPE    /* buffer described by an MPI datatype */
+} collio__mem_kind;
+
+typedef enum collio__layout_kind {
+    COLLIO__LAYOUT_BLOCK_CYCLIC = 0,
+    COLLIO__LAYOUT_DARRAY,
+    COLLIO__LAYOUT_INDEX_LIST
+} collio__layout_kind;
+
+struct collio_layout {
+    collio__layout_kind kind;
+    int rank, nranks;  /* in the communicator the layout was built on */
+    int64_t nglobal;   /* elements in the file */
+    size_t esize;      /* bytes per element */
+    int64_t nlocal;    /* elements this rank holds */
+    collio__seg *segs; /* this rank's elements, in stream (buffer) order */
+    int64_t nsegs;
+    int file_ordered;  /* 1: stream order is increasing file order */
+    collio__mem_kind mem_kind;
+    MPI_Datatype mem_type; /* MEM_DATATYPE: a dup, else MPI_DATATYPE_NULL */
+    int mem_count;
+    size_t mem_bytes;      /* bytes the user buffer must have */
+    int64_t bx;            /* block-cyclic block size, else 0 (for reports) */
+};
+
+/* Pure index arithmetic of the layout kinds (no MPI): the segments rank
+ * `rank` of `nranks` holds, in its stream order. Unit-tested against
+ * brute-force enumeration. Arguments are assumed valid (the public
+ * constructors check them). */
+int collio__block_cyclic_segs(int64_t nx, int64_t bx, int nranks, int rank,
+                              collio__segvec *out);
+int collio__darray_segs(int ndims, const int64_t gsizes[],
+                        const collio_distrib distribs[], const int64_t dargs[],
+                        const int psizes[], collio_order order, int rank,
+                        collio__segvec *out);
+int collio__index_list_segs(int64_t nlocal, const int64_t idx[],
+                            collio__segvec *out);
+
+/* Allocates a layout with the common fields set, segments empty. */
+int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
+                       size_t esize, collio_layout **out);
+
+/* Deep copy (segments and datatype), for plans to own. */
+int collio__layout_clone(const collio_layout *in, collio_layout **out);
+
+/* Sets nlocal, file_ordered and mem_bytes from segs; checks overflow. */
+int collio__layout_finish(collio_layout *l);
+
+/* Collective: checks that the segments of all ranks partition
+ * [0, nglobal) (no range, overlap or coverage error); agrees on result. */
+int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
+
+/* Stream <-> user buffer, for layouts whose memory is not packed. */
+int collio__layout_pack(const collio_layout *l, const void *buf, void *stream);
+int collio__layout_unpack(const collio_layout *l, const void *stream, void *buf);
+
+/* ----------------------------------------------------------------- errors */
+
+/* Collective: every rank learns whether any rank failed. Returns the
+ * largest code over ranks (COLLIO_OK if none), the same on every rank. */
+int collio__agree(MPI_Comm comm, int rc);
+
+/* Collective: COLLIO_OK if `value` is equal on every rank, else
+ * COLLIO_ERR_MISMATCH on every rank. */
+int collio__check_same_i64(MPI_Comm comm, int64_t value);
+
+/* Collective: same for a string (compared by hash and length). */
+int collio__check_same_str(MPI_Comm comm, const char *s);
+
+/* Checked arithmetic: 0 on success, COLLIO_ERR_OVERFLOW on overflow. */
+int collio__mul_i64(int64_t a, int64_t b, int64_t *out);
+int collio__add_i64(int64_t a, int64_t b, int64_t *out);
+
+double collio__now(void); /* MPI_Wtime */
+
+/* ------------------------------------------------------------------ files */
+
+typedef struct collio__file_ops {
+    const char *name;
+    int (*open)(collio_file *f, const char *path, int create);
+    int (*close)(collio_file *f);
+    int (*sync)(collio_file *f);
+    /* absolute byte offsets; loops until done (short writes / EINTR) */
+    int (*pwrite)(collio_file *f, int64_t off, const void *buf, size_t n);
+    int (*pread)(collio_file *f, int64_t off, void *buf, size_t n);
+    /* one file-contiguous range gathered from / scattered to iov[] */
+    int (*pwritev)(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+    int (*preadv)(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+    int (*size)(collio_file *f, int64_t *bytes);
+} collio__file_ops;
+
+extern const collio__file_ops collio__file_posix_ops;
+extern const collio__file_ops collio__file_mpiio_ops;
+
+struct collio_file {
+    MPI_Comm comm; /* dup */
+    int rank, nranks;
+    char *path;      /* target path */
+    char *tmp_path;  /* CREATE: temporary beside path, else NULL */
+    collio_file_mode mode;
+    collio_file_options opts;
+    const collio__file_ops *ops;
+    int fd;          /* POSIX backend */
+    MPI_File fh;     /* MPI-IO backend, or the collective handle below */
+    int fh_open;
+    MPI_File coll_fh; /* collective MPI-IO handle for two_phase (lazy) */
+    int coll_fh_open;
+    int failed;       /* a write on this rank failed: do not commit */
+};
+
+/* Path the data is written to right now (tmp_path for CREATE). */
+const char *collio__file_data_path(const collio_file *f);
+
+/* Data access relative to the data start (base_offset added here). Record
+ * failures in f->failed. */
+int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n);
+int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n);
+int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+
+/* Collective: an MPI_File opened on every rank of f->comm on the data path
+ * (opened on first use, closed with f). For strategies that use MPI-IO's
+ * collective calls. */
+int collio__file_collective_handle(collio_file *f, MPI_File *out);
+
+/* ------------------------------------------------------------- strategies */
+
+/*
+ * A strategy: a small table of functions, registered once in strategies.c.
+ * plan() is the inspector; write()/read() are the executor and work on the
+ * packed stream (the rank's elements in layout order, contiguous; plan.c
+ * packs/unpacks other memory kinds). Each returns a local code; plan.c
+ * agrees on it across ranks afterwards, so a function must still complete
+ * every collective / matching message it started when a local step fails
+ * (record the error, carry on with the communication, return it at the end).
+ * Timing: add exchange time to p->stats.exchange_s and file time to
+ * p->stats.file_s; count into p->stats counters. plan.c resets these per
+ * execution and measures total_s.
+ */
+typedef struct collio__strategy {
+    const char *name;
+    const char *summary;
+    int canonical; /* writes canonical file order */
+    int (*plan)(collio_plan *p);
+    int (*write)(collio_plan *p, collio_file *f, const char *stream);
+    int (*read)(collio_plan *p, collio_file *f, char *stream);
+    void (*free)(collio_plan *p);
+} collio__strategy;
+
+/* Lookup in the registry; NULL if unknown. */
+const collio__strategy *collio__strategy_find(const char *name);
+
+struct collio_plan {
+    MPI_Comm comm; /* dup */
+    int rank, nranks;
+    const collio__strategy *strategy;
+    collio_layout *layout; /* the plan's own copy */
+    collio_plan_options opts;
+    collio_stats stats;
+    void *impl; /* the strategy's state */
+};
+
+#endif /* COLLIO_INTERNAL_H */
