@@ -22,14 +22,32 @@ static inline uint64_t collio_pattern_mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* Writes the esize bytes of element `index` under `seed` to out. Elements of
- * 8 bytes or more are distinct for distinct indices (the first word is a
- * bijection of index for a fixed seed); shorter ones differ with high
- * probability and never repeat with period 2^24. */
+/* murmur3 fmix32: a bijection on 32-bit words. */
+static inline uint32_t collio_pattern_mix32(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85ebca6bU;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35U;
+    return h ^ (h >> 16);
+}
+
+/* Writes the esize bytes of element `index` under `seed` to out. For a fixed
+ * seed the leading word is a bijection of the index: 8-byte (and larger)
+ * elements are distinct for all indices, 4..7-byte elements for any 2^32
+ * consecutive indices (a float32 vector of 2^32 entries). Never periodic
+ * with period 2^24 as a float of the index would be. */
 static inline void collio_pattern_element(uint64_t index, uint64_t seed,
                                           size_t esize, unsigned char *out)
 {
-    uint64_t base = collio_pattern_mix(index ^ collio_pattern_mix(seed));
+    uint64_t key = collio_pattern_mix(seed);
+    uint64_t base = collio_pattern_mix(index ^ key);
+    if (esize < 8) {
+        uint32_t v = collio_pattern_mix32((uint32_t)index ^ (uint32_t)key);
+        uint64_t w = ((uint64_t)(uint32_t)(base >> 32) << 32) | v;
+        memcpy(out, &w, esize); /* little-endian: v comes first */
+        return;
+    }
     for (size_t j = 0; j < esize; j += 8) {
         uint64_t w = j == 0 ? base : collio_pattern_mix(base + j);
         size_t n = esize - j < 8 ? esize - j : 8;
