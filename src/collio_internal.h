@@ -126,6 +126,10 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
 int collio__layout_pack(const collio_layout *l, const void *buf, void *stream);
 int collio__layout_unpack(const collio_layout *l, const void *stream, void *buf);
 
+/* Order-sensitive mix of one value into a hash, so that a constructor
+ * checks all its collective arguments with one collio__check_same_i64. */
+uint64_t collio__hash_mix(uint64_t h, uint64_t v);
+
 /* ----------------------------------------------------------------- errors */
 
 /* Collective: every rank learns whether any rank failed. Returns the
@@ -231,5 +235,32 @@ struct collio_plan {
     collio_stats stats;
     void *impl; /* the strategy's state */
 };
+
+/* ------------------------------------------- file domains (domains.c) */
+
+/* Domain d of ndomains balanced contiguous domains of [0, nglobal):
+ * elements [*lo, *hi) (the first nglobal % ndomains hold one more). */
+void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo,
+                          int64_t *hi);
+
+/* Multiphase hypercube schedule (see domains.c): ceil(log2 nranks) phases;
+ * phase ph pairs rank r with r XOR 2^ph and splits each group's file range
+ * in two. What rank `rank` does in phase ph: */
+typedef struct collio__mp_step {
+    int group_size;  /* ranks sharing this rank's range before the phase; 1 = idle */
+    int side;        /* 0: keeps the lower part, 1: the upper part */
+    int partner;     /* exchanges both ways with this rank, or -1 */
+    int lonely_to;   /* no partner: only sends, to this rank, or -1 */
+    int extra_from;  /* also receives from this lonely rank, or -1 */
+    int64_t group_lo, mid, group_hi;  /* group range [lo, hi) split at mid */
+    int64_t keep_lo, keep_hi;         /* kept part [lo, hi) */
+    int64_t send_lo, send_hi;         /* part sent away [lo, hi) (may be empty) */
+} collio__mp_step;
+
+int collio__mp_nphases(int nranks);
+/* Domain index a rank holds after all phases (bit reversal for P = 2^n). */
+int collio__mp_domain_of_rank(int nranks, int rank);
+void collio__mp_step_of(int nranks, int64_t nglobal, int rank, int ph,
+                        collio__mp_step *st);
 
 #endif /* COLLIO_INTERNAL_H */

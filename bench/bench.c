@@ -1,0 +1,382 @@
+/*
+ * bench.c -- the collio-bench driver, collio_bench_run(): for each case
+ * (vector bx or array shape) it builds the layout and one plan per strategy
+ * variant (the inspector, timed by the library), then for each rep and
+ * variant: fills the buffer with pattern data (seed = rep, so every rep
+ * writes different bytes), barrier, collio_write into a CREATE (atomic)
+ * file, close, verifies the file with plain pread (canonical strategies),
+ * and, with --ops read, collio_read through the same plan into a zeroed
+ * buffer and compares it with the pattern. Reps are the outer loop so that
+ * noise (page-cache writeback, other processes) spreads over all variants.
+ * Times come from collio_plan_stats, reduced MAX over ranks.
+ *
+ * Every MPI/collio call here is made by all ranks in the same order; every
+ * collio call agrees on its result, so a failing run is skipped by all
+ * ranks together and the bench goes on with the next one.
+ */
+#include "bench_internal.h"
+
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_VARIANTS (2 * COLLIO_BENCH_MAX_LIST)
+
+typedef struct bench_ctx {
+    MPI_Comm comm;
+    int rank, nranks;
+    const collio_bench_config *cfg;
+    bench_case cases[COLLIO_BENCH_MAX_LIST];
+    int ncases;
+    bench_variant vars[MAX_VARIANTS];
+    int nvars;
+    bench_row *rows;
+    int nrows, cap;
+    FILE *csv; /* rank 0 */
+    char path[COLLIO_BENCH_PATH_LEN + 64];
+    collio_bench_summary sum;
+} bench_ctx;
+
+static void say_error(bench_ctx *x, const bench_case *c, const bench_variant *v,
+                      const char *what, int rc)
+{
+    x->sum.errors++;
+    if (x->rank == 0)
+        fprintf(stderr, "collio-bench: %s%s %s: %s: %s\n",
+                c->shape ? "" : "bx=", c->label, v ? v->label : "", what,
+                collio_strerror(rc));
+}
+
+/* Memory of this rank before a call: freed heap memory is handed back
+ * first, so that VmHWM - VmRSS counts what the call itself added. */
+static double rss_before_call(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    bench_reset_peak();
+    return bench_vm_kb("VmRSS");
+}
+
+/* Reduces this rank's figures of the last execution of plan into *r. */
+static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
+                       double hwm_kb, size_t local_bytes, bench_row *r)
+{
+    collio_stats st;
+    memset(&st, 0, sizeof st);
+    collio_plan_stats(plan, &st);
+    enum { NMAX = 10 + COLLIO_BENCH_PHASE_COLS };
+    double mx[NMAX] = {st.inspect_s, st.exchange_s, st.file_s, st.total_s,
+                       hwm_kb / 1024.0, (hwm_kb - rss0_kb) / 1024.0,
+                       (double)local_bytes / (1024.0 * 1024.0),
+                       (double)st.file_requests, (double)st.plan_bytes,
+                       (double)st.nphases};
+    for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
+        mx[10 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+    double gmx[NMAX];
+    MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
+    int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
+    int64_t gsm[4];
+    MPI_Allreduce(sm, gsm, 4, MPI_INT64_T, MPI_SUM, x->comm);
+    r->inspect_s = gmx[0];
+    r->exchange_s = gmx[1];
+    r->file_s = gmx[2];
+    r->total_s = gmx[3];
+    r->peak_rss_mb = gmx[4];
+    r->extra_rss_mb = gmx[5];
+    r->local_mb = gmx[6];
+    r->file_requests_max = (int64_t)gmx[7];
+    r->plan_bytes_max = (int64_t)gmx[8];
+    r->nphases = (int)gmx[9];
+    if (r->nphases > COLLIO_BENCH_PHASE_COLS)
+        r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
+    for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
+        r->phase_s[i] = gmx[10 + i];
+    r->bytes_sent = gsm[0];
+    r->messages = gsm[1];
+    r->file_requests = gsm[2];
+    r->file_bytes = gsm[3];
+}
+
+static int add_row(bench_ctx *x, const bench_row *r)
+{
+    if (x->nrows == x->cap) {
+        int cap = x->cap ? 2 * x->cap : 64;
+        bench_row *p = realloc(x->rows, sizeof *p * (size_t)cap);
+        if (!p)
+            return COLLIO_ERR_NOMEM;
+        x->rows = p;
+        x->cap = cap;
+    }
+    x->rows[x->nrows++] = *r;
+    x->sum.runs++;
+    x->sum.verified += r->verified == 1;
+    x->sum.failed += r->verified == 0;
+    if (x->csv)
+        bench_csv_row(x->csv, x->cfg, x->nranks, &x->cases[r->ci],
+                      &x->vars[r->vi], r);
+    return COLLIO_OK;
+}
+
+/* One write (and its verification). Returns the agreed library code. */
+static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
+                     const collio_layout *l, unsigned char *buf, size_t bytes)
+{
+    const collio_bench_config *cfg = x->cfg;
+    const bench_case *c = &x->cases[r->ci];
+    const bench_variant *v = &x->vars[r->vi];
+    bench_fill(l, (uint64_t)r->rep, buf);
+    collio_file_options fo;
+    collio_file_options_init(&fo);
+    fo.backend = cfg->backend;
+    collio_file *f = NULL;
+    int rc = collio_file_open(x->comm, x->path, COLLIO_FILE_CREATE, &fo, &f);
+    if (rc) {
+        say_error(x, c, v, "collio_file_open(CREATE)", rc);
+        return rc;
+    }
+    double rss0 = rss_before_call();
+    MPI_Barrier(x->comm);
+    rc = collio_write(plan, f, buf, bytes);
+    double hwm = bench_vm_kb("VmHWM");
+    int rc2 = collio_file_close(&f);
+    reduce_row(x, plan, rss0, hwm, bytes, r);
+    if (rc || rc2) {
+        say_error(x, c, v, rc ? "collio_write" : "collio_file_close", rc ? rc : rc2);
+        return rc ? rc : rc2;
+    }
+    r->verified = -1;
+    if (v->canonical && cfg->verify) {
+        int64_t bad = bench_check_file(x->comm, x->path, c->nx, cfg->esize,
+                                       (uint64_t)r->rep);
+        r->verified = bad == 0;
+        if (bad && x->rank == 0)
+            fprintf(stderr, "collio-bench: %s %s rep %d: file has %lld bad "
+                    "elements\n", c->label, v->label, r->rep, (long long)bad);
+    }
+    return COLLIO_OK;
+}
+
+/* One read of the file the last write made (seed r->rep), verified. */
+static int run_read(bench_ctx *x, bench_row *r, collio_plan *plan,
+                    const collio_layout *l, unsigned char *buf, size_t bytes)
+{
+    const collio_bench_config *cfg = x->cfg;
+    const bench_case *c = &x->cases[r->ci];
+    const bench_variant *v = &x->vars[r->vi];
+    memset(buf, 0, bytes);
+    collio_file_options fo;
+    collio_file_options_init(&fo);
+    fo.backend = cfg->backend;
+    collio_file *f = NULL;
+    int rc = collio_file_open(x->comm, x->path, COLLIO_FILE_READ, &fo, &f);
+    if (rc) {
+        say_error(x, c, v, "collio_file_open(READ)", rc);
+        return rc;
+    }
+    double rss0 = rss_before_call();
+    MPI_Barrier(x->comm);
+    rc = collio_read(plan, f, buf, bytes);
+    double hwm = bench_vm_kb("VmHWM");
+    int rc2 = collio_file_close(&f);
+    reduce_row(x, plan, rss0, hwm, bytes, r);
+    if (rc == COLLIO_ERR_UNSUPPORTED)
+        return rc; /* the caller notes it once, not an error */
+    if (rc || rc2) {
+        say_error(x, c, v, rc ? "collio_read" : "collio_file_close", rc ? rc : rc2);
+        return rc ? rc : rc2;
+    }
+    r->verified = -1;
+    if (v->canonical && cfg->verify) {
+        int64_t bad = bench_check_buffer(l, (uint64_t)r->rep, buf), total = 0;
+        MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, x->comm);
+        r->verified = total == 0;
+        if (total && x->rank == 0)
+            fprintf(stderr, "collio-bench: %s %s rep %d: read back %lld bad "
+                    "elements\n", c->label, v->label, r->rep, (long long)total);
+    }
+    return COLLIO_OK;
+}
+
+static const char *verdict(int verified)
+{
+    return verified == 1 ? "ok" : verified == 0 ? "FAIL" : "-";
+}
+
+/* All reps of all variants of case ci. */
+static int run_case(bench_ctx *x, int ci)
+{
+    const collio_bench_config *cfg = x->cfg;
+    const bench_case *c = &x->cases[ci];
+    collio_layout *l = NULL;
+    int rc = cfg->workload == COLLIO_BENCH_ARRAY
+                 ? bench_array_layout(x->comm, cfg, c, &l)
+                 : bench_vector_layout(x->comm, cfg, c, &l);
+    if (rc) {
+        say_error(x, c, NULL, "layout", rc);
+        return COLLIO_OK; /* go on with the next case */
+    }
+    collio_plan *plans[MAX_VARIANTS] = {0};
+    int read_unsupported[MAX_VARIANTS] = {0};
+    for (int vi = 0; vi < x->nvars; vi++) {
+        collio_plan_options po;
+        collio_plan_options_init(&po);
+        po.phases = x->vars[vi].phases;
+        rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);
+        if (rc) {
+            say_error(x, c, &x->vars[vi], "collio_plan_create", rc);
+            plans[vi] = NULL;
+        }
+    }
+    size_t bytes = collio_layout_buffer_bytes(l);
+    unsigned char *buf = malloc(bytes ? bytes : 1);
+    int nomem = !buf, anynomem = 0;
+    MPI_Allreduce(&nomem, &anynomem, 1, MPI_INT, MPI_MAX, x->comm);
+    rc = COLLIO_OK;
+    if (anynomem) {
+        say_error(x, c, NULL, "buffer", COLLIO_ERR_NOMEM);
+        rc = COLLIO_ERR_NOMEM;
+    }
+    for (int rep = 0; rep < cfg->reps && !rc; rep++) {
+        for (int vi = 0; vi < x->nvars && !rc; vi++) {
+            if (!plans[vi])
+                continue;
+            char line[256];
+            bench_row w = {.ci = ci, .vi = vi, .rep = rep, .op = BENCH_OP_WRITE};
+            int wrc = run_write(x, &w, plans[vi], l, buf, bytes);
+            int n = snprintf(line, sizeof line, "%s%s %s rep %d/%d:",
+                             c->shape ? "" : "bx=", c->label, x->vars[vi].label,
+                             rep + 1, cfg->reps);
+            if (!wrc && cfg->do_write) {
+                rc = add_row(x, &w);
+                n += snprintf(line + n, sizeof line - (size_t)n,
+                              " write %.4f s %s", w.total_s, verdict(w.verified));
+            } else if (wrc) {
+                n += snprintf(line + n, sizeof line - (size_t)n, " write ERROR");
+            }
+            if (!wrc && cfg->do_read && !read_unsupported[vi]) {
+                bench_row r = {.ci = ci, .vi = vi, .rep = rep, .op = BENCH_OP_READ};
+                int rrc = run_read(x, &r, plans[vi], l, buf, bytes);
+                if (rrc == COLLIO_ERR_UNSUPPORTED) {
+                    read_unsupported[vi] = 1;
+                    n += snprintf(line + n, sizeof line - (size_t)n,
+                                  " read unsupported");
+                } else if (rrc) {
+                    n += snprintf(line + n, sizeof line - (size_t)n, " read ERROR");
+                } else {
+                    if (!rc)
+                        rc = add_row(x, &r);
+                    n += snprintf(line + n, sizeof line - (size_t)n,
+                                  " read %.4f s %s", r.total_s, verdict(r.verified));
+                }
+            }
+            if (cfg->progress && x->rank == 0)
+                fprintf(stderr, "[collio-bench] %s\n", line);
+        }
+    }
+    free(buf);
+    for (int vi = 0; vi < x->nvars; vi++)
+        collio_plan_free(&plans[vi]);
+    collio_layout_free(&l);
+    if (x->rank == 0)
+        unlink(x->path);
+    MPI_Barrier(x->comm);
+    return rc;
+}
+
+/* Strategy variants from --strategies (or all registered) and --phases. */
+static int make_variants(bench_ctx *x)
+{
+    const collio_bench_config *cfg = x->cfg;
+    int n = cfg->nstrategies ? cfg->nstrategies : collio_strategy_count();
+    if (n < 1) {
+        if (x->rank == 0)
+            fprintf(stderr, "collio-bench: no strategies registered\n");
+        return COLLIO_ERR_STRATEGY;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *s = cfg->nstrategies ? cfg->strategies[i] : collio_strategy_name(i);
+        int canon = s ? collio_strategy_is_canonical(s) : -1;
+        if (canon < 0) {
+            if (x->rank == 0) {
+                fprintf(stderr, "collio-bench: strategy '%s': %s (registered:",
+                        s ? s : "?", collio_strerror(COLLIO_ERR_STRATEGY));
+                for (int k = 0; k < collio_strategy_count(); k++)
+                    fprintf(stderr, " %s", collio_strategy_name(k));
+                fprintf(stderr, ")\n");
+            }
+            return COLLIO_ERR_STRATEGY;
+        }
+        int mp = strcmp(s, "multiphase") == 0 && cfg->nphases > 0;
+        int nk = mp ? cfg->nphases : 1;
+        for (int k = 0; k < nk; k++) {
+            if (x->nvars >= MAX_VARIANTS)
+                return COLLIO_ERR_ARG;
+            bench_variant *v = &x->vars[x->nvars++];
+            snprintf(v->strategy, sizeof v->strategy, "%s", s);
+            v->phases = mp ? cfg->phases[k] : 0; /* 0: all phases */
+            v->canonical = canon;
+            if (v->phases > 0)
+                snprintf(v->label, sizeof v->label, "%s(k=%d)", s, v->phases);
+            else
+                snprintf(v->label, sizeof v->label, "%s", s);
+        }
+    }
+    return COLLIO_OK;
+}
+
+/* Checks that can fail on rank 0 only (directory, CSV); agreed by Bcast. */
+static int open_outputs(bench_ctx *x)
+{
+    const collio_bench_config *cfg = x->cfg;
+    int rc = COLLIO_OK, pid = (int)getpid();
+    if (x->rank == 0) {
+        if (access(cfg->dir, W_OK) != 0) {
+            fprintf(stderr, "collio-bench: --dir %s: not a writable directory\n",
+                    cfg->dir);
+            rc = COLLIO_ERR_OPEN;
+        } else if (cfg->csv[0] && !(x->csv = bench_csv_open(cfg->csv))) {
+            fprintf(stderr, "collio-bench: --csv %s: cannot create\n", cfg->csv);
+            rc = COLLIO_ERR_OPEN;
+        }
+    }
+    int msg[2] = {rc, pid};
+    MPI_Bcast(msg, 2, MPI_INT, 0, x->comm);
+    snprintf(x->path, sizeof x->path, "%s/collio-bench-%d.dat", cfg->dir, msg[1]);
+    return msg[0];
+}
+
+int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
+                     collio_bench_summary *sum)
+{
+    bench_ctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return COLLIO_ERR_NOMEM; /* before any collective: all ranks alike */
+    x->comm = comm;
+    x->cfg = cfg;
+    MPI_Comm_rank(comm, &x->rank);
+    MPI_Comm_size(comm, &x->nranks);
+    int rc = cfg->reps >= 1 && cfg->esize >= 1 && (cfg->do_write || cfg->do_read)
+                 ? COLLIO_OK : COLLIO_ERR_ARG;
+    if (!rc)
+        rc = cfg->workload == COLLIO_BENCH_ARRAY
+                 ? bench_array_cases(comm, cfg, x->cases, &x->ncases)
+                 : bench_vector_cases(cfg, x->cases, &x->ncases);
+    if (!rc)
+        rc = make_variants(x);
+    if (!rc)
+        rc = open_outputs(x);
+    for (int ci = 0; ci < x->ncases && !rc; ci++)
+        rc = run_case(x, ci);
+    if (!rc && x->rank == 0 && cfg->table_out)
+        bench_print_table(cfg->table_out, cfg, x->nranks, x->cases, x->ncases,
+                          x->vars, x->nvars, x->rows, x->nrows);
+    if (x->csv)
+        fclose(x->csv);
+    if (sum)
+        *sum = x->sum;
+    free(x->rows);
+    free(x);
+    return rc;
+}

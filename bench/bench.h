@@ -1,0 +1,94 @@
+/*
+ * bench.h -- collio-bench as a library (static lib collio_bench): a test can
+ * fill a collio_bench_config and call collio_bench_run(); bench/main.c is
+ * the thin command-line front end (collio_bench_parse + collio_bench_run).
+ *
+ * One run = one (case, strategy variant, rep, op): a case is a vector block
+ * size bx or an array shape; a variant is a strategy, or multiphase with one
+ * requested number of phases. Each run is timed by the library's own stats
+ * (max over ranks), its file verified byte-for-byte against bench/pattern.h
+ * (canonical strategies), and reported as one CSV row.
+ */
+#ifndef COLLIO_BENCH_H
+#define COLLIO_BENCH_H
+
+#include "collio.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define COLLIO_BENCH_MAX_LIST 64   /* bx values, strategies, shapes, phases */
+#define COLLIO_BENCH_NAME_LEN 64
+#define COLLIO_BENCH_SHAPE_LEN 112 /* "XxYxZxLxPH", up to 19 digits each */
+#define COLLIO_BENCH_PATH_LEN 1024
+#define COLLIO_BENCH_ARRAY_DIMS 5  /* SL(x, y, z, l, ph) */
+#define COLLIO_BENCH_PHASE_COLS 8  /* CSV columns phase0_s .. phase7_s */
+
+typedef enum collio_bench_workload {
+    COLLIO_BENCH_VECTOR = 0, /* seed 004: block-cyclic float32 vector */
+    COLLIO_BENCH_ARRAY       /* seed 001: STEM-II SL arrays, BLOCK over y */
+} collio_bench_workload;
+
+/* One array shape: a name (SL1 or "XxYxZxLxPH") and its global sizes. */
+typedef struct collio_bench_shape {
+    char name[COLLIO_BENCH_SHAPE_LEN];
+    int64_t gsizes[COLLIO_BENCH_ARRAY_DIMS];
+} collio_bench_shape;
+
+typedef struct collio_bench_config {
+    collio_bench_workload workload;
+    int64_t nx;                             /* vector: elements */
+    int64_t bx[COLLIO_BENCH_MAX_LIST];      /* vector: block sizes */
+    int nbx;
+    collio_bench_shape shapes[COLLIO_BENCH_MAX_LIST]; /* array: shapes */
+    int nshapes;
+    char strategies[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
+    int nstrategies;                        /* 0: every registered one */
+    int phases[COLLIO_BENCH_MAX_LIST];      /* multiphase: k values */
+    int nphases;                            /* 0: one variant, all phases */
+    int reps;                               /* runs per (case, variant, op) */
+    int do_write, do_read;                  /* --ops */
+    size_t esize;                           /* bytes per element */
+    char dir[COLLIO_BENCH_PATH_LEN];        /* where files go */
+    char csv[COLLIO_BENCH_PATH_LEN];        /* CSV path, "" for none */
+    int verify;                             /* 1: verify canonical files */
+    collio_backend backend;
+    int progress;                           /* 1: progress lines on stderr */
+    FILE *table_out;                        /* rank 0's table; NULL: none */
+} collio_bench_config;
+
+/* What a whole bench run found (the same on every rank). */
+typedef struct collio_bench_summary {
+    int runs;          /* timed runs recorded */
+    int verified;      /* runs verified ok */
+    int failed;        /* runs whose verification failed */
+    int errors;        /* library calls that returned an error */
+} collio_bench_summary;
+
+/** Defaults: vector, nx = 1M, bx = 1, all strategies, 3 reps, write only,
+ *  esize 4, dir ".", no CSV, verify on, POSIX, progress on, table to stdout. */
+void collio_bench_config_init(collio_bench_config *cfg);
+
+/**
+ * Parses argv (argv[1] is the workload) into cfg (initialised by the
+ * caller). Returns 0 on success, 1 if help was printed to `out`, 2 on a
+ * usage error (message in err). Local; every rank parses the same argv.
+ */
+int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg,
+                       FILE *out, char *err, size_t errlen);
+
+/** Usage text. */
+void collio_bench_usage(FILE *out);
+
+/**
+ * Collective over comm. Runs the benchmark described by cfg: progress on
+ * stderr (rank 0), the median table on cfg->table_out and CSV rows in
+ * cfg->csv (rank 0). Returns COLLIO_OK, or an error code if the bench
+ * could not run at all (bad config, unknown strategy, CSV not writable);
+ * library errors during single runs and verification failures are counted
+ * in *sum instead (sum may be NULL). The same result on every rank.
+ */
+int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
+                     collio_bench_summary *sum);
+
+#endif /* COLLIO_BENCH_H */

@@ -1,0 +1,199 @@
+/*
+ * bench_args.c -- collio-bench's command line: defaults, parsing, usage.
+ * Local (every rank parses the same argv); no MPI calls here.
+ */
+#include "bench_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void collio_bench_config_init(collio_bench_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->workload = COLLIO_BENCH_VECTOR;
+    cfg->nx = 1 << 20;
+    cfg->bx[0] = 1;
+    cfg->nbx = 1;
+    cfg->reps = 3;
+    cfg->do_write = 1;
+    cfg->esize = 4;
+    strcpy(cfg->dir, ".");
+    cfg->verify = 1;
+    cfg->backend = COLLIO_BACKEND_POSIX;
+    cfg->progress = 1;
+    cfg->table_out = stdout;
+}
+
+void collio_bench_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: collio-bench vector --nx N --bx B[,B...] [options]\n"
+        "       collio-bench array --shape SL1|SL2|SL3|X,Y,Z,L,PH [options]\n"
+        "\n"
+        "workloads:\n"
+        "  vector  nx elements block-cyclic over the ranks with block bx\n"
+        "          (seed 004); one case per bx\n"
+        "  array   STEM-II SL(x,y,z,l,ph), Fortran order, BLOCK over y\n"
+        "          (seed 001); --shape may repeat or list names: SL1,SL3\n"
+        "options:\n"
+        "  --strategies s[,s...]  strategies to compare (default: all)\n"
+        "  --reps R               timed runs per case and strategy (3)\n"
+        "  --ops write[,read]     operations to time (write)\n"
+        "  --phases k[,k...]      multiphase: one variant per phase count\n"
+        "                         (0 = all phases; default: all)\n"
+        "  --esize BYTES          element size (4, i.e. float32)\n"
+        "  --dir DIR              where the files go (.); removed after\n"
+        "  --csv FILE             one row per run\n"
+        "  --no-verify            skip the byte-for-byte checks\n"
+        "  --backend posix|mpiio  file backend (posix)\n"
+        "  --quiet                no progress lines on stderr\n"
+        "Run it through scripts/mpirun N. Exit status: 0 ok, 1 a run failed\n"
+        "or did not verify, 2 usage error.\n");
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_strategies(const char *arg, collio_bench_config *cfg)
+{
+    char buf[COLLIO_BENCH_PATH_LEN];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    cfg->nstrategies = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (cfg->nstrategies >= COLLIO_BENCH_MAX_LIST ||
+            strlen(t) >= COLLIO_BENCH_NAME_LEN)
+            return -1;
+        strcpy(cfg->strategies[cfg->nstrategies++], t);
+    }
+    return cfg->nstrategies > 0 ? 0 : -1;
+}
+
+static int parse_ops(const char *arg, collio_bench_config *cfg)
+{
+    cfg->do_write = cfg->do_read = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (strcmp(t, "write") == 0)
+            cfg->do_write = 1;
+        else if (strcmp(t, "read") == 0)
+            cfg->do_read = 1;
+        else
+            return -1;
+    }
+    return cfg->do_write || cfg->do_read ? 0 : -1;
+}
+
+int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg,
+                       FILE *out, char *err, size_t errlen)
+{
+    if (argc < 2) {
+        snprintf(err, errlen, "missing workload (vector or array)");
+        return 2;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        if (out)
+            collio_bench_usage(out);
+        return 1;
+    }
+    if (strcmp(argv[1], "vector") == 0)
+        cfg->workload = COLLIO_BENCH_VECTOR;
+    else if (strcmp(argv[1], "array") == 0)
+        cfg->workload = COLLIO_BENCH_ARRAY;
+    else {
+        snprintf(err, errlen, "unknown workload '%s' (vector or array)", argv[1]);
+        return 2;
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *o = argv[i];
+        const char *a = i + 1 < argc ? argv[i + 1] : NULL;
+        int64_t v, list[COLLIO_BENCH_MAX_LIST];
+        int n, takes = 1;
+        if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+            if (out)
+                collio_bench_usage(out);
+            return 1;
+        } else if (strcmp(o, "--no-verify") == 0) {
+            cfg->verify = 0;
+            takes = 0;
+        } else if (strcmp(o, "--quiet") == 0) {
+            cfg->progress = 0;
+            takes = 0;
+        } else if (!a) {
+            snprintf(err, errlen, "%s needs a value", o);
+            return 2;
+        } else if (strcmp(o, "--nx") == 0) {
+            if (parse_i64(a, &cfg->nx) || cfg->nx < 0)
+                goto bad;
+        } else if (strcmp(o, "--bx") == 0) {
+            if ((n = bench_parse_i64_list(a, cfg->bx, COLLIO_BENCH_MAX_LIST)) < 1)
+                goto bad;
+            cfg->nbx = n;
+        } else if (strcmp(o, "--shape") == 0) {
+            if (bench_array_parse_shapes(a, cfg, err, errlen))
+                return 2;
+        } else if (strcmp(o, "--strategies") == 0) {
+            if (parse_strategies(a, cfg))
+                goto bad;
+        } else if (strcmp(o, "--reps") == 0) {
+            if (parse_i64(a, &v) || v < 1 || v > 1000000)
+                goto bad;
+            cfg->reps = (int)v;
+        } else if (strcmp(o, "--ops") == 0) {
+            if (parse_ops(a, cfg))
+                goto bad;
+        } else if (strcmp(o, "--phases") == 0) {
+            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
+                goto bad;
+            for (int k = 0; k < n; k++) {
+                if (list[k] < 0 || list[k] > COLLIO_MAX_PHASES)
+                    goto bad;
+                cfg->phases[k] = (int)list[k];
+            }
+            cfg->nphases = n;
+        } else if (strcmp(o, "--esize") == 0) {
+            if (parse_i64(a, &v) || v < 1 || v > (1 << 20))
+                goto bad;
+            cfg->esize = (size_t)v;
+        } else if (strcmp(o, "--dir") == 0) {
+            if (strlen(a) >= sizeof cfg->dir)
+                goto bad;
+            strcpy(cfg->dir, a);
+        } else if (strcmp(o, "--csv") == 0) {
+            if (strlen(a) >= sizeof cfg->csv)
+                goto bad;
+            strcpy(cfg->csv, a);
+        } else if (strcmp(o, "--backend") == 0) {
+            if (strcmp(a, "posix") == 0)
+                cfg->backend = COLLIO_BACKEND_POSIX;
+            else if (strcmp(a, "mpiio") == 0)
+                cfg->backend = COLLIO_BACKEND_MPIIO;
+            else
+                goto bad;
+        } else {
+            snprintf(err, errlen, "unknown option '%s' (--help lists them)", o);
+            return 2;
+        }
+        i += takes;
+        continue;
+    bad:
+        snprintf(err, errlen, "bad value for %s: '%s'", o, a ? a : "");
+        return 2;
+    }
+    if (cfg->workload == COLLIO_BENCH_ARRAY && cfg->nshapes == 0) {
+        snprintf(err, errlen, "array needs --shape (SL1, SL2, SL3 or X,Y,Z,L,PH)");
+        return 2;
+    }
+    return 0;
+}

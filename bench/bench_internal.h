@@ -1,0 +1,94 @@
+/*
+ * bench_internal.h -- pieces of collio-bench shared between its files:
+ * cases (what is written), variants (how), rows (what one run measured),
+ * and the helpers each file provides. Not part of any installed API.
+ */
+#ifndef COLLIO_BENCH_INTERNAL_H
+#define COLLIO_BENCH_INTERNAL_H
+
+#include "bench.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* What is written: one vector block size, or one array shape. */
+typedef struct bench_case {
+    char label[COLLIO_BENCH_SHAPE_LEN]; /* "16" or "SL1" (table) */
+    const collio_bench_shape *shape;   /* array only, else NULL */
+    int64_t nx;                        /* elements in the file */
+    int64_t bx;                        /* vector block; array y-block */
+} bench_case;
+
+/* How it is written: a strategy, with multiphase's requested phases. */
+typedef struct bench_variant {
+    char strategy[COLLIO_BENCH_NAME_LEN];
+    char label[COLLIO_BENCH_NAME_LEN + 16]; /* "multiphase(k=2)" */
+    int phases;                             /* plan option; 0 = all */
+    int canonical;                          /* writes canonical order */
+} bench_variant;
+
+enum { BENCH_OP_WRITE = 0, BENCH_OP_READ = 1 };
+
+/* One timed run, reduced over ranks (times and memory: max; counters: sum
+ * unless the name says max). verified: 1 ok, 0 failed, -1 not checked. */
+typedef struct bench_row {
+    int ci, vi, rep, op;
+    double inspect_s, exchange_s, file_s, total_s;
+    int nphases;
+    double phase_s[COLLIO_BENCH_PHASE_COLS];
+    int64_t bytes_sent, messages, file_requests, file_bytes;
+    int64_t file_requests_max, plan_bytes_max;
+    double peak_rss_mb;  /* VmHWM during the call, max over ranks */
+    double extra_rss_mb; /* VmHWM - VmRSS before the call, max over ranks */
+    double local_mb;     /* the rank's own data, max over ranks */
+    int verified;
+} bench_row;
+
+/* ---- bench_vector.c: the seed 004 workload */
+int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases,
+                       int *ncases);
+int bench_vector_layout(MPI_Comm comm, const collio_bench_config *cfg,
+                        const bench_case *c, collio_layout **out);
+
+/* ---- bench_array.c: the seed 001 workload (STEM-II SL arrays) */
+/* Parses "SL1", "SL1,SL3" or "X,Y,Z,L,PH" and appends to cfg->shapes.
+ * Returns 0, or -1 with a message in err. */
+int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg,
+                             char *err, size_t errlen);
+int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg,
+                      bench_case *cases, int *ncases);
+int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg,
+                       const bench_case *c, collio_layout **out);
+
+/* ---- bench_verify.c: fill and check data against bench/pattern.h */
+/* Local: buf element i = pattern(global_index(i), seed). */
+void bench_fill(const collio_layout *l, uint64_t seed, unsigned char *buf);
+/* Local: number of elements of buf that differ from the pattern. */
+int64_t bench_check_buffer(const collio_layout *l, uint64_t seed,
+                           const unsigned char *buf);
+/* Collective: every rank preads its contiguous 1/P of the file (plain
+ * POSIX, independent of layout and strategy) and compares each element
+ * with the pattern of its index; rank 0 also checks the file size.
+ * Returns the number of bad elements (+1 for a bad size or an unreadable
+ * file), summed over ranks, the same on every rank. */
+int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal,
+                         size_t esize, uint64_t seed);
+
+/* ---- bench_sys.c: memory and small helpers */
+double bench_vm_kb(const char *key); /* "VmHWM", "VmRSS": kB, -1 unknown */
+void bench_reset_peak(void);         /* resets VmHWM (clear_refs 5) */
+double bench_median(double *v, int n); /* sorts v */
+/* Splits a comma list into int64 values; returns count or -1. */
+int bench_parse_i64_list(const char *s, int64_t *out, int max);
+
+/* ---- bench_report.c: CSV rows and the median table */
+FILE *bench_csv_open(const char *path); /* writes the header; NULL on error */
+void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
+                   const bench_case *c, const bench_variant *v,
+                   const bench_row *r);
+void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
+                       const bench_case *cases, int ncases,
+                       const bench_variant *vars, int nvars,
+                       const bench_row *rows, int nrows);
+
+#endif /* COLLIO_BENCH_INTERNAL_H */

@@ -1,0 +1,134 @@
+/*
+ * bench_report.c -- what collio-bench prints: one CSV row per run (column
+ * names are an interface: later versions add columns, never rename them)
+ * and, at the end, a table of median times per case x strategy with the
+ * ratio to `block`, the physical limit every strategy is compared to.
+ */
+#include "bench_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *csv_header =
+    "workload,strategy,ranks,nx,bx,rep,op,inspect_s,exchange_s,file_s,"
+    "total_s,verified,phases,bytes_sent,messages,file_requests,peak_rss_mb,"
+    "phase0_s,phase1_s,phase2_s,phase3_s,phase4_s,phase5_s,phase6_s,"
+    "phase7_s,shape,esize,backend,file_requests_max,file_bytes,"
+    "plan_bytes_max,extra_rss_mb,local_mb\n";
+
+FILE *bench_csv_open(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fputs(csv_header, f);
+    fflush(f);
+    return f;
+}
+
+void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
+                   const bench_case *c, const bench_variant *v,
+                   const bench_row *r)
+{
+    fprintf(f, "%s,%s,%d,%lld,%lld,%d,%s,%.6f,%.6f,%.6f,%.6f,",
+            cfg->workload == COLLIO_BENCH_ARRAY ? "array" : "vector",
+            v->strategy, nranks, (long long)c->nx, (long long)c->bx, r->rep,
+            r->op == BENCH_OP_READ ? "read" : "write", r->inspect_s,
+            r->exchange_s, r->file_s, r->total_s);
+    if (r->verified >= 0)
+        fprintf(f, "%d", r->verified);
+    fprintf(f, ",%d,%lld,%lld,%lld,%.1f", r->nphases, (long long)r->bytes_sent,
+            (long long)r->messages, (long long)r->file_requests, r->peak_rss_mb);
+    for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++) {
+        if (i < r->nphases)
+            fprintf(f, ",%.6f", r->phase_s[i]);
+        else
+            fputc(',', f);
+    }
+    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f\n",
+            c->shape ? c->shape->name : "", cfg->esize,
+            cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
+            (long long)r->file_requests_max, (long long)r->file_bytes,
+            (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb);
+    fflush(f);
+}
+
+/* Medians over the runs of (case, variant, op): med[0..3] = total_s,
+ * inspect_s, exchange_s, file_s. Returns how many runs there were and
+ * the verification verdict over them (ok only if every run verified). */
+static int group_stats(const bench_row *rows, int nrows, int ci, int vi, int op,
+                       double *tmp, double med[4], const char **verdict)
+{
+    int n = 0, ok = 0, bad = 0;
+    for (int f = 0; f < 4; f++) {
+        n = ok = bad = 0;
+        for (int i = 0; i < nrows; i++) {
+            const bench_row *r = &rows[i];
+            if (r->ci != ci || r->vi != vi || r->op != op)
+                continue;
+            tmp[n++] = f == 0 ? r->total_s : f == 1 ? r->inspect_s
+                       : f == 2 ? r->exchange_s : r->file_s;
+            ok += r->verified == 1;
+            bad += r->verified == 0;
+        }
+        med[f] = bench_median(tmp, n);
+    }
+    *verdict = bad ? "FAIL" : ok == n && n > 0 ? "ok" : "-";
+    return n;
+}
+
+void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
+                       const bench_case *cases, int ncases,
+                       const bench_variant *vars, int nvars,
+                       const bench_row *rows, int nrows)
+{
+    double *tmp = malloc(sizeof *tmp * (size_t)(nrows > 0 ? nrows : 1));
+    if (!tmp)
+        return;
+    int array = cfg->workload == COLLIO_BENCH_ARRAY;
+    fprintf(out, "\ncollio-bench %s: ", array ? "array" : "vector");
+    if (!array)
+        fprintf(out, "nx=%lld ", (long long)cfg->nx);
+    fprintf(out, "esize=%zu ranks=%d reps=%d backend=%s\n", cfg->esize, nranks,
+            cfg->reps, cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix");
+    fprintf(out, "median_s: whole collio_write/collio_read call, max over "
+                 "ranks, median over reps; x block: ratio to block's median;\n"
+                 "exchange_s, file_s: its parts; inspect_s: plan creation "
+                 "(once per plan, not in median_s)\n");
+    for (int op = 0; op <= 1; op++) {
+        if ((op == BENCH_OP_WRITE && !cfg->do_write) ||
+            (op == BENCH_OP_READ && !cfg->do_read))
+            continue;
+        fprintf(out, "\n%-5s  %-14s %-24s %10s %9s %10s %10s %10s  %s\n",
+                "op", array ? "shape" : "bx", "strategy", "median_s", "x block",
+                "exchange_s", "file_s", "inspect_s", "verified");
+        for (int ci = 0; ci < ncases; ci++) {
+            double block_med = 0.0, med[4];
+            const char *verdict;
+            for (int vi = 0; vi < nvars; vi++)
+                if (strcmp(vars[vi].strategy, "block") == 0 &&
+                    group_stats(rows, nrows, ci, vi, op, tmp, med, &verdict))
+                    block_med = med[0];
+            for (int vi = 0; vi < nvars; vi++) {
+                int n = group_stats(rows, nrows, ci, vi, op, tmp, med, &verdict);
+                char label[COLLIO_BENCH_NAME_LEN + 40];
+                snprintf(label, sizeof label, "%s%s", vars[vi].label,
+                         vars[vi].canonical ? "" : " (not canonical)");
+                if (n == 0) {
+                    fprintf(out, "%-5s  %-14s %-24s %10s %9s %10s %10s %10s  %s\n",
+                            op ? "read" : "write", cases[ci].label, label, "-",
+                            "-", "-", "-", "-", "no runs");
+                    continue;
+                }
+                char ratio[32] = "-";
+                if (block_med > 0.0)
+                    snprintf(ratio, sizeof ratio, "%.2f", med[0] / block_med);
+                fprintf(out, "%-5s  %-14s %-24s %10.5f %9s %10.5f %10.5f %10.5f  %s\n",
+                        op ? "read" : "write", cases[ci].label, label, med[0],
+                        ratio, med[2], med[3], med[1], verdict);
+            }
+        }
+    }
+    fflush(out);
+    free(tmp);
+}

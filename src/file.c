@@ -1,0 +1,462 @@
+/*
+ * file.c -- the shared file: collective open / close / abort, atomic
+ * create, and the relative-offset data access every strategy uses.
+ *
+ * Atomic create (COLLIO_FILE_CREATE): rank 0 makes a unique temporary
+ * beside the target ("<dir>/.<name>.collio-XXXXXX", mkstemp), so that the
+ * final rename(2) stays inside one directory and is atomic; all ranks write
+ * into the temporary. collio_file_close agrees on f->failed over all ranks:
+ * only if every write on every rank succeeded (and, with opts.sync, every
+ * rank's data is synced) does rank 0 rename the temporary onto the path
+ * (and fsync the directory with opts.sync). Otherwise the temporary is
+ * removed and the previous file, if any, is untouched. The temporary gets
+ * mode 0666 & ~umask, as open(2) would give a new file.
+ *
+ * Offsets given to collio__file_*_at are bytes relative to the data start;
+ * opts.base_offset is added here, with overflow checks, so a header may
+ * precede the data. Ranges are half-open: a transfer of n bytes at off
+ * covers [off, off + n).
+ *
+ * Every collective function here agrees on its result (collio__agree), so
+ * all ranks return the same code. The duplicated communicator returns MPI
+ * errors (MPI_ERRORS_RETURN) instead of aborting.
+ */
+#include "collio_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char TMP_SUFFIX[] = ".collio-XXXXXX";
+
+void collio_file_options_init(collio_file_options *opts)
+{
+    if (!opts)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->backend = COLLIO_BACKEND_POSIX;
+    opts->base_offset = 0;
+    opts->sync = 0;
+    opts->info = MPI_INFO_NULL;
+}
+
+const char *collio_file_path(const collio_file *f)
+{
+    return f ? f->path : NULL;
+}
+
+const char *collio__file_data_path(const collio_file *f)
+{
+    return f->tmp_path ? f->tmp_path : f->path;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* "<dir>/.<name>.collio-XXXXXX" for path "<dir>/<name>" (dir may be
+ * absent). NULL if out of memory or the path has no file name. */
+static char *tmp_template(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *name = path + dirlen;
+    if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return NULL;
+    size_t n = strlen(path) + 1 + sizeof TMP_SUFFIX;
+    char *t = malloc(n);
+    if (!t)
+        return NULL;
+    snprintf(t, n, "%.*s.%s%s", (int)dirlen, path, name, TMP_SUFFIX);
+    return t;
+}
+
+/* Directory of path, for fsync after rename ("." if none). */
+static int fsync_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    if (!slash) {
+        dir = dup_str(".");
+    } else {
+        size_t n = (size_t)(slash - path) + 1; /* keep "/" for "/name" */
+        dir = malloc(n + 1);
+        if (dir) {
+            memcpy(dir, path, n);
+            dir[n] = '\0';
+        }
+    }
+    if (!dir)
+        return COLLIO_ERR_NOMEM;
+    int rc = COLLIO_OK;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL && errno != EROFS))
+        rc = COLLIO_ERR_IO;
+    if (fd >= 0)
+        close(fd);
+    free(dir);
+    return rc;
+}
+
+/* Rank 0: create the unique temporary for CREATE. Local. */
+static int make_tmp(collio_file *f)
+{
+    struct stat st;
+    if (stat(f->path, &st) == 0 && S_ISDIR(st.st_mode))
+        return COLLIO_ERR_OPEN; /* rename onto a directory would fail */
+    char *t = tmp_template(f->path);
+    if (!t)
+        return COLLIO_ERR_OPEN;
+    int fd = mkostemp(t, O_CLOEXEC);
+    if (fd < 0) {
+        free(t);
+        return COLLIO_ERR_OPEN;
+    }
+    mode_t um = umask(0); /* read the umask: mkstemp made the file 0600 */
+    umask(um);
+    int rc = fchmod(fd, 0666 & ~um) == 0 ? COLLIO_OK : COLLIO_ERR_OPEN;
+    if (close(fd) != 0 && rc == COLLIO_OK)
+        rc = COLLIO_ERR_OPEN;
+    if (rc != COLLIO_OK)
+        unlink(t);
+    if (rc == COLLIO_OK)
+        f->tmp_path = t;
+    else
+        free(t);
+    return rc;
+}
+
+/* Collective: rank 0 makes the temporary, every rank learns its name. */
+static int setup_create(collio_file *f)
+{
+    int rc = f->rank == 0 ? make_tmp(f) : COLLIO_OK;
+    if (MPI_Bcast(&rc, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS)
+        return COLLIO_ERR_MPI; /* a broken communicator: nothing to agree on */
+    if (rc != COLLIO_OK)
+        return rc;
+    /* The name's length follows from the path, equal on all ranks. */
+    /* "." + path + suffix + '\0'; sizeof TMP_SUFFIX counts its '\0'. */
+    int len = (int)(strlen(f->path) + 1 + sizeof TMP_SUFFIX);
+    if (f->rank != 0) {
+        f->tmp_path = malloc((size_t)len);
+        rc = f->tmp_path ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    }
+    rc = collio__agree(f->comm, rc);
+    if (rc == COLLIO_OK &&
+        MPI_Bcast(f->tmp_path, len, MPI_CHAR, 0, f->comm) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    rc = collio__agree(f->comm, rc);
+    if (rc != COLLIO_OK && f->rank == 0 && f->tmp_path)
+        unlink(f->tmp_path);
+    return rc;
+}
+
+/* Collective: READ needs an existing regular file (checked on rank 0, as
+ * some MPI-IO drivers open a directory without complaint). */
+static int setup_read(collio_file *f)
+{
+    struct stat st;
+    int rc = COLLIO_OK;
+    if (f->rank == 0 && (stat(f->path, &st) != 0 || S_ISDIR(st.st_mode)))
+        rc = COLLIO_ERR_OPEN;
+    return collio__agree(f->comm, rc);
+}
+
+/* Collective: INPLACE creates a missing file on rank 0 (no truncation). */
+static int setup_inplace(collio_file *f)
+{
+    int rc = COLLIO_OK;
+    if (f->rank == 0) {
+        struct stat st;
+        int fd = open(f->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+        if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+            close(fd);
+            fd = -1;
+        }
+        if (fd < 0)
+            rc = COLLIO_ERR_OPEN;
+        else if (close(fd) != 0)
+            rc = COLLIO_ERR_OPEN;
+    }
+    return collio__agree(f->comm, rc);
+}
+
+static void file_free(collio_file *f)
+{
+    if (!f)
+        return;
+    if (f->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&f->comm);
+    free(f->path);
+    free(f->tmp_path);
+    free(f);
+}
+
+/* Local argument checks; the result is agreed on by the caller. */
+static int check_args(const char *path, collio_file_mode mode,
+                      const collio_file_options *o, collio_file **out)
+{
+    if (!path || !*path || !out)
+        return COLLIO_ERR_ARG;
+    if (mode != COLLIO_FILE_CREATE && mode != COLLIO_FILE_INPLACE &&
+        mode != COLLIO_FILE_READ)
+        return COLLIO_ERR_ARG;
+    if (o->backend != COLLIO_BACKEND_POSIX && o->backend != COLLIO_BACKEND_MPIIO)
+        return COLLIO_ERR_ARG;
+    if (o->base_offset < 0)
+        return COLLIO_ERR_ARG;
+    return COLLIO_OK;
+}
+
+int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
+                     const collio_file_options *opts, collio_file **out)
+{
+    if (out)
+        *out = NULL;
+    if (comm == MPI_COMM_NULL)
+        return COLLIO_ERR_ARG;
+    collio_file_options defaults;
+    collio_file_options_init(&defaults);
+    const collio_file_options *o = opts ? opts : &defaults;
+
+    collio_file *f = calloc(1, sizeof *f);
+    int rc = f ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+        free(f); /* no communicator to agree on */
+        return COLLIO_ERR_MPI;
+    }
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if (rc == COLLIO_OK) {
+        f->comm = dup;
+        f->fd = -1;
+        f->fh = MPI_FILE_NULL;
+        f->coll_fh = MPI_FILE_NULL;
+        f->mode = mode;
+        f->opts = *o;
+        MPI_Comm_rank(dup, &f->rank);
+        MPI_Comm_size(dup, &f->nranks);
+        rc = check_args(path, mode, o, out);
+    }
+    if (rc == COLLIO_OK) {
+        f->path = dup_str(path);
+        rc = f->path ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    }
+    rc = collio__agree(dup, rc);
+    if (rc == COLLIO_OK)
+        rc = collio__check_same_str(dup, path);
+    if (rc == COLLIO_OK) {
+        /* Mode, backend and base offset must match: a backend mismatch
+         * would leave MPI-IO ranks alone in the collective open. */
+        int64_t key = (int64_t)mode * 2 + (int64_t)o->backend;
+        int r1 = collio__check_same_i64(dup, key);
+        int r2 = collio__check_same_i64(dup, o->base_offset);
+        int r3 = collio__check_same_i64(dup, o->sync != 0);
+        rc = r1 != COLLIO_OK ? r1 : r2 != COLLIO_OK ? r2 : r3;
+    }
+    if (rc != COLLIO_OK) {
+        if (f)
+            f->comm = MPI_COMM_NULL;
+        file_free(f);
+        MPI_Comm_free(&dup);
+        return rc;
+    }
+
+    f->ops = o->backend == COLLIO_BACKEND_MPIIO ? &collio__file_mpiio_ops
+                                                : &collio__file_posix_ops;
+    if (mode == COLLIO_FILE_CREATE)
+        rc = setup_create(f);
+    else if (mode == COLLIO_FILE_INPLACE)
+        rc = setup_inplace(f);
+    else
+        rc = setup_read(f);
+    if (rc == COLLIO_OK) {
+        /* MPI-IO's open is collective: every rank calls it here. */
+        rc = f->ops->open(f, collio__file_data_path(f), 0);
+        rc = collio__agree(f->comm, rc);
+        if (rc != COLLIO_OK) {
+            /* Close where it opened; MPI-IO opens agree among themselves,
+             * so the collective close has all ranks or none. */
+            f->ops->close(f);
+            if (f->rank == 0 && f->tmp_path)
+                unlink(f->tmp_path);
+        }
+    }
+    if (rc != COLLIO_OK) {
+        file_free(f);
+        return rc;
+    }
+    *out = f;
+    return COLLIO_OK;
+}
+
+/* Collective: closes the lazy collective MPI-IO handle, if open. */
+static int close_collective_handle(collio_file *f)
+{
+    if (!f->coll_fh_open)
+        return COLLIO_OK;
+    f->coll_fh_open = 0;
+    return MPI_File_close(&f->coll_fh) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_IO;
+}
+
+int collio_file_close(collio_file **fp)
+{
+    if (!fp || !*fp)
+        return COLLIO_ERR_ARG;
+    collio_file *f = *fp;
+    *fp = NULL;
+    int writing = f->mode != COLLIO_FILE_READ;
+
+    int rc = close_collective_handle(f);
+    if (rc == COLLIO_OK && writing && f->failed)
+        rc = COLLIO_ERR_IO;
+    rc = collio__agree(f->comm, rc);
+    if (rc == COLLIO_OK && writing && f->opts.sync) {
+        /* Collective for MPI-IO (MPI_File_sync), local fsync for POSIX. */
+        rc = collio__agree(f->comm, f->ops->sync(f));
+    }
+    /* Close on every rank (collective for MPI-IO); a failing close can
+     * report deferred write errors (e.g. NFS), so it counts for writers. */
+    int crc = f->ops->close(f);
+    if (rc == COLLIO_OK && writing)
+        rc = crc;
+    rc = collio__agree(f->comm, rc);
+
+    if (f->mode == COLLIO_FILE_CREATE) {
+        int rrc = COLLIO_OK;
+        if (f->rank == 0) {
+            if (rc == COLLIO_OK && rename(f->tmp_path, f->path) != 0)
+                rrc = COLLIO_ERR_IO;
+            if (rc != COLLIO_OK || rrc != COLLIO_OK)
+                unlink(f->tmp_path);
+            else if (f->opts.sync)
+                rrc = fsync_dir_of(f->path);
+        }
+        int agreed = collio__agree(f->comm, rrc);
+        if (rc == COLLIO_OK)
+            rc = agreed;
+    }
+    file_free(f);
+    return rc;
+}
+
+int collio_file_abort(collio_file **fp)
+{
+    if (!fp || !*fp)
+        return COLLIO_ERR_ARG;
+    collio_file *f = *fp;
+    *fp = NULL;
+    /* Errors while closing a discarded file do not matter. */
+    (void)close_collective_handle(f);
+    (void)f->ops->close(f);
+    /* Every rank has closed before rank 0 removes the temporary. */
+    int rc = collio__agree(f->comm, COLLIO_OK);
+    if (f->rank == 0 && f->tmp_path)
+        unlink(f->tmp_path);
+    file_free(f);
+    return rc;
+}
+
+int collio__file_collective_handle(collio_file *f, MPI_File *out)
+{
+    int rc = COLLIO_OK;
+    if (!f->coll_fh_open) {
+        int amode = f->mode == COLLIO_FILE_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR;
+        if (MPI_File_open(f->comm, collio__file_data_path(f), amode,
+                          f->opts.info, &f->coll_fh) != MPI_SUCCESS) {
+            rc = COLLIO_ERR_OPEN;
+        } else {
+            f->coll_fh_open = 1;
+            if (MPI_File_set_errhandler(f->coll_fh, MPI_ERRORS_RETURN) != MPI_SUCCESS)
+                rc = COLLIO_ERR_MPI;
+        }
+        rc = collio__agree(f->comm, rc);
+        if (rc != COLLIO_OK)
+            close_collective_handle(f);
+    }
+    if (rc == COLLIO_OK)
+        *out = f->coll_fh;
+    return rc;
+}
+
+/* Absolute byte offset of relative [off, off + n), checked. */
+static int abs_offset(const collio_file *f, int64_t off, size_t n, int64_t *abs)
+{
+    int64_t end;
+    if (off < 0 || n > (size_t)INT64_MAX)
+        return COLLIO_ERR_ARG;
+    if (collio__add_i64(f->opts.base_offset, off, abs) != COLLIO_OK ||
+        collio__add_i64(*abs, (int64_t)n, &end) != COLLIO_OK)
+        return COLLIO_ERR_OVERFLOW;
+    return COLLIO_OK;
+}
+
+static size_t iov_bytes(const struct iovec *iov, int niov, int *ok)
+{
+    size_t total = 0;
+    *ok = niov >= 0 && (niov == 0 || iov != NULL);
+    for (int i = 0; *ok && i < niov; i++) {
+        if (iov[i].iov_len > SIZE_MAX - total)
+            *ok = 0;
+        else
+            total += iov[i].iov_len;
+    }
+    return total;
+}
+
+int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n)
+{
+    int64_t abs;
+    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE
+                                         : abs_offset(f, off, n, &abs);
+    if (rc == COLLIO_OK)
+        rc = f->ops->pwrite(f, abs, buf, n);
+    if (rc != COLLIO_OK && rc != COLLIO_ERR_STATE)
+        f->failed = 1; /* any failed write, even a bad offset: no commit */
+    return rc;
+}
+
+int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n)
+{
+    int64_t abs;
+    int rc = abs_offset(f, off, n, &abs);
+    if (rc == COLLIO_OK)
+        rc = f->ops->pread(f, abs, buf, n);
+    return rc;
+}
+
+int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov,
+                           int niov)
+{
+    int ok;
+    size_t n = iov_bytes(iov, niov, &ok);
+    int64_t abs;
+    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE
+             : !ok                       ? COLLIO_ERR_ARG
+                                         : abs_offset(f, off, n, &abs);
+    if (rc == COLLIO_OK)
+        rc = f->ops->pwritev(f, abs, iov, niov);
+    if (rc != COLLIO_OK && rc != COLLIO_ERR_STATE)
+        f->failed = 1;
+    return rc;
+}
+
+int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov,
+                          int niov)
+{
+    int ok;
+    size_t n = iov_bytes(iov, niov, &ok);
+    int64_t abs;
+    int rc = !ok ? COLLIO_ERR_ARG : abs_offset(f, off, n, &abs);
+    if (rc == COLLIO_OK)
+        rc = f->ops->preadv(f, abs, iov, niov);
+    return rc;
+}

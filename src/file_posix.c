@@ -1,0 +1,193 @@
+/*
+ * file_posix.c -- the POSIX file backend: one file descriptor per rank,
+ * pwrite/pread/pwritev/preadv at absolute byte offsets.
+ *
+ * Every transfer loops until all bytes are moved: a call is restarted after
+ * EINTR, a short transfer continues where it stopped, and no single call
+ * asks for more than CHUNK bytes (Linux moves at most ~2 GiB per call
+ * anyway, and a cap keeps ssize_t arithmetic safe). Vector calls are cut
+ * into batches of at most IOV_MAX entries.
+ *
+ * Errors: a read that finds end of file before the requested bytes gives
+ * COLLIO_ERR_EOF; any other failure (ENOSPC, EIO, EFBIG, ...) gives
+ * COLLIO_ERR_IO; open failures give COLLIO_ERR_OPEN. All calls are local.
+ */
+#include "collio_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+
+#define CHUNK ((size_t)1 << 30) /* bytes per system call, at most */
+
+static int posix_open(collio_file *f, const char *path, int create)
+{
+    int flags = (f->mode == COLLIO_FILE_READ ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+    if (create)
+        flags |= O_CREAT; /* never O_TRUNC: INPLACE keeps existing bytes */
+    int fd;
+    do {
+        fd = open(path, flags, 0666);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return COLLIO_ERR_OPEN;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        close(fd);
+        return COLLIO_ERR_OPEN;
+    }
+    f->fd = fd;
+    return COLLIO_OK;
+}
+
+static int posix_close(collio_file *f)
+{
+    if (f->fd < 0)
+        return COLLIO_OK;
+    /* No retry on EINTR: on Linux the descriptor is released anyway. */
+    int rc = close(f->fd);
+    f->fd = -1;
+    return rc == 0 ? COLLIO_OK : COLLIO_ERR_IO;
+}
+
+static int posix_sync(collio_file *f)
+{
+    int rc;
+    do {
+        rc = fsync(f->fd);
+    } while (rc != 0 && errno == EINTR);
+    return rc == 0 ? COLLIO_OK : COLLIO_ERR_IO;
+}
+
+static int posix_pwrite(collio_file *f, int64_t off, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        size_t want = n < CHUNK ? n : CHUNK;
+        ssize_t got = pwrite(f->fd, p, want, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) /* 0 for a nonzero request: no progress, give up */
+            return COLLIO_ERR_IO;
+        p += got;
+        off += got;
+        n -= (size_t)got;
+    }
+    return COLLIO_OK;
+}
+
+static int posix_pread(collio_file *f, int64_t off, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n > 0) {
+        size_t want = n < CHUNK ? n : CHUNK;
+        ssize_t got = pread(f->fd, p, want, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return COLLIO_ERR_IO;
+        if (got == 0)
+            return COLLIO_ERR_EOF;
+        p += got;
+        off += got;
+        n -= (size_t)got;
+    }
+    return COLLIO_OK;
+}
+
+/* Vector transfer of one file-contiguous range. A cursor (index i, byte
+ * `done` inside iov[i]) walks the caller's array; each system call gets a
+ * batch of at most IOV_MAX entries and CHUNK bytes, copied into `batch` so
+ * that a partially moved first entry can be trimmed without touching the
+ * caller's (const) array. */
+static int posix_vec(collio_file *f, int64_t off, const struct iovec *iov,
+                     int niov, int is_write)
+{
+    struct iovec batch[IOV_MAX < 1024 ? IOV_MAX : 1024];
+    const int maxb = (int)(sizeof batch / sizeof batch[0]);
+    int i = 0;
+    size_t done = 0; /* bytes of iov[i] already moved */
+    for (;;) {
+        while (i < niov && done == iov[i].iov_len) { /* skip finished/empty */
+            i++;
+            done = 0;
+        }
+        if (i >= niov)
+            return COLLIO_OK;
+        int nb = 0;
+        size_t total = 0;
+        for (int k = i; k < niov && nb < maxb && total < CHUNK; k++) {
+            size_t skip = (k == i) ? done : 0;
+            size_t len = iov[k].iov_len - skip;
+            if (len == 0)
+                continue;
+            if (len > CHUNK - total)
+                len = CHUNK - total;
+            batch[nb].iov_base = (char *)iov[k].iov_base + skip;
+            batch[nb].iov_len = len;
+            nb++;
+            total += len;
+        }
+        ssize_t got = is_write ? pwritev(f->fd, batch, nb, (off_t)off)
+                               : preadv(f->fd, batch, nb, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return COLLIO_ERR_IO;
+        if (got == 0)
+            return is_write ? COLLIO_ERR_IO : COLLIO_ERR_EOF;
+        off += got;
+        size_t left = (size_t)got; /* advance the cursor by `got` bytes */
+        while (left > 0) {
+            size_t room = iov[i].iov_len - done;
+            if (left < room) {
+                done += left;
+                left = 0;
+            } else {
+                left -= room;
+                i++;
+                done = 0;
+            }
+        }
+    }
+}
+
+static int posix_pwritev(collio_file *f, int64_t off, const struct iovec *iov,
+                         int niov)
+{
+    return posix_vec(f, off, iov, niov, 1);
+}
+
+static int posix_preadv(collio_file *f, int64_t off, const struct iovec *iov,
+                        int niov)
+{
+    return posix_vec(f, off, iov, niov, 0);
+}
+
+static int posix_size(collio_file *f, int64_t *bytes)
+{
+    struct stat st;
+    if (fstat(f->fd, &st) != 0)
+        return COLLIO_ERR_IO;
+    *bytes = (int64_t)st.st_size;
+    return COLLIO_OK;
+}
+
+const collio__file_ops collio__file_posix_ops = {
+    .name = "posix",
+    .open = posix_open,
+    .close = posix_close,
+    .sync = posix_sync,
+    .pwrite = posix_pwrite,
+    .pread = posix_pread,
+    .pwritev = posix_pwritev,
+    .preadv = posix_preadv,
+    .size = posix_size,
+};

@@ -1,0 +1,276 @@
+/*
+ * plan.c -- plans: the inspector / executor split of every strategy.
+ *
+ * collio_plan_create checks the collective arguments, takes the plan's own
+ * copies (a duplicated communicator, a clone of the layout) and runs the
+ * strategy's plan() once: everything that depends only on the layout is
+ * computed there (the inspector). collio_write / collio_read then only
+ * move data (the executor): they check the call, pack a non-packed user
+ * buffer into the rank's stream (its elements in layout order), run the
+ * strategy, unpack, and agree on the result so that every rank returns the
+ * same code.
+ *
+ * Every collective step here is taken by every rank, also after a local
+ * failure: local errors are carried to the next collio__agree.
+ */
+#include "collio_internal.h"
+
+#include <string.h>
+
+#define DEFAULT_CHUNK_BYTES ((int64_t)64 << 20) /* 64 MiB */
+#define DEFAULT_MAX_IOV 1024
+
+void collio_plan_options_init(collio_plan_options *opts)
+{
+    if (opts == NULL)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->phases = 0;
+    opts->chunk_bytes = DEFAULT_CHUNK_BYTES;
+    opts->max_iov = DEFAULT_MAX_IOV;
+}
+
+static int options_valid(const collio_plan_options *o)
+{
+    return o->phases >= 0 && o->phases <= COLLIO_MAX_PHASES && o->chunk_bytes >= 1
+           && o->max_iov >= 1;
+}
+
+/* Frees what a (possibly half-built) plan owns. Not collective by itself
+ * except for MPI_Comm_free, which every rank reaches together. */
+static void plan_destroy(collio_plan *p)
+{
+    if (p == NULL)
+        return;
+    if (p->strategy != NULL && p->strategy->free != NULL)
+        p->strategy->free(p);
+    collio_layout_free(&p->layout);
+    if (p->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&p->comm);
+    free(p);
+}
+
+/* Collective: the arguments every rank must agree on. Returns the agreed
+ * code. */
+static int check_args(MPI_Comm comm, const collio_layout *layout,
+                      const char *strategy, const collio_plan_options *o,
+                      collio_plan **out)
+{
+    int rc = COLLIO_OK;
+    if (layout == NULL || strategy == NULL || out == NULL || !options_valid(o))
+        rc = COLLIO_ERR_ARG;
+    int size, rank;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    if (rc == COLLIO_OK && (layout->nranks != size || layout->rank != rank))
+        rc = COLLIO_ERR_MISMATCH;
+
+    /* Same name everywhere (checked first: a name that differs is a
+     * mismatch even when one of them is unknown), then known everywhere. */
+    int same = collio__check_same_str(comm, strategy != NULL ? strategy : "");
+    if (rc == COLLIO_OK && same != COLLIO_OK)
+        rc = same;
+    if (rc == COLLIO_OK && collio__strategy_find(strategy) == NULL)
+        rc = COLLIO_ERR_STRATEGY;
+
+    /* Options steer the schedule (chunk windows, phases): they must match. */
+    int s1 = collio__check_same_i64(comm, o->phases);
+    int s2 = collio__check_same_i64(comm, o->chunk_bytes);
+    int s3 = collio__check_same_i64(comm, o->max_iov);
+    if (rc == COLLIO_OK && (s1 != COLLIO_OK || s2 != COLLIO_OK || s3 != COLLIO_OK))
+        rc = COLLIO_ERR_MISMATCH;
+    return collio__agree(comm, rc);
+}
+
+int collio_plan_create(MPI_Comm comm, const collio_layout *layout,
+                       const char *strategy, const collio_plan_options *opts,
+                       collio_plan **out)
+{
+    if (out != NULL)
+        *out = NULL;
+    if (comm == MPI_COMM_NULL)
+        return COLLIO_ERR_ARG;
+    collio_plan_options o;
+    collio_plan_options_init(&o);
+    if (opts != NULL)
+        o = *opts;
+
+    int rc = check_args(comm, layout, strategy, &o, out);
+    if (rc != COLLIO_OK)
+        return rc;
+
+    collio_plan *p = calloc(1, sizeof *p);
+    if (p != NULL) {
+        p->comm = MPI_COMM_NULL;
+        p->opts = o;
+    }
+    rc = collio__agree(comm, p != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM);
+    if (rc != COLLIO_OK) {
+        free(p);
+        return rc;
+    }
+    if (MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
+        p->comm = MPI_COMM_NULL;
+        rc = COLLIO_ERR_MPI;
+    }
+    MPI_Comm_rank(comm, &p->rank);
+    MPI_Comm_size(comm, &p->nranks);
+    if (rc == COLLIO_OK)
+        rc = collio__layout_clone(layout, &p->layout);
+    rc = collio__agree(comm, rc);
+    if (rc != COLLIO_OK) {
+        plan_destroy(p);
+        return rc;
+    }
+
+    /* The inspector. strategy is set only now, so that plan_destroy calls
+     * its free() only once its plan() has run. */
+    p->strategy = collio__strategy_find(strategy);
+    double t0 = collio__now();
+    rc = p->strategy->plan(p);
+    p->stats.inspect_s = collio__now() - t0;
+    rc = collio__agree(comm, rc);
+    if (rc != COLLIO_OK) {
+        plan_destroy(p);
+        return rc;
+    }
+    *out = p;
+    return COLLIO_OK;
+}
+
+/* Zeroes what describes one execution; keeps inspect_s and plan_bytes. */
+static void reset_exec_stats(collio_stats *s)
+{
+    double inspect = s->inspect_s;
+    int64_t plan_bytes = s->plan_bytes;
+    memset(s, 0, sizeof *s);
+    s->inspect_s = inspect;
+    s->plan_bytes = plan_bytes;
+}
+
+/* Local checks shared by write and read. */
+static int check_exec(const collio_plan *p, const collio_file *f, const void *buf,
+                      size_t buf_bytes, int writing)
+{
+    if (f == NULL || (buf == NULL && buf_bytes > 0))
+        return COLLIO_ERR_ARG;
+    if (f->nranks != p->nranks || f->rank != p->rank)
+        return COLLIO_ERR_MISMATCH;
+    if (buf_bytes != p->layout->mem_bytes)
+        return COLLIO_ERR_BUFSIZE;
+    if (writing && f->mode != COLLIO_FILE_CREATE && f->mode != COLLIO_FILE_INPLACE)
+        return COLLIO_ERR_STATE;
+    /* Every mode can be read: CREATE and INPLACE open read-write. */
+    return COLLIO_OK;
+}
+
+/* Local: the file must hold [base, base + nglobal*esize). */
+static int check_size(const collio_plan *p, collio_file *f)
+{
+    int64_t need, data;
+    int rc = collio__mul_i64(p->layout->nglobal, (int64_t)p->layout->esize, &data);
+    if (rc == COLLIO_OK)
+        rc = collio__add_i64(f->opts.base_offset, data, &need);
+    int64_t have = 0;
+    if (rc == COLLIO_OK)
+        rc = f->ops->size(f, &have);
+    if (rc == COLLIO_OK && have < need)
+        rc = COLLIO_ERR_EOF;
+    return rc;
+}
+
+/* The stream a strategy works on: the user buffer itself when packed,
+ * else a fresh allocation (*owned set). */
+static int stream_alloc(const collio_plan *p, char **stream, int *owned)
+{
+    *owned = 0;
+    *stream = NULL;
+    if (p->layout->mem_kind == COLLIO__MEM_PACKED)
+        return COLLIO_OK;
+    size_t n = (size_t)p->layout->nlocal * p->layout->esize;
+    *stream = malloc(n > 0 ? n : 1);
+    if (*stream == NULL)
+        return COLLIO_ERR_NOMEM;
+    *owned = 1;
+    return COLLIO_OK;
+}
+
+int collio_write(collio_plan *plan, collio_file *f, const void *buf,
+                 size_t buf_bytes)
+{
+    if (plan == NULL)
+        return COLLIO_ERR_ARG;
+    double t0 = collio__now();
+    reset_exec_stats(&plan->stats);
+    int rc = check_exec(plan, f, buf, buf_bytes, 1);
+    char *stream = NULL;
+    int owned = 0;
+    if (rc == COLLIO_OK)
+        rc = stream_alloc(plan, &stream, &owned);
+    if (rc == COLLIO_OK && owned) {
+        double tp = collio__now();
+        rc = collio__layout_pack(plan->layout, buf, stream);
+        plan->stats.exchange_s += collio__now() - tp;
+    }
+    rc = collio__agree(plan->comm, rc);
+    if (rc == COLLIO_OK) {
+        rc = plan->strategy->write(plan, f, owned ? stream : (const char *)buf);
+        rc = collio__agree(plan->comm, rc);
+        if (rc != COLLIO_OK && f != NULL)
+            f->failed = 1; /* the file is incomplete: do not commit it */
+    }
+    if (owned)
+        free(stream);
+    plan->stats.total_s = collio__now() - t0;
+    return rc;
+}
+
+int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
+{
+    if (plan == NULL)
+        return COLLIO_ERR_ARG;
+    double t0 = collio__now();
+    reset_exec_stats(&plan->stats);
+    int rc = check_exec(plan, f, buf, buf_bytes, 0);
+    if (rc == COLLIO_OK)
+        rc = check_size(plan, f);
+    char *stream = NULL;
+    int owned = 0;
+    if (rc == COLLIO_OK)
+        rc = stream_alloc(plan, &stream, &owned);
+    rc = collio__agree(plan->comm, rc);
+    if (rc == COLLIO_OK) {
+        rc = plan->strategy->read(plan, f, owned ? stream : (char *)buf);
+        if (rc == COLLIO_OK && owned) {
+            double tp = collio__now();
+            rc = collio__layout_unpack(plan->layout, stream, buf);
+            plan->stats.exchange_s += collio__now() - tp;
+        }
+        rc = collio__agree(plan->comm, rc);
+    }
+    if (owned)
+        free(stream);
+    plan->stats.total_s = collio__now() - t0;
+    return rc;
+}
+
+int collio_plan_stats(const collio_plan *plan, collio_stats *out)
+{
+    if (plan == NULL || out == NULL)
+        return COLLIO_ERR_ARG;
+    *out = plan->stats;
+    return COLLIO_OK;
+}
+
+const char *collio_plan_strategy(const collio_plan *plan)
+{
+    return plan != NULL && plan->strategy != NULL ? plan->strategy->name : NULL;
+}
+
+void collio_plan_free(collio_plan **plan)
+{
+    if (plan == NULL || *plan == NULL)
+        return;
+    plan_destroy(*plan);
+    *plan = NULL;
+}

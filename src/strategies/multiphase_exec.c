@@ -1,0 +1,265 @@
+/*
+ * multiphase_exec.c -- the executor of the multiphase strategy: runs a plan
+ * made by multiphase_plan.c / multiphase.c, moving data only.
+ *
+ * Write: for each phase, post the receives into buffer B (one contiguous
+ * region per sender), send the pieces of A (one message, an MPI hindexed
+ * type over a few large ranges), copy the kept pieces A -> B meanwhile,
+ * wait; A = B. Then scatter A into file order (F) unless it already is, and
+ * issue the file runs (one request after all phases). Read: the same
+ * backwards: file runs into F, gather F -> A, phases in reverse (what was
+ * received goes back to its sender, the sent pieces come back into A).
+ *
+ * Memory: the two work buffers of the plan (their sizes are the largest
+ * amounts held in any phase), allocated per call and freed before return.
+ * Phase 0 of a write reads the user's stream, and the last phase of a read
+ * writes it, directly.
+ *
+ * Timing: stats.phase_s[ph] per phase, exchange_s = all phases plus the
+ * final scatter / gather, file_s = the file requests.
+ */
+#include "multiphase.h"
+
+#include <string.h>
+
+#define TAG_EXEC 1000
+
+/* ------------------------------------------------- scatter / gather */
+
+void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,
+                        char *f)
+{
+    for (int64_t i = 0; i < fin->nops; i++) {
+        const collio__seg *o = &fin->ops[i];
+        const char *s = a + o->mem * (int64_t)esize;
+        char *d = f + o->off * (int64_t)esize;
+        size_t bl = (size_t)o->len * esize;
+        if (o->count == 1 || o->stride == o->len) {
+            memcpy(d, s, bl * (size_t)o->count);
+            continue;
+        }
+        size_t step = (size_t)o->stride * esize;
+        int64_t c = o->count;
+        if (bl == 4) {
+            for (int64_t b = 0; b < c; b++, s += 4, d += step)
+                memcpy(d, s, 4);
+        } else if (bl == 8) {
+            for (int64_t b = 0; b < c; b++, s += 8, d += step)
+                memcpy(d, s, 8);
+        } else {
+            for (int64_t b = 0; b < c; b++, s += bl, d += step)
+                memcpy(d, s, bl);
+        }
+    }
+}
+
+void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
+                       char *a)
+{
+    for (int64_t i = 0; i < fin->nops; i++) {
+        const collio__seg *o = &fin->ops[i];
+        char *d = a + o->mem * (int64_t)esize;
+        const char *s = f + o->off * (int64_t)esize;
+        size_t bl = (size_t)o->len * esize;
+        if (o->count == 1 || o->stride == o->len) {
+            memcpy(d, s, bl * (size_t)o->count);
+            continue;
+        }
+        size_t step = (size_t)o->stride * esize;
+        int64_t c = o->count;
+        if (bl == 4) {
+            for (int64_t b = 0; b < c; b++, d += 4, s += step)
+                memcpy(d, s, 4);
+        } else if (bl == 8) {
+            for (int64_t b = 0; b < c; b++, d += 8, s += step)
+                memcpy(d, s, 8);
+        } else {
+            for (int64_t b = 0; b < c; b++, d += bl, s += step)
+                memcpy(d, s, bl);
+        }
+    }
+}
+
+/* ------------------------------------------------------ buffers */
+
+static int bufs_alloc(const collio__mp_plan *mp, char *buf[2])
+{
+    buf[0] = buf[1] = NULL;
+    for (int s = 0; s < 2; s++) {
+        if (mp->bufsize[s] <= 0)
+            continue;
+        if ((uint64_t)mp->bufsize[s] > SIZE_MAX / mp->esize)
+            return COLLIO_ERR_NOMEM;
+        buf[s] = malloc((size_t)mp->bufsize[s] * mp->esize);
+        if (buf[s] == NULL)
+            return COLLIO_ERR_NOMEM;
+    }
+    return COLLIO_OK;
+}
+
+static char *slot_ptr(char *buf[2], char *stream, int slot)
+{
+    return slot < 0 ? stream : buf[slot];
+}
+
+static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int nmsg,
+                        double t)
+{
+    int64_t bytes = ph->send_elems * (int64_t)p->layout->esize;
+    p->stats.phase_s[i] = t;
+    p->stats.phase_bytes[i] = bytes;
+    p->stats.phase_tuples[i] = ph->tuples;
+    p->stats.bytes_sent += bytes;
+    p->stats.messages += nmsg;
+}
+
+static int finish(MPI_Request *rq, int nr)
+{
+    return MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? COLLIO_OK
+                                                                  : COLLIO_ERR_MPI;
+}
+
+/* ------------------------------------------------------------ write */
+
+int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    const size_t es = mp->esize;
+    char *buf[2];
+    int rc = bufs_alloc(mp, buf);
+    rc = collio__agree(p->comm, rc); /* nobody starts exchanging alone */
+    p->stats.nphases = mp->nphases;
+    if (rc != COLLIO_OK) {
+        free(buf[0]);
+        free(buf[1]);
+        return rc;
+    }
+    double tx = collio__now();
+    const char *a = stream;
+    for (int i = 0; i < mp->nphases; i++) {
+        const collio__mp_phase *ph = &mp->ph[i];
+        double t0 = collio__now();
+        if (ph->idle) {
+            count_phase(p, ph, i, 0, 0.0);
+            continue;
+        }
+        char *b = buf[ph->dst_slot];
+        const collio__mp_step *st = &ph->step;
+        int to = st->partner >= 0 ? st->partner : st->lonely_to;
+        MPI_Request rq[3];
+        int nr = 0;
+        if (ph->recv_elems > 0)
+            MPI_Irecv(b, 1, ph->recv_type, st->partner, TAG_EXEC + i, p->comm, &rq[nr++]);
+        if (ph->xrecv_elems > 0)
+            MPI_Irecv(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm,
+                      &rq[nr++]);
+        if (ph->send_elems > 0)
+            MPI_Isend(a, 1, ph->send_type, to, TAG_EXEC + i, p->comm, &rq[nr++]);
+        for (int64_t c = 0; c < ph->nkeep; c++) {
+            const collio__mp_copy *k = &ph->keep[c];
+            memcpy(b + k->dst * (int64_t)es, a + k->src * (int64_t)es, (size_t)k->n * es);
+        }
+        int w = finish(rq, nr);
+        if (rc == COLLIO_OK)
+            rc = w;
+        count_phase(p, ph, i, nr, collio__now() - t0);
+        a = b;
+    }
+    const collio__mp_final *fin = &mp->fin;
+    const char *F = a;
+    if (!fin->identity) {
+        char *d = buf[fin->dst_slot];
+        collio__mp_scatter(fin, es, a, d);
+        F = d;
+    }
+    p->stats.exchange_s += collio__now() - tx;
+
+    double tf = collio__now();
+    for (int64_t r = 0; r < fin->nruns && rc == COLLIO_OK; r++) {
+        const collio__seg *s = &fin->runs[r];
+        for (int64_t b = 0; b < s->count && rc == COLLIO_OK; b++)
+            rc = collio__file_write_at(f, (s->off + b * s->stride) * (int64_t)es,
+                                       F + (s->mem + b * s->len) * (int64_t)es,
+                                       (size_t)s->len * es);
+    }
+    p->stats.file_s += collio__now() - tf;
+    p->stats.file_requests += fin->requests;
+    p->stats.file_bytes += fin->nelems * (int64_t)es;
+    free(buf[0]);
+    free(buf[1]);
+    return rc;
+}
+
+/* ------------------------------------------------------------- read */
+
+int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    const size_t es = mp->esize;
+    char *buf[2];
+    int rc = bufs_alloc(mp, buf);
+    rc = collio__agree(p->comm, rc);
+    p->stats.nphases = mp->nphases;
+    if (rc != COLLIO_OK) {
+        free(buf[0]);
+        free(buf[1]);
+        return rc;
+    }
+    const collio__mp_final *fin = &mp->fin;
+    char *a = slot_ptr(buf, stream, fin->src_slot);
+    char *F = fin->identity ? a : buf[fin->dst_slot];
+
+    /* A failed read still takes part in every phase (the others wait for
+     * its messages); the error is returned at the end. */
+    double tf = collio__now();
+    for (int64_t r = 0; r < fin->nruns && rc == COLLIO_OK; r++) {
+        const collio__seg *s = &fin->runs[r];
+        for (int64_t b = 0; b < s->count && rc == COLLIO_OK; b++)
+            rc = collio__file_read_at(f, (s->off + b * s->stride) * (int64_t)es,
+                                      F + (s->mem + b * s->len) * (int64_t)es,
+                                      (size_t)s->len * es);
+    }
+    p->stats.file_s += collio__now() - tf;
+    p->stats.file_requests += fin->requests;
+    p->stats.file_bytes += fin->nelems * (int64_t)es;
+
+    double tx = collio__now();
+    if (!fin->identity)
+        collio__mp_gather(fin, es, F, a);
+    for (int i = mp->nphases - 1; i >= 0; i--) {
+        const collio__mp_phase *ph = &mp->ph[i];
+        double t0 = collio__now();
+        if (ph->idle) {
+            count_phase(p, ph, i, 0, 0.0);
+            continue;
+        }
+        char *b = buf[ph->dst_slot];
+        a = slot_ptr(buf, stream, ph->src_slot);
+        const collio__mp_step *st = &ph->step;
+        int from = st->partner >= 0 ? st->partner : st->lonely_to;
+        MPI_Request rq[3];
+        int nr = 0;
+        if (ph->send_elems > 0)
+            MPI_Irecv(a, 1, ph->send_type, from, TAG_EXEC + i, p->comm, &rq[nr++]);
+        if (ph->recv_elems > 0)
+            MPI_Isend(b, 1, ph->recv_type, st->partner, TAG_EXEC + i, p->comm, &rq[nr++]);
+        if (ph->xrecv_elems > 0)
+            MPI_Isend(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm,
+                      &rq[nr++]);
+        for (int64_t c = 0; c < ph->nkeep; c++) {
+            const collio__mp_copy *k = &ph->keep[c];
+            memcpy(a + k->src * (int64_t)es, b + k->dst * (int64_t)es, (size_t)k->n * es);
+        }
+        int w = finish(rq, nr);
+        if (rc == COLLIO_OK)
+            rc = w;
+        /* bytes sent in a read phase: what goes back to the senders */
+        collio__mp_phase back = *ph;
+        back.send_elems = ph->recv_elems + ph->xrecv_elems;
+        count_phase(p, &back, i, nr, collio__now() - t0);
+    }
+    p->stats.exchange_s += collio__now() - tx;
+    free(buf[0]);
+    free(buf[1]);
+    return rc;
+}

@@ -1,0 +1,390 @@
+/*
+ * mpi_multiphase.c -- the multiphase strategy at the running P (ctest runs
+ * it at 1 2 3 4 5 8; it is also meant to pass at 6, 7 and any P):
+ *  - round trips for every k = 1..all (and 0 = all) over block-cyclic
+ *    layouts (bx 1, 7, 1000, nx not a multiple of bx*P, element sizes 4, 8,
+ *    12), 3-d arrays in C and Fortran order with BLOCK / CYCLIC, index lists
+ *    with skewed and empty ranks: the file must equal the independent
+ *    expectation of testutil (pattern of element i at i*esize) and the read
+ *    must give back exactly the written buffer;
+ *  - a randomized test: many random index-list layouts (random run lengths,
+ *    skewed owners, empty ranks, random buffer order), each written by
+ *    "multiphase" (random k) and by "serial": the two files must be
+ *    byte-identical (and equal to the expectation);
+ *  - one plan reused for 10 writes with different data, each verified, and
+ *    read back;
+ *  - stats: phases, one file request per rank after all phases, a bad
+ *    `phases` option is COLLIO_ERR_ARG on every rank.
+ * Usage: mpi_multiphase [FILTER]
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int all_phases(int P)
+{
+    int n = 0;
+    while ((1 << n) < P)
+        n++;
+    return n;
+}
+
+static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, int k,
+                     collio_plan **p)
+{
+    collio_plan_options o;
+    collio_plan_options_init(&o);
+    o.phases = k;
+    int rc = collio_plan_create(t->comm, l, strategy, &o, p);
+    return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
+}
+
+/* Writes buf with plan p into a fresh file at path (CREATE). */
+static int write_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend be,
+                      const void *buf, size_t bytes)
+{
+    collio_file_options fo;
+    collio_file_options_init(&fo);
+    fo.backend = be;
+    collio_file *f = NULL;
+    int rc = collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &fo, &f);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "open CREATE"))
+        return 0;
+    rc = collio_write(p, f, buf, bytes);
+    int ok = TU_RC_ALL(t, rc, COLLIO_OK, "write");
+    rc = collio_file_close(&f);
+    return TU_RC_ALL(t, rc, COLLIO_OK, "close") && ok;
+}
+
+static int read_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend be,
+                     void *buf, size_t bytes)
+{
+    collio_file_options fo;
+    collio_file_options_init(&fo);
+    fo.backend = be;
+    collio_file *f = NULL;
+    int rc = collio_file_open(t->comm, path, COLLIO_FILE_READ, &fo, &f);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "open READ"))
+        return 0;
+    rc = collio_read(p, f, buf, bytes);
+    int ok = TU_RC_ALL(t, rc, COLLIO_OK, "read");
+    rc = collio_file_close(&f);
+    return TU_RC_ALL(t, rc, COLLIO_OK, "close") && ok;
+}
+
+static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
+{
+    collio_stats s;
+    collio_plan_stats(p, &s);
+    int all = all_phases(t->nranks);
+    int want = k == 0 ? all : k;
+    TU_CHECK(t, s.nphases == want, "nphases %d, want %d", s.nphases, want);
+    if (want == all)
+        TU_CHECK(t, s.file_requests == (nglobal / t->nranks > 0 || t->rank < nglobal % t->nranks),
+                 "one file request per non-empty domain, got %lld",
+                 (long long)s.file_requests);
+    int64_t sum = 0;
+    for (int i = 0; i < s.nphases; i++)
+        sum += s.phase_bytes[i];
+    TU_CHECK(t, sum == s.bytes_sent, "bytes per phase add up");
+    TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
+}
+
+/* Write, check the file against the expectation, read back, compare. */
+static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, collio_backend be,
+                      uint64_t seed)
+{
+    tu_case(t, "%s k=%d %s", d->name, k, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio");
+    if (!tu_case_enabled(t))
+        return;
+    collio_layout *l = NULL;
+    int rc = tu_desc_make(d, t->comm, &l);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "layout"))
+        return;
+    int64_t *idx = NULL, n = 0;
+    tu_enumerate(d, t->rank, t->nranks, &idx, &n);
+    collio_plan *p = NULL;
+    if (make_plan(t, l, "multiphase", k, &p)) {
+        size_t bytes = (size_t)n * d->esize;
+        unsigned char *buf = malloc(bytes + 1), *back = calloc(1, bytes + 1);
+        tu_fill(buf, idx, n, d->esize, seed);
+        char path[1024];
+        tu_temp_path(t, "rt", path, sizeof path);
+        if (write_file(t, p, path, be, buf, bytes)) {
+            int64_t bad = tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 1);
+            TU_CHECK(t, bad == 0, "file differs from the expectation in %lld bytes",
+                     (long long)bad);
+            check_stats(t, p, k, d->nglobal);
+            if (read_file(t, p, path, be, back, bytes)) {
+                int64_t first = -1;
+                int64_t diff = tu_compare(back, idx, n, d->esize, seed, &first);
+                TU_CHECK(t, diff == 0, "read back differs in %lld bytes (first element %lld)",
+                         (long long)diff, (long long)first);
+            }
+        }
+        tu_remove(t, path);
+        free(buf);
+        free(back);
+        collio_plan_free(&p);
+    }
+    free(idx);
+    collio_layout_free(&l);
+}
+
+static void all_k(tu_ctx *t, const tu_layout_desc *d, uint64_t seed)
+{
+    int all = all_phases(t->nranks);
+    for (int k = 0; k <= all; k++)
+        roundtrip(t, d, k, COLLIO_BACKEND_POSIX, seed + (uint64_t)k);
+}
+
+static void test_block_cyclic(tu_ctx *t)
+{
+    static const struct { int64_t nx, bx; size_t es; } cases[] = {
+        {4096, 1, 4}, {5003, 1, 8}, {5003, 7, 4}, {4099, 7, 12},
+        {20000, 1000, 4}, {999, 1000, 8}, {0, 3, 4}, {1, 1, 4}, {17, 2, 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_layout_desc d;
+        tu_desc_block_cyclic(&d, cases[i].nx, cases[i].bx, cases[i].es);
+        all_k(t, &d, 100 + i);
+        tu_desc_free(&d);
+    }
+    tu_layout_desc d; /* the MPI-IO backend once */
+    tu_desc_block_cyclic(&d, 3001, 3, 4);
+    roundtrip(t, &d, 0, COLLIO_BACKEND_MPIIO, 7);
+    tu_desc_free(&d);
+}
+
+static void test_darray(tu_ctx *t)
+{
+    static const int64_t g[3] = {13, 10, 9};
+    static const collio_distrib dist[][3] = {
+        {COLLIO_DIST_BLOCK, COLLIO_DIST_BLOCK, COLLIO_DIST_BLOCK},
+        {COLLIO_DIST_CYCLIC, COLLIO_DIST_NONE, COLLIO_DIST_BLOCK},
+        {COLLIO_DIST_NONE, COLLIO_DIST_BLOCK, COLLIO_DIST_NONE},
+        {COLLIO_DIST_CYCLIC, COLLIO_DIST_CYCLIC, COLLIO_DIST_CYCLIC},
+    };
+    for (int o = 0; o < 2; o++)
+        for (size_t i = 0; i < sizeof dist / sizeof dist[0]; i++) {
+            tu_layout_desc d;
+            tu_desc_darray(&d, t->nranks, 3, g, dist[i], NULL, NULL,
+                           o ? COLLIO_ORDER_FORTRAN : COLLIO_ORDER_C, 4 + 4 * (i % 2));
+            all_k(t, &d, 300 + 10 * o + i);
+            tu_desc_free(&d);
+        }
+}
+
+static void test_index_lists(tu_ctx *t)
+{
+    static const tu_il_kind kinds[] = {TU_IL_SHUFFLED, TU_IL_SCATTER, TU_IL_REVERSED};
+    for (int i = 0; i < 3; i++) {
+        tu_layout_desc d;
+        tu_desc_index_list(&d, t->rank, t->nranks, 3001, kinds[i], 11 + i, 8);
+        all_k(t, &d, 500 + i);
+        tu_desc_free(&d);
+    }
+}
+
+/* ------------------------------------------------ randomized vs serial */
+
+/* A random index list, the same on every rank from `seed`: runs of random
+ * length (1..maxrun) to owners drawn with skewed weights (some zero: empty
+ * ranks), then each rank's list shuffled by runs or by elements. */
+static void random_desc(tu_layout_desc *d, int rank, int P, uint64_t seed)
+{
+    memset(d, 0, sizeof *d);
+    uint64_t st = seed;
+    int64_t N = (int64_t)(tu_rand(&st) % 4000);
+    int64_t maxrun = 1 + (int64_t)(tu_rand(&st) % 40);
+    d->kind = TU_INDEX_LIST;
+    d->nglobal = N;
+    d->esize = (size_t)(1 + tu_rand(&st) % 12);
+    snprintf(d->name, sizeof d->name, "random(seed=%llu,n=%lld,esize=%zu)",
+             (unsigned long long)seed, (long long)N, d->esize);
+    uint64_t w[64], wsum = 0;
+    for (int r = 0; r < P && r < 64; r++) {
+        uint64_t x = tu_rand(&st) % 100;
+        w[r] = x < 25 ? 0 : x * x; /* ~1/4 of the ranks empty, skewed rest */
+        wsum += w[r];
+    }
+    if (wsum == 0) {
+        w[0] = 1;
+        wsum = 1;
+    }
+    d->idx = malloc((size_t)(N + 1) * sizeof *d->idx);
+    int64_t *runstart = malloc((size_t)(N + 1) * sizeof *runstart);
+    int64_t nruns = 0;
+    for (int64_t i = 0; i < N;) {
+        int64_t len = 1 + (int64_t)(tu_rand(&st) % (uint64_t)maxrun);
+        if (len > N - i)
+            len = N - i;
+        uint64_t x = tu_rand(&st) % wsum;
+        int owner = 0;
+        while (owner < P - 1 && x >= w[owner]) {
+            x -= w[owner];
+            owner++;
+        }
+        if (owner == rank) {
+            runstart[nruns++] = d->nlocal;
+            for (int64_t j = 0; j < len; j++)
+                d->idx[d->nlocal++] = i + j;
+        }
+        i += len;
+    }
+    uint64_t ls = seed ^ (0x1234567ULL * (uint64_t)(rank + 1));
+    if (tu_rand(&ls) % 2) { /* shuffle elements */
+        for (int64_t i = d->nlocal - 1; i > 0; i--) {
+            int64_t j = (int64_t)(tu_rand(&ls) % (uint64_t)(i + 1)), x = d->idx[i];
+            d->idx[i] = d->idx[j];
+            d->idx[j] = x;
+        }
+    } else if (nruns > 1) { /* reverse the order of the runs */
+        int64_t *tmp = malloc((size_t)d->nlocal * sizeof *tmp), at = 0;
+        for (int64_t r = nruns - 1; r >= 0; r--) {
+            int64_t e = r + 1 < nruns ? runstart[r + 1] : d->nlocal;
+            for (int64_t j = runstart[r]; j < e; j++)
+                tmp[at++] = d->idx[j];
+        }
+        memcpy(d->idx, tmp, (size_t)d->nlocal * sizeof *tmp);
+        free(tmp);
+    }
+    free(runstart);
+}
+
+static void test_random_vs_serial(tu_ctx *t, int ncases)
+{
+    int all = all_phases(t->nranks);
+    for (int c = 0; c < ncases; c++) {
+        uint64_t seed = 9000 + (uint64_t)c;
+        tu_layout_desc d;
+        random_desc(&d, t->rank, t->nranks, seed);
+        int k = all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0;
+        tu_case(t, "%s vs serial k=%d", d.name, k);
+        if (!tu_case_enabled(t)) {
+            tu_desc_free(&d);
+            continue;
+        }
+        collio_layout *l = NULL;
+        int rc = tu_desc_make(&d, t->comm, &l);
+        collio_plan *pm = NULL, *ps = NULL;
+        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout") && make_plan(t, l, "multiphase", k, &pm) &&
+            make_plan(t, l, "serial", 0, &ps)) {
+            size_t bytes = (size_t)d.nlocal * d.esize;
+            unsigned char *buf = malloc(bytes + 1);
+            tu_fill(buf, d.idx, d.nlocal, d.esize, seed);
+            char pa[1024], pb[1024];
+            tu_temp_path(t, "mp", pa, sizeof pa);
+            tu_temp_path(t, "serial", pb, sizeof pb);
+            if (write_file(t, pm, pa, COLLIO_BACKEND_POSIX, buf, bytes) &&
+                write_file(t, ps, pb, COLLIO_BACKEND_POSIX, buf, bytes)) {
+                size_t na = 0, nb = 0;
+                unsigned char *fa = tu_posix_get(t, pa, &na);
+                unsigned char *fb = tu_posix_get(t, pb, &nb);
+                TU_CHECK(t, fa && fb && na == nb && memcmp(fa, fb, na) == 0,
+                         "multiphase file == serial file (%zu vs %zu bytes)", na, nb);
+                TU_CHECK(t, tu_check_file(t, pa, d.nglobal, d.esize, seed, 0, 0, 0) == 0,
+                         "and both equal the expectation");
+                free(fa);
+                free(fb);
+                unsigned char *back = calloc(1, bytes + 1);
+                if (read_file(t, pm, pa, COLLIO_BACKEND_POSIX, back, bytes)) {
+                    int64_t first;
+                    TU_CHECK(t, tu_compare(back, d.idx, d.nlocal, d.esize, seed, &first) == 0,
+                             "read back");
+                }
+                free(back);
+            }
+            tu_remove(t, pa);
+            tu_remove(t, pb);
+            free(buf);
+        }
+        collio_plan_free(&pm);
+        collio_plan_free(&ps);
+        collio_layout_free(&l);
+        tu_desc_free(&d);
+    }
+}
+
+/* ------------------------------------------------ reuse, options */
+
+static void test_reuse(tu_ctx *t)
+{
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, 7777, 3, 4);
+    tu_case(t, "plan reused for 10 writes: %s", d.name);
+    if (tu_case_enabled(t)) {
+        collio_layout *l = NULL;
+        int rc = tu_desc_make(&d, t->comm, &l);
+        int64_t *idx = NULL, n = 0;
+        tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
+        collio_plan *p = NULL;
+        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout") && make_plan(t, l, "multiphase", 0, &p)) {
+            collio_layout_free(&l); /* the plan keeps what it needs */
+            size_t bytes = (size_t)n * d.esize;
+            unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);
+            char path[1024];
+            tu_temp_path(t, "reuse", path, sizeof path);
+            for (uint64_t s = 0; s < 10; s++) {
+                tu_fill(buf, idx, n, d.esize, 70 + s);
+                if (!write_file(t, p, path, COLLIO_BACKEND_POSIX, buf, bytes))
+                    break;
+                TU_CHECK(t, tu_check_file(t, path, d.nglobal, d.esize, 70 + s, 0, 0, 0) == 0,
+                         "write %d of the reused plan", (int)s);
+                memset(back, 0, bytes + 1);
+                if (read_file(t, p, path, COLLIO_BACKEND_POSIX, back, bytes)) {
+                    int64_t first;
+                    TU_CHECK(t, tu_compare(back, idx, n, d.esize, 70 + s, &first) == 0,
+                             "read %d of the reused plan", (int)s);
+                }
+            }
+            tu_remove(t, path);
+            free(buf);
+            free(back);
+        }
+        collio_plan_free(&p);
+        collio_layout_free(&l);
+        free(idx);
+    }
+    tu_desc_free(&d);
+}
+
+static void test_options(tu_ctx *t)
+{
+    tu_case(t, "phases option out of range");
+    if (!tu_case_enabled(t))
+        return;
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, 100, 1, 4);
+    collio_layout *l = NULL;
+    int rc = tu_desc_make(&d, t->comm, &l);
+    if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")) {
+        collio_plan_options o;
+        collio_plan_options_init(&o);
+        o.phases = all_phases(t->nranks) + 1;
+        collio_plan *p = NULL;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "phases = all + 1");
+        TU_CHECK(t, p == NULL, "no plan on error");
+        o.phases = -1;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "phases = -1");
+    }
+    collio_layout_free(&l);
+    tu_desc_free(&d);
+}
+
+int main(int argc, char **argv)
+{
+    tu_ctx t;
+    tu_init(&t, &argc, &argv, "mpi_multiphase");
+    test_options(&t);
+    test_block_cyclic(&t);
+    test_darray(&t);
+    test_index_lists(&t);
+    test_reuse(&t);
+    test_random_vs_serial(&t, t.nranks > 4 ? 25 : 40);
+    return tu_finish(&t);
+}
