@@ -219,6 +219,7 @@ static int run_case(bench_ctx *x, int ci)
     }
     collio_plan *plans[MAX_VARIANTS] = {0};
     int read_unsupported[MAX_VARIANTS] = {0};
+    double spent[MAX_VARIANTS] = {0}; /* agreed times: same on all ranks */
     for (int vi = 0; vi < x->nvars; vi++) {
         collio_plan_options po;
         collio_plan_options_init(&po);
@@ -240,11 +241,12 @@ static int run_case(bench_ctx *x, int ci)
     }
     for (int rep = 0; rep < cfg->reps && !rc; rep++) {
         for (int vi = 0; vi < x->nvars && !rc; vi++) {
-            if (!plans[vi])
+            if (!plans[vi] || (cfg->max_time > 0 && spent[vi] > cfg->max_time))
                 continue;
             char line[256];
             bench_row w = {.ci = ci, .vi = vi, .rep = rep, .op = BENCH_OP_WRITE};
             int wrc = run_write(x, &w, plans[vi], l, buf, bytes);
+            spent[vi] += w.total_s;
             int n = snprintf(line, sizeof line, "%s%s %s rep %d/%d:",
                              c->shape ? "" : "bx=", c->label, x->vars[vi].label,
                              rep + 1, cfg->reps);
@@ -258,6 +260,7 @@ static int run_case(bench_ctx *x, int ci)
             if (!wrc && cfg->do_read && !read_unsupported[vi]) {
                 bench_row r = {.ci = ci, .vi = vi, .rep = rep, .op = BENCH_OP_READ};
                 int rrc = run_read(x, &r, plans[vi], l, buf, bytes);
+                spent[vi] += r.total_s;
                 if (rrc == COLLIO_ERR_UNSUPPORTED) {
                     read_unsupported[vi] = 1;
                     n += snprintf(line + n, sizeof line - (size_t)n,
@@ -271,6 +274,9 @@ static int run_case(bench_ctx *x, int ci)
                                   " read %.4f s %s", r.total_s, verdict(r.verified));
                 }
             }
+            if (cfg->max_time > 0 && spent[vi] > cfg->max_time && rep + 1 < cfg->reps)
+                snprintf(line + n, sizeof line - (size_t)n,
+                         " (--max-time %g s reached: no more reps)", cfg->max_time);
             if (cfg->progress && x->rank == 0)
                 fprintf(stderr, "[collio-bench] %s\n", line);
         }

@@ -47,6 +47,8 @@ typedef struct collio_bench_config {
     int phases[COLLIO_BENCH_MAX_LIST];      /* multiphase: k values */
     int nphases;                            /* 0: one variant, all phases */
     int reps;                               /* runs per (case, variant, op) */
+    double max_time;                        /* s per (case, variant): stop its
+                                               reps once exceeded; 0: never */
     int do_write, do_read;                  /* --ops */
     size_t esize;                           /* bytes per element */
     char dir[COLLIO_BENCH_PATH_LEN];        /* where files go */

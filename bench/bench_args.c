@@ -39,6 +39,8 @@ void collio_bench_usage(FILE *out)
         "options:\n"
         "  --strategies s[,s...]  strategies to compare (default: all)\n"
         "  --reps R               timed runs per case and strategy (3)\n"
+        "  --max-time S           stop a strategy's reps in a case once its\n"
+        "                         runs took S seconds (at least 1 rep; 0: off)\n"
         "  --ops write[,read]     operations to time (write)\n"
         "  --phases k[,k...]      multiphase: one variant per phase count\n"
         "                         (0 = all phases; default: all)\n"
@@ -150,6 +152,12 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg,
             if (parse_i64(a, &v) || v < 1 || v > 1000000)
                 goto bad;
             cfg->reps = (int)v;
+        } else if (strcmp(o, "--max-time") == 0) {
+            char *end;
+            errno = 0;
+            cfg->max_time = strtod(a, &end);
+            if (errno || end == a || *end || cfg->max_time < 0)
+                goto bad;
         } else if (strcmp(o, "--ops") == 0) {
             if (parse_ops(a, cfg))
                 goto bad;

@@ -99,9 +99,9 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
         if ((op == BENCH_OP_WRITE && !cfg->do_write) ||
             (op == BENCH_OP_READ && !cfg->do_read))
             continue;
-        fprintf(out, "\n%-5s  %-14s %-24s %10s %9s %10s %10s %10s  %s\n",
+        fprintf(out, "\n%-5s  %-14s %-24s %10s %9s %10s %10s %10s %4s  %s\n",
                 "op", array ? "shape" : "bx", "strategy", "median_s", "x block",
-                "exchange_s", "file_s", "inspect_s", "verified");
+                "exchange_s", "file_s", "inspect_s", "reps", "verified");
         for (int ci = 0; ci < ncases; ci++) {
             double block_med = 0.0, med[4];
             const char *verdict;
@@ -115,17 +115,18 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
                 snprintf(label, sizeof label, "%s%s", vars[vi].label,
                          vars[vi].canonical ? "" : " (not canonical)");
                 if (n == 0) {
-                    fprintf(out, "%-5s  %-14s %-24s %10s %9s %10s %10s %10s  %s\n",
+                    fprintf(out, "%-5s  %-14s %-24s %10s %9s %10s %10s %10s %4d  %s\n",
                             op ? "read" : "write", cases[ci].label, label, "-",
-                            "-", "-", "-", "-", "no runs");
+                            "-", "-", "-", "-", 0, "no runs");
                     continue;
                 }
                 char ratio[32] = "-";
                 if (block_med > 0.0)
                     snprintf(ratio, sizeof ratio, "%.2f", med[0] / block_med);
-                fprintf(out, "%-5s  %-14s %-24s %10.5f %9s %10.5f %10.5f %10.5f  %s\n",
+                fprintf(out,
+                        "%-5s  %-14s %-24s %10.5f %9s %10.5f %10.5f %10.5f %4d  %s\n",
                         op ? "read" : "write", cases[ci].label, label, med[0],
-                        ratio, med[2], med[3], med[1], verdict);
+                        ratio, med[2], med[3], med[1], n, verdict);
             }
         }
     }

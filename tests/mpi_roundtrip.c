@@ -6,7 +6,9 @@
  * Each plan is reused for 3 consecutive writes with different seeds (plus
  * two writes inside one open), through both file backends, with base offset
  * 0 and with a header before the data (written by the test, kept intact by
- * INPLACE writes). "block" (not canonical) must round-trip its own data.
+ * INPLACE writes), with default plan options and with small ones (many
+ * gather rounds, small request batches, 2 phases). "block" (not canonical)
+ * must round-trip its own data.
  *
  * Usage: mpi_roundtrip [FILTER]   (FILTER: only cases whose description
  * contains it, e.g. "strategy=serial" or "darray(F"; for reproducing).
@@ -26,6 +28,8 @@ typedef struct rt_run {
     collio_file_mode mode;
     int64_t base;
     int header; /* test writes a header of `base` bytes first (INPLACE) */
+    int small;  /* plan options that force many rounds: chunk_bytes 100,
+                   max_iov 3, phases 2 */
 } rt_run;
 
 static const char *backend_name(collio_backend b)
@@ -218,9 +222,9 @@ static void check_stats(tu_ctx *t, const collio_plan *p, const tu_layout_desc *d
 static void run_strategy(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
                          const rt_run *run, uint64_t seed0, int first_strategy)
 {
-    tu_case(t, "%s strategy=%s backend=%s mode=%s base=%lld", d->name, strategy,
+    tu_case(t, "%s strategy=%s backend=%s mode=%s base=%lld opts=%s", d->name, strategy,
             backend_name(run->backend), run->mode == COLLIO_FILE_CREATE ? "create" : "inplace",
-            (long long)run->base);
+            (long long)run->base, run->small ? "small" : "default");
     if (!tu_case_enabled(t))
         return;
     int canonical = collio_strategy_is_canonical(strategy) == 1;
@@ -237,7 +241,14 @@ static void run_strategy(tu_ctx *t, const tu_layout_desc *d, const char *strateg
         goto done;
     if (first_strategy)
         check_layout_props(t, d, l, idx, n);
-    int rc = collio_plan_create(t->comm, l, strategy, NULL, &p);
+    collio_plan_options po;
+    collio_plan_options_init(&po);
+    if (run->small) {
+        po.chunk_bytes = 100; /* not a multiple of esize 8 or 12 */
+        po.max_iov = 3;
+        po.phases = 2;
+    }
+    int rc = collio_plan_create(t->comm, l, strategy, run->small ? &po : NULL, &p);
     /* Plans keep what they need: free the layout before using the plan. */
     collio_layout_free(&l);
     TU_CHECK(t, l == NULL, "layout_free sets NULL");
@@ -295,9 +306,9 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
     tu_case(t, "%s enumeration", d->name);
     tu_check_enumeration(t, d);
     rt_run runs[3] = {
-        {COLLIO_BACKEND_POSIX, COLLIO_FILE_CREATE, 0, 0},
-        {COLLIO_BACKEND_MPIIO, COLLIO_FILE_INPLACE, 100, 1},
-        {COLLIO_BACKEND_POSIX, COLLIO_FILE_CREATE, 37, 0},
+        {COLLIO_BACKEND_POSIX, COLLIO_FILE_CREATE, 0, 0, 0},
+        {COLLIO_BACKEND_MPIIO, COLLIO_FILE_INPLACE, 100, 1, 1},
+        {COLLIO_BACKEND_POSIX, COLLIO_FILE_CREATE, 37, 0, 0},
     };
     if (which % 2 == 0) { /* alternate the backend/mode pairs over layouts */
         runs[0].backend = COLLIO_BACKEND_MPIIO;

@@ -43,7 +43,7 @@ void tu_init(tu_ctx *t, int *argc, char ***argv, const char *name)
     /* Watchdog: a hang in the library becomes a failed test, not a stuck
      * ctest. The default SIGALRM action terminates the process. */
     const char *to = getenv("COLLIO_TEST_TIMEOUT");
-    unsigned secs = to ? (unsigned)atoi(to) : 300u;
+    unsigned secs = to ? (unsigned)atoi(to) : 500u; /* ctest kills at 600 */
     if (secs > 0)
         alarm(secs);
     snprintf(t->casedesc, sizeof t->casedesc, "(setup)");

@@ -44,7 +44,7 @@ typedef struct tu_ctx {
 } tu_ctx;
 
 /* MPI_Init + context; arms a watchdog alarm (env COLLIO_TEST_TIMEOUT
- * seconds, default 300) so that a hang ends the test instead of blocking
+ * seconds, default 500) so that a hang ends the test instead of blocking
  * ctest. argv[1], if given, filters cases by substring (tu_case_enabled). */
 void tu_init(tu_ctx *t, int *argc, char ***argv, const char *name);
 

@@ -112,10 +112,12 @@ static int phase_types(collio__mp_phase *ph, size_t esize)
     return rc;
 }
 
+/* (a real status array: MPICH's MPI_STATUSES_IGNORE sentinel trips gcc's
+ * -Wstringop-overflow) */
 static int waitall(MPI_Request *rq, int n)
 {
-    return MPI_Waitall(n, rq, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? COLLIO_OK
-                                                                 : COLLIO_ERR_MPI;
+    MPI_Status st[4];
+    return MPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
 }
 
 /* Collective step of one phase at plan time: counts, then (if every rank
