@@ -67,10 +67,15 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
     enum { NMAX = 10 + COLLIO_BENCH_PHASE_COLS };
-    double mx[NMAX] = {st.inspect_s, st.exchange_s, st.file_s, st.total_s,
-                       hwm_kb / 1024.0, (hwm_kb - rss0_kb) / 1024.0,
+    double mx[NMAX] = {st.inspect_s,
+                       st.exchange_s,
+                       st.file_s,
+                       st.total_s,
+                       hwm_kb / 1024.0,
+                       (hwm_kb - rss0_kb) / 1024.0,
                        (double)local_bytes / (1024.0 * 1024.0),
-                       (double)st.file_requests, (double)st.plan_bytes,
+                       (double)st.file_requests,
+                       (double)st.plan_bytes,
                        (double)st.nphases};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
         mx[10 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
@@ -114,8 +119,7 @@ static int add_row(bench_ctx *x, const bench_row *r)
     x->sum.verified += r->verified == 1;
     x->sum.failed += r->verified == 0;
     if (x->csv)
-        bench_csv_row(x->csv, x->cfg, x->nranks, &x->cases[r->ci],
-                      &x->vars[r->vi], r);
+        bench_csv_row(x->csv, x->cfg, x->nranks, &x->cases[r->ci], &x->vars[r->vi], r);
     return COLLIO_OK;
 }
 
@@ -148,19 +152,21 @@ static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
     }
     r->verified = -1;
     if (v->canonical && cfg->verify) {
-        int64_t bad = bench_check_file(x->comm, x->path, c->nx, cfg->esize,
-                                       (uint64_t)r->rep);
+        int64_t bad =
+            bench_check_file(x->comm, x->path, c->nx, cfg->esize, (uint64_t)r->rep);
         r->verified = bad == 0;
         if (bad && x->rank == 0)
-            fprintf(stderr, "collio-bench: %s %s rep %d: file has %lld bad "
-                    "elements\n", c->label, v->label, r->rep, (long long)bad);
+            fprintf(stderr,
+                    "collio-bench: %s %s rep %d: file has %lld bad "
+                    "elements\n",
+                    c->label, v->label, r->rep, (long long)bad);
     }
     return COLLIO_OK;
 }
 
 /* One read of the file the last write made (seed r->rep), verified. */
-static int run_read(bench_ctx *x, bench_row *r, collio_plan *plan,
-                    const collio_layout *l, unsigned char *buf, size_t bytes)
+static int run_read(bench_ctx *x, bench_row *r, collio_plan *plan, const collio_layout *l,
+                    unsigned char *buf, size_t bytes)
 {
     const collio_bench_config *cfg = x->cfg;
     const bench_case *c = &x->cases[r->ci];
@@ -193,8 +199,10 @@ static int run_read(bench_ctx *x, bench_row *r, collio_plan *plan,
         MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, x->comm);
         r->verified = total == 0;
         if (total && x->rank == 0)
-            fprintf(stderr, "collio-bench: %s %s rep %d: read back %lld bad "
-                    "elements\n", c->label, v->label, r->rep, (long long)total);
+            fprintf(stderr,
+                    "collio-bench: %s %s rep %d: read back %lld bad "
+                    "elements\n",
+                    c->label, v->label, r->rep, (long long)total);
     }
     return COLLIO_OK;
 }
@@ -247,13 +255,13 @@ static int run_case(bench_ctx *x, int ci)
             bench_row w = {.ci = ci, .vi = vi, .rep = rep, .op = BENCH_OP_WRITE};
             int wrc = run_write(x, &w, plans[vi], l, buf, bytes);
             spent[vi] += w.total_s;
-            int n = snprintf(line, sizeof line, "%s%s %s rep %d/%d:",
-                             c->shape ? "" : "bx=", c->label, x->vars[vi].label,
-                             rep + 1, cfg->reps);
+            int n = snprintf(line, sizeof line,
+                             "%s%s %s rep %d/%d:", c->shape ? "" : "bx=", c->label,
+                             x->vars[vi].label, rep + 1, cfg->reps);
             if (!wrc && cfg->do_write) {
                 rc = add_row(x, &w);
-                n += snprintf(line + n, sizeof line - (size_t)n,
-                              " write %.4f s %s", w.total_s, verdict(w.verified));
+                n += snprintf(line + n, sizeof line - (size_t)n, " write %.4f s %s",
+                              w.total_s, verdict(w.verified));
             } else if (wrc) {
                 n += snprintf(line + n, sizeof line - (size_t)n, " write ERROR");
             }
@@ -263,15 +271,14 @@ static int run_case(bench_ctx *x, int ci)
                 spent[vi] += r.total_s;
                 if (rrc == COLLIO_ERR_UNSUPPORTED) {
                     read_unsupported[vi] = 1;
-                    n += snprintf(line + n, sizeof line - (size_t)n,
-                                  " read unsupported");
+                    n += snprintf(line + n, sizeof line - (size_t)n, " read unsupported");
                 } else if (rrc) {
                     n += snprintf(line + n, sizeof line - (size_t)n, " read ERROR");
                 } else {
                     if (!rc)
                         rc = add_row(x, &r);
-                    n += snprintf(line + n, sizeof line - (size_t)n,
-                                  " read %.4f s %s", r.total_s, verdict(r.verified));
+                    n += snprintf(line + n, sizeof line - (size_t)n, " read %.4f s %s",
+                                  r.total_s, verdict(r.verified));
                 }
             }
             if (cfg->max_time > 0 && spent[vi] > cfg->max_time && rep + 1 < cfg->reps)
@@ -306,8 +313,9 @@ static int make_variants(bench_ctx *x)
         int canon = s ? collio_strategy_is_canonical(s) : -1;
         if (canon < 0) {
             if (x->rank == 0) {
-                fprintf(stderr, "collio-bench: strategy '%s': %s (registered:",
-                        s ? s : "?", collio_strerror(COLLIO_ERR_STRATEGY));
+                fprintf(stderr,
+                        "collio-bench: strategy '%s': %s (registered:", s ? s : "?",
+                        collio_strerror(COLLIO_ERR_STRATEGY));
                 for (int k = 0; k < collio_strategy_count(); k++)
                     fprintf(stderr, " %s", collio_strategy_name(k));
                 fprintf(stderr, ")\n");
@@ -364,7 +372,8 @@ int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
     MPI_Comm_rank(comm, &x->rank);
     MPI_Comm_size(comm, &x->nranks);
     int rc = cfg->reps >= 1 && cfg->esize >= 1 && (cfg->do_write || cfg->do_read)
-                 ? COLLIO_OK : COLLIO_ERR_ARG;
+                 ? COLLIO_OK
+                 : COLLIO_ERR_ARG;
     if (!rc)
         rc = cfg->workload == COLLIO_BENCH_ARRAY
                  ? bench_array_cases(comm, cfg, x->cases, &x->ncases)
@@ -376,8 +385,8 @@ int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
     for (int ci = 0; ci < x->ncases && !rc; ci++)
         rc = run_case(x, ci);
     if (!rc && x->rank == 0 && cfg->table_out)
-        bench_print_table(cfg->table_out, cfg, x->nranks, x->cases, x->ncases,
-                          x->vars, x->nvars, x->rows, x->nrows);
+        bench_print_table(cfg->table_out, cfg, x->nranks, x->cases, x->ncases, x->vars,
+                          x->nvars, x->rows, x->nrows);
     if (x->csv)
         fclose(x->csv);
     if (sum)

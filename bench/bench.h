@@ -17,12 +17,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define COLLIO_BENCH_MAX_LIST 64   /* bx values, strategies, shapes, phases */
+#define COLLIO_BENCH_MAX_LIST 64 /* bx values, strategies, shapes, phases */
 #define COLLIO_BENCH_NAME_LEN 64
 #define COLLIO_BENCH_SHAPE_LEN 112 /* "XxYxZxLxPH", up to 19 digits each */
 #define COLLIO_BENCH_PATH_LEN 1024
-#define COLLIO_BENCH_ARRAY_DIMS 5  /* SL(x, y, z, l, ph) */
-#define COLLIO_BENCH_PHASE_COLS 8  /* CSV columns phase0_s .. phase7_s */
+#define COLLIO_BENCH_ARRAY_DIMS 5 /* SL(x, y, z, l, ph) */
+#define COLLIO_BENCH_PHASE_COLS 8 /* CSV columns phase0_s .. phase7_s */
 
 typedef enum collio_bench_workload {
     COLLIO_BENCH_VECTOR = 0, /* seed 004: block-cyclic float32 vector */
@@ -37,34 +37,34 @@ typedef struct collio_bench_shape {
 
 typedef struct collio_bench_config {
     collio_bench_workload workload;
-    int64_t nx;                             /* vector: elements */
-    int64_t bx[COLLIO_BENCH_MAX_LIST];      /* vector: block sizes */
+    int64_t nx;                        /* vector: elements */
+    int64_t bx[COLLIO_BENCH_MAX_LIST]; /* vector: block sizes */
     int nbx;
     collio_bench_shape shapes[COLLIO_BENCH_MAX_LIST]; /* array: shapes */
     int nshapes;
     char strategies[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
-    int nstrategies;                        /* 0: every registered one */
-    int phases[COLLIO_BENCH_MAX_LIST];      /* multiphase: k values */
-    int nphases;                            /* 0: one variant, all phases */
-    int reps;                               /* runs per (case, variant, op) */
-    double max_time;                        /* s per (case, variant): stop its
-                                               reps once exceeded; 0: never */
-    int do_write, do_read;                  /* --ops */
-    size_t esize;                           /* bytes per element */
-    char dir[COLLIO_BENCH_PATH_LEN];        /* where files go */
-    char csv[COLLIO_BENCH_PATH_LEN];        /* CSV path, "" for none */
-    int verify;                             /* 1: verify canonical files */
+    int nstrategies;                   /* 0: every registered one */
+    int phases[COLLIO_BENCH_MAX_LIST]; /* multiphase: k values */
+    int nphases;                       /* 0: one variant, all phases */
+    int reps;                          /* runs per (case, variant, op) */
+    double max_time;                   /* s per (case, variant): stop its
+                                          reps once exceeded; 0: never */
+    int do_write, do_read;             /* --ops */
+    size_t esize;                      /* bytes per element */
+    char dir[COLLIO_BENCH_PATH_LEN];   /* where files go */
+    char csv[COLLIO_BENCH_PATH_LEN];   /* CSV path, "" for none */
+    int verify;                        /* 1: verify canonical files */
     collio_backend backend;
-    int progress;                           /* 1: progress lines on stderr */
-    FILE *table_out;                        /* rank 0's table; NULL: none */
+    int progress;    /* 1: progress lines on stderr */
+    FILE *table_out; /* rank 0's table; NULL: none */
 } collio_bench_config;
 
 /* What a whole bench run found (the same on every rank). */
 typedef struct collio_bench_summary {
-    int runs;          /* timed runs recorded */
-    int verified;      /* runs verified ok */
-    int failed;        /* runs whose verification failed */
-    int errors;        /* library calls that returned an error */
+    int runs;     /* timed runs recorded */
+    int verified; /* runs verified ok */
+    int failed;   /* runs whose verification failed */
+    int errors;   /* library calls that returned an error */
 } collio_bench_summary;
 
 /** Defaults: vector, nx = 1M, bx = 1, all strategies, 3 reps, write only,
@@ -76,8 +76,8 @@ void collio_bench_config_init(collio_bench_config *cfg);
  * caller). Returns 0 on success, 1 if help was printed to `out`, 2 on a
  * usage error (message in err). Local; every rank parses the same argv.
  */
-int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg,
-                       FILE *out, char *err, size_t errlen);
+int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *out,
+                       char *err, size_t errlen);
 
 /** Usage text. */
 void collio_bench_usage(FILE *out);

@@ -27,31 +27,30 @@ void collio_bench_config_init(collio_bench_config *cfg)
 
 void collio_bench_usage(FILE *out)
 {
-    fprintf(out,
-        "usage: collio-bench vector --nx N --bx B[,B...] [options]\n"
-        "       collio-bench array --shape SL1|SL2|SL3|X,Y,Z,L,PH [options]\n"
-        "\n"
-        "workloads:\n"
-        "  vector  nx elements block-cyclic over the ranks with block bx\n"
-        "          (seed 004); one case per bx\n"
-        "  array   STEM-II SL(x,y,z,l,ph), Fortran order, BLOCK over y\n"
-        "          (seed 001); --shape may repeat or list names: SL1,SL3\n"
-        "options:\n"
-        "  --strategies s[,s...]  strategies to compare (default: all)\n"
-        "  --reps R               timed runs per case and strategy (3)\n"
-        "  --max-time S           stop a strategy's reps in a case once its\n"
-        "                         runs took S seconds (at least 1 rep; 0: off)\n"
-        "  --ops write[,read]     operations to time (write)\n"
-        "  --phases k[,k...]      multiphase: one variant per phase count\n"
-        "                         (0 = all phases; default: all)\n"
-        "  --esize BYTES          element size (4, i.e. float32)\n"
-        "  --dir DIR              where the files go (.); removed after\n"
-        "  --csv FILE             one row per run\n"
-        "  --no-verify            skip the byte-for-byte checks\n"
-        "  --backend posix|mpiio  file backend (posix)\n"
-        "  --quiet                no progress lines on stderr\n"
-        "Run it through scripts/mpirun N. Exit status: 0 ok, 1 a run failed\n"
-        "or did not verify, 2 usage error.\n");
+    fprintf(out, "usage: collio-bench vector --nx N --bx B[,B...] [options]\n"
+                 "       collio-bench array --shape SL1|SL2|SL3|X,Y,Z,L,PH [options]\n"
+                 "\n"
+                 "workloads:\n"
+                 "  vector  nx elements block-cyclic over the ranks with block bx\n"
+                 "          (seed 004); one case per bx\n"
+                 "  array   STEM-II SL(x,y,z,l,ph), Fortran order, BLOCK over y\n"
+                 "          (seed 001); --shape may repeat or list names: SL1,SL3\n"
+                 "options:\n"
+                 "  --strategies s[,s...]  strategies to compare (default: all)\n"
+                 "  --reps R               timed runs per case and strategy (3)\n"
+                 "  --max-time S           stop a strategy's reps in a case once its\n"
+                 "                         runs took S seconds (at least 1 rep; 0: off)\n"
+                 "  --ops write[,read]     operations to time (write)\n"
+                 "  --phases k[,k...]      multiphase: one variant per phase count\n"
+                 "                         (0 = all phases; default: all)\n"
+                 "  --esize BYTES          element size (4, i.e. float32)\n"
+                 "  --dir DIR              where the files go (.); removed after\n"
+                 "  --csv FILE             one row per run\n"
+                 "  --no-verify            skip the byte-for-byte checks\n"
+                 "  --backend posix|mpiio  file backend (posix)\n"
+                 "  --quiet                no progress lines on stderr\n"
+                 "Run it through scripts/mpirun N. Exit status: 0 ok, 1 a run failed\n"
+                 "or did not verify, 2 usage error.\n");
 }
 
 static int parse_i64(const char *s, int64_t *out)
@@ -72,8 +71,8 @@ static int parse_strategies(const char *arg, collio_bench_config *cfg)
     char *save = NULL;
     cfg->nstrategies = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (cfg->nstrategies >= COLLIO_BENCH_MAX_LIST ||
-            strlen(t) >= COLLIO_BENCH_NAME_LEN)
+        if (cfg->nstrategies >= COLLIO_BENCH_MAX_LIST
+            || strlen(t) >= COLLIO_BENCH_NAME_LEN)
             return -1;
         strcpy(cfg->strategies[cfg->nstrategies++], t);
     }
@@ -97,8 +96,8 @@ static int parse_ops(const char *arg, collio_bench_config *cfg)
     return cfg->do_write || cfg->do_read ? 0 : -1;
 }
 
-int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg,
-                       FILE *out, char *err, size_t errlen)
+int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *out,
+                       char *err, size_t errlen)
 {
     if (argc < 2) {
         snprintf(err, errlen, "missing workload (vector or array)");

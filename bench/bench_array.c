@@ -18,8 +18,8 @@ static const collio_bench_shape named_shapes[] = {
 };
 #define NNAMED ((int)(sizeof named_shapes / sizeof named_shapes[0]))
 
-static int add_shape(collio_bench_config *cfg, const collio_bench_shape *s,
-                     char *err, size_t errlen)
+static int add_shape(collio_bench_config *cfg, const collio_bench_shape *s, char *err,
+                     size_t errlen)
 {
     if (cfg->nshapes >= COLLIO_BENCH_MAX_LIST) {
         snprintf(err, errlen, "too many --shape values");
@@ -29,8 +29,8 @@ static int add_shape(collio_bench_config *cfg, const collio_bench_shape *s,
     return 0;
 }
 
-int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg,
-                             char *err, size_t errlen)
+int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg, char *err,
+                             size_t errlen)
 {
     int64_t v[COLLIO_BENCH_ARRAY_DIMS + 1];
     int n = bench_parse_i64_list(arg, v, COLLIO_BENCH_ARRAY_DIMS + 1);
@@ -43,17 +43,15 @@ int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg,
             }
             s.gsizes[d] = v[d];
         }
-        snprintf(s.name, sizeof s.name, "%lldx%lldx%lldx%lldx%lld",
-                 (long long)v[0], (long long)v[1], (long long)v[2],
-                 (long long)v[3], (long long)v[4]);
+        snprintf(s.name, sizeof s.name, "%lldx%lldx%lldx%lldx%lld", (long long)v[0],
+                 (long long)v[1], (long long)v[2], (long long)v[3], (long long)v[4]);
         return add_shape(cfg, &s, err, errlen);
     }
     /* a comma list of names */
     char buf[COLLIO_BENCH_PATH_LEN];
     snprintf(buf, sizeof buf, "%s", arg);
     char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int i = 0; i < NNAMED; i++) {
             if (strcasecmp(tok, named_shapes[i].name) == 0) {
@@ -63,16 +61,16 @@ int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg,
             }
         }
         if (!found) {
-            snprintf(err, errlen,
-                     "--shape %s: expected SL1, SL2, SL3 or X,Y,Z,L,PH", tok);
+            snprintf(err, errlen, "--shape %s: expected SL1, SL2, SL3 or X,Y,Z,L,PH",
+                     tok);
             return -1;
         }
     }
     return 0;
 }
 
-int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg,
-                      bench_case *cases, int *ncases)
+int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case *cases,
+                      int *ncases)
 {
     int nranks;
     MPI_Comm_size(comm, &nranks);
@@ -96,19 +94,18 @@ int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg,
     return COLLIO_OK;
 }
 
-int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg,
-                       const bench_case *c, collio_layout **out)
+int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg, const bench_case *c,
+                       collio_layout **out)
 {
     int nranks;
     MPI_Comm_size(comm, &nranks);
     const collio_distrib distribs[COLLIO_BENCH_ARRAY_DIMS] = {
-        COLLIO_DIST_NONE, COLLIO_DIST_BLOCK, COLLIO_DIST_NONE,
-        COLLIO_DIST_NONE, COLLIO_DIST_NONE};
+        COLLIO_DIST_NONE, COLLIO_DIST_BLOCK, COLLIO_DIST_NONE, COLLIO_DIST_NONE,
+        COLLIO_DIST_NONE};
     const int64_t dargs[COLLIO_BENCH_ARRAY_DIMS] = {
         COLLIO_DARG_DEFAULT, COLLIO_DARG_DEFAULT, COLLIO_DARG_DEFAULT,
         COLLIO_DARG_DEFAULT, COLLIO_DARG_DEFAULT};
     const int psizes[COLLIO_BENCH_ARRAY_DIMS] = {1, nranks, 1, 1, 1};
-    return collio_layout_darray(comm, COLLIO_BENCH_ARRAY_DIMS, c->shape->gsizes,
-                                distribs, dargs, psizes, COLLIO_ORDER_FORTRAN,
-                                cfg->esize, out);
+    return collio_layout_darray(comm, COLLIO_BENCH_ARRAY_DIMS, c->shape->gsizes, distribs,
+                                dargs, psizes, COLLIO_ORDER_FORTRAN, cfg->esize, out);
 }

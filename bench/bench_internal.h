@@ -14,9 +14,9 @@
 /* What is written: one vector block size, or one array shape. */
 typedef struct bench_case {
     char label[COLLIO_BENCH_SHAPE_LEN]; /* "16" or "SL1" (table) */
-    const collio_bench_shape *shape;   /* array only, else NULL */
-    int64_t nx;                        /* elements in the file */
-    int64_t bx;                        /* vector block; array y-block */
+    const collio_bench_shape *shape;    /* array only, else NULL */
+    int64_t nx;                         /* elements in the file */
+    int64_t bx;                         /* vector block; array y-block */
 } bench_case;
 
 /* How it is written: a strategy, with multiphase's requested phases. */
@@ -45,20 +45,19 @@ typedef struct bench_row {
 } bench_row;
 
 /* ---- bench_vector.c: the seed 004 workload */
-int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases,
-                       int *ncases);
+int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases, int *ncases);
 int bench_vector_layout(MPI_Comm comm, const collio_bench_config *cfg,
                         const bench_case *c, collio_layout **out);
 
 /* ---- bench_array.c: the seed 001 workload (STEM-II SL arrays) */
 /* Parses "SL1", "SL1,SL3" or "X,Y,Z,L,PH" and appends to cfg->shapes.
  * Returns 0, or -1 with a message in err. */
-int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg,
-                             char *err, size_t errlen);
-int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg,
-                      bench_case *cases, int *ncases);
-int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg,
-                       const bench_case *c, collio_layout **out);
+int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg, char *err,
+                             size_t errlen);
+int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case *cases,
+                      int *ncases);
+int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg, const bench_case *c,
+                       collio_layout **out);
 
 /* ---- bench_verify.c: fill and check data against bench/pattern.h */
 /* Local: buf element i = pattern(global_index(i), seed). */
@@ -71,12 +70,12 @@ int64_t bench_check_buffer(const collio_layout *l, uint64_t seed,
  * with the pattern of its index; rank 0 also checks the file size.
  * Returns the number of bad elements (+1 for a bad size or an unreadable
  * file), summed over ranks, the same on every rank. */
-int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal,
-                         size_t esize, uint64_t seed);
+int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal, size_t esize,
+                         uint64_t seed);
 
 /* ---- bench_sys.c: memory and small helpers */
-double bench_vm_kb(const char *key); /* "VmHWM", "VmRSS": kB, -1 unknown */
-void bench_reset_peak(void);         /* resets VmHWM (clear_refs 5) */
+double bench_vm_kb(const char *key);   /* "VmHWM", "VmRSS": kB, -1 unknown */
+void bench_reset_peak(void);           /* resets VmHWM (clear_refs 5) */
 double bench_median(double *v, int n); /* sorts v */
 /* Splits a comma list into int64 values; returns count or -1. */
 int bench_parse_i64_list(const char *s, int64_t *out, int max);
@@ -84,11 +83,9 @@ int bench_parse_i64_list(const char *s, int64_t *out, int max);
 /* ---- bench_report.c: CSV rows and the median table */
 FILE *bench_csv_open(const char *path); /* writes the header; NULL on error */
 void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
-                   const bench_case *c, const bench_variant *v,
-                   const bench_row *r);
+                   const bench_case *c, const bench_variant *v, const bench_row *r);
 void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
-                       const bench_case *cases, int ncases,
-                       const bench_variant *vars, int nvars,
-                       const bench_row *rows, int nrows);
+                       const bench_case *cases, int ncases, const bench_variant *vars,
+                       int nvars, const bench_row *rows, int nrows);
 
 #endif /* COLLIO_BENCH_INTERNAL_H */

@@ -27,14 +27,13 @@ FILE *bench_csv_open(const char *path)
 }
 
 void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
-                   const bench_case *c, const bench_variant *v,
-                   const bench_row *r)
+                   const bench_case *c, const bench_variant *v, const bench_row *r)
 {
     fprintf(f, "%s,%s,%d,%lld,%lld,%d,%s,%.6f,%.6f,%.6f,%.6f,",
-            cfg->workload == COLLIO_BENCH_ARRAY ? "array" : "vector",
-            v->strategy, nranks, (long long)c->nx, (long long)c->bx, r->rep,
-            r->op == BENCH_OP_READ ? "read" : "write", r->inspect_s,
-            r->exchange_s, r->file_s, r->total_s);
+            cfg->workload == COLLIO_BENCH_ARRAY ? "array" : "vector", v->strategy, nranks,
+            (long long)c->nx, (long long)c->bx, r->rep,
+            r->op == BENCH_OP_READ ? "read" : "write", r->inspect_s, r->exchange_s,
+            r->file_s, r->total_s);
     if (r->verified >= 0)
         fprintf(f, "%d", r->verified);
     fprintf(f, ",%d,%lld,%lld,%lld,%.1f", r->nphases, (long long)r->bytes_sent,
@@ -45,9 +44,8 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
         else
             fputc(',', f);
     }
-    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f\n",
-            c->shape ? c->shape->name : "", cfg->esize,
-            cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
+    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f\n", c->shape ? c->shape->name : "",
+            cfg->esize, cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
             (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb);
     fflush(f);
@@ -66,8 +64,10 @@ static int group_stats(const bench_row *rows, int nrows, int ci, int vi, int op,
             const bench_row *r = &rows[i];
             if (r->ci != ci || r->vi != vi || r->op != op)
                 continue;
-            tmp[n++] = f == 0 ? r->total_s : f == 1 ? r->inspect_s
-                       : f == 2 ? r->exchange_s : r->file_s;
+            tmp[n++] = f == 0   ? r->total_s
+                       : f == 1 ? r->inspect_s
+                       : f == 2 ? r->exchange_s
+                                : r->file_s;
             ok += r->verified == 1;
             bad += r->verified == 0;
         }
@@ -78,9 +78,8 @@ static int group_stats(const bench_row *rows, int nrows, int ci, int vi, int op,
 }
 
 void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
-                       const bench_case *cases, int ncases,
-                       const bench_variant *vars, int nvars,
-                       const bench_row *rows, int nrows)
+                       const bench_case *cases, int ncases, const bench_variant *vars,
+                       int nvars, const bench_row *rows, int nrows)
 {
     double *tmp = malloc(sizeof *tmp * (size_t)(nrows > 0 ? nrows : 1));
     if (!tmp)
@@ -89,25 +88,25 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
     fprintf(out, "\ncollio-bench %s: ", array ? "array" : "vector");
     if (!array)
         fprintf(out, "nx=%lld ", (long long)cfg->nx);
-    fprintf(out, "esize=%zu ranks=%d reps=%d backend=%s\n", cfg->esize, nranks,
-            cfg->reps, cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix");
+    fprintf(out, "esize=%zu ranks=%d reps=%d backend=%s\n", cfg->esize, nranks, cfg->reps,
+            cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix");
     fprintf(out, "median_s: whole collio_write/collio_read call, max over "
                  "ranks, median over reps; x block: ratio to block's median;\n"
                  "exchange_s, file_s: its parts; inspect_s: plan creation "
                  "(once per plan, not in median_s)\n");
     for (int op = 0; op <= 1; op++) {
-        if ((op == BENCH_OP_WRITE && !cfg->do_write) ||
-            (op == BENCH_OP_READ && !cfg->do_read))
+        if ((op == BENCH_OP_WRITE && !cfg->do_write)
+            || (op == BENCH_OP_READ && !cfg->do_read))
             continue;
-        fprintf(out, "\n%-5s  %-14s %-24s %10s %9s %10s %10s %10s %4s  %s\n",
-                "op", array ? "shape" : "bx", "strategy", "median_s", "x block",
-                "exchange_s", "file_s", "inspect_s", "reps", "verified");
+        fprintf(out, "\n%-5s  %-14s %-24s %10s %9s %10s %10s %10s %4s  %s\n", "op",
+                array ? "shape" : "bx", "strategy", "median_s", "x block", "exchange_s",
+                "file_s", "inspect_s", "reps", "verified");
         for (int ci = 0; ci < ncases; ci++) {
             double block_med = 0.0, med[4];
             const char *verdict;
             for (int vi = 0; vi < nvars; vi++)
-                if (strcmp(vars[vi].strategy, "block") == 0 &&
-                    group_stats(rows, nrows, ci, vi, op, tmp, med, &verdict))
+                if (strcmp(vars[vi].strategy, "block") == 0
+                    && group_stats(rows, nrows, ci, vi, op, tmp, med, &verdict))
                     block_med = med[0];
             for (int vi = 0; vi < nvars; vi++) {
                 int n = group_stats(rows, nrows, ci, vi, op, tmp, med, &verdict);
@@ -116,8 +115,8 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
                          vars[vi].canonical ? "" : " (not canonical)");
                 if (n == 0) {
                     fprintf(out, "%-5s  %-14s %-24s %10s %9s %10s %10s %10s %4d  %s\n",
-                            op ? "read" : "write", cases[ci].label, label, "-",
-                            "-", "-", "-", "-", 0, "no runs");
+                            op ? "read" : "write", cases[ci].label, label, "-", "-", "-",
+                            "-", "-", 0, "no runs");
                     continue;
                 }
                 char ratio[32] = "-";
@@ -125,8 +124,8 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
                     snprintf(ratio, sizeof ratio, "%.2f", med[0] / block_med);
                 fprintf(out,
                         "%-5s  %-14s %-24s %10.5f %9s %10.5f %10.5f %10.5f %4d  %s\n",
-                        op ? "read" : "write", cases[ci].label, label, med[0],
-                        ratio, med[2], med[3], med[1], n, verdict);
+                        op ? "read" : "write", cases[ci].label, label, med[0], ratio,
+                        med[2], med[3], med[1], n, verdict);
             }
         }
     }

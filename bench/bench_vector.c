@@ -7,8 +7,7 @@
 
 #include <stdio.h>
 
-int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases,
-                       int *ncases)
+int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases, int *ncases)
 {
     if (cfg->nx < 0 || cfg->nbx < 1)
         return COLLIO_ERR_ARG;

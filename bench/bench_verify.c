@@ -22,8 +22,8 @@ void bench_fill(const collio_layout *l, uint64_t seed, unsigned char *buf)
     int64_t n = collio_layout_local_count(l);
     size_t es = collio_layout_esize(l);
     for (int64_t i = 0; i < n; i++)
-        collio_pattern_element((uint64_t)collio_layout_global_index(l, i), seed,
-                               es, buf + (size_t)i * es);
+        collio_pattern_element((uint64_t)collio_layout_global_index(l, i), seed, es,
+                               buf + (size_t)i * es);
 }
 
 int64_t bench_check_buffer(const collio_layout *l, uint64_t seed,
@@ -36,8 +36,7 @@ int64_t bench_check_buffer(const collio_layout *l, uint64_t seed,
     if (!w)
         return n > 0 ? n : 1;
     for (int64_t i = 0; i < n; i++) {
-        collio_pattern_element((uint64_t)collio_layout_global_index(l, i), seed,
-                               es, w);
+        collio_pattern_element((uint64_t)collio_layout_global_index(l, i), seed, es, w);
         if (memcmp(w, buf + (size_t)i * es, es) != 0)
             bad++;
     }
@@ -47,8 +46,7 @@ int64_t bench_check_buffer(const collio_layout *l, uint64_t seed,
 }
 
 /* Local: bad elements in file elements [lo, hi), read with pread. */
-static int64_t check_range(int fd, int64_t lo, int64_t hi, size_t es,
-                           uint64_t seed)
+static int64_t check_range(int fd, int64_t lo, int64_t hi, size_t es, uint64_t seed)
 {
     size_t per = CHECK_CHUNK_BYTES / es ? CHECK_CHUNK_BYTES / es : 1;
     unsigned char *chunk = malloc(per * es), *want = malloc(es);
@@ -62,8 +60,8 @@ static int64_t check_range(int fd, int64_t lo, int64_t hi, size_t es,
         size_t n = (size_t)(hi - at) < per ? (size_t)(hi - at) : per;
         size_t want_bytes = n * es, got = 0;
         while (got < want_bytes) { /* short reads: go on */
-            ssize_t r = pread(fd, chunk + got, want_bytes - got,
-                              (off_t)((size_t)at * es + got));
+            ssize_t r =
+                pread(fd, chunk + got, want_bytes - got, (off_t)((size_t)at * es + got));
             if (r <= 0)
                 break;
             got += (size_t)r;
@@ -84,14 +82,15 @@ static int64_t check_range(int fd, int64_t lo, int64_t hi, size_t es,
     return bad;
 }
 
-int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal,
-                         size_t esize, uint64_t seed)
+int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal, size_t esize,
+                         uint64_t seed)
 {
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
     /* [lo, hi): this rank's contiguous share of the file's elements */
-    int64_t lo = nglobal / nranks * rank + (rank < nglobal % nranks ? rank : nglobal % nranks);
+    int64_t lo =
+        nglobal / nranks * rank + (rank < nglobal % nranks ? rank : nglobal % nranks);
     int64_t hi = lo + nglobal / nranks + (rank < nglobal % nranks ? 1 : 0);
     int64_t bad = 0;
     int fd = open(path, O_RDONLY);

@@ -17,8 +17,8 @@ int main(int argc, char **argv)
     collio_bench_config cfg;
     collio_bench_config_init(&cfg);
     char err[512] = "";
-    int prc = collio_bench_parse(argc, argv, &cfg, rank == 0 ? stdout : NULL,
-                                 err, sizeof err);
+    int prc =
+        collio_bench_parse(argc, argv, &cfg, rank == 0 ? stdout : NULL, err, sizeof err);
     int status;
     if (prc == 1) {
         status = 0;
@@ -32,11 +32,13 @@ int main(int argc, char **argv)
         collio_bench_summary sum;
         int rc = collio_bench_run(MPI_COMM_WORLD, &cfg, &sum);
         status = rc == COLLIO_ERR_STRATEGY || rc == COLLIO_ERR_ARG ? 2
-                 : rc || sum.failed || sum.errors            ? 1
-                                                             : 0;
+                 : rc || sum.failed || sum.errors                  ? 1
+                                                                   : 0;
         if (rank == 0 && !rc)
-            fprintf(stderr, "[collio-bench] %d runs, %d verified, %d failed, "
-                    "%d errors\n", sum.runs, sum.verified, sum.failed, sum.errors);
+            fprintf(stderr,
+                    "[collio-bench] %d runs, %d verified, %d failed, "
+                    "%d errors\n",
+                    sum.runs, sum.verified, sum.failed, sum.errors);
     }
     MPI_Finalize();
     return status;

@@ -148,6 +148,8 @@ static void reset_exec_stats(collio_stats *s)
     s->plan_bytes = plan_bytes;
 }
 
+static int data_end(const collio_plan *p, const collio_file *f, int64_t *end);
+
 /* Local checks shared by write and read. */
 static int check_exec(const collio_plan *p, const collio_file *f, const void *buf,
                       size_t buf_bytes, int writing)
@@ -158,19 +160,31 @@ static int check_exec(const collio_plan *p, const collio_file *f, const void *bu
         return COLLIO_ERR_MISMATCH;
     if (buf_bytes != p->layout->mem_bytes)
         return COLLIO_ERR_BUFSIZE;
+    int64_t end;
+    if (data_end(p, f, &end) != COLLIO_OK)
+        return COLLIO_ERR_OVERFLOW;
     if (writing && f->mode != COLLIO_FILE_CREATE && f->mode != COLLIO_FILE_INPLACE)
         return COLLIO_ERR_STATE;
     /* Every mode can be read: CREATE and INPLACE open read-write. */
     return COLLIO_OK;
 }
 
+/* Local: the data's end in the file, base + nglobal*esize bytes, must be
+ * representable (OVERFLOW otherwise). */
+static int data_end(const collio_plan *p, const collio_file *f, int64_t *end)
+{
+    int64_t data;
+    int rc = collio__mul_i64(p->layout->nglobal, (int64_t)p->layout->esize, &data);
+    if (rc == COLLIO_OK)
+        rc = collio__add_i64(f->opts.base_offset, data, end);
+    return rc;
+}
+
 /* Local: the file must hold [base, base + nglobal*esize). */
 static int check_size(const collio_plan *p, collio_file *f)
 {
-    int64_t need, data;
-    int rc = collio__mul_i64(p->layout->nglobal, (int64_t)p->layout->esize, &data);
-    if (rc == COLLIO_OK)
-        rc = collio__add_i64(f->opts.base_offset, data, &need);
+    int64_t need;
+    int rc = data_end(p, f, &need);
     int64_t have = 0;
     if (rc == COLLIO_OK)
         rc = f->ops->size(f, &have);

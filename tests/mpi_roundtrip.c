@@ -7,7 +7,7 @@
  * two writes inside one open), through both file backends, with base offset
  * 0 and with a header before the data (written by the test, kept intact by
  * INPLACE writes), with default plan options and with small ones (many
- * gather rounds, small request batches, 2 phases). "block" (not canonical)
+ * gather rounds, small request batches, 2 phases at most). "block" (not canonical)
  * must round-trip its own data.
  *
  * Usage: mpi_roundtrip [FILTER]   (FILTER: only cases whose description
@@ -29,7 +29,7 @@ typedef struct rt_run {
     int64_t base;
     int header; /* test writes a header of `base` bytes first (INPLACE) */
     int small;  /* plan options that force many rounds: chunk_bytes 100,
-                   max_iov 3, phases 2 */
+                   max_iov 3, phases min(2, all) */
 } rt_run;
 
 static const char *backend_name(collio_backend b)
@@ -246,7 +246,11 @@ static void run_strategy(tu_ctx *t, const tu_layout_desc *d, const char *strateg
     if (run->small) {
         po.chunk_bytes = 100; /* not a multiple of esize 8 or 12 */
         po.max_iov = 3;
-        po.phases = 2;
+        /* multiphase takes k in 1..ceil(log2 P) (issue 3); 0 = all */
+        int all = 0;
+        while ((1 << all) < t->nranks)
+            all++;
+        po.phases = all < 2 ? all : 2;
     }
     int rc = collio_plan_create(t->comm, l, strategy, run->small ? &po : NULL, &p);
     /* Plans keep what they need: free the layout before using the plan. */

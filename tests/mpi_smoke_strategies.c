@@ -6,7 +6,7 @@
  * batches of 3), both file backends, a base offset, packed and global
  * memory, writes a file whose bytes must equal bench/pattern.h's
  * expectation (tu_check_file, plain POSIX), then reads it back. Plans are
- * reused for 3 writes with different data. "block" (not canonical) must
+ * reused for 2 writes with different data. "block" (not canonical) must
  * round-trip its own file. The full matrix lives in mpi_roundtrip.c.
  */
 #include "testutil.h"
@@ -21,7 +21,8 @@ typedef struct smoke_case {
 } smoke_case;
 
 static void run(tu_ctx *t, const smoke_case *c, const char *strategy,
-                const collio_plan_options *opts, int backend, int64_t base)
+                const collio_plan_options *opts, int backend, int64_t base,
+                uint64_t nseeds)
 {
     const tu_layout_desc *d = &c->d;
     tu_case(t, "%s %s%s chunk=%lld iov=%lld %s base=%lld", strategy, d->name,
@@ -55,7 +56,7 @@ static void run(tu_ctx *t, const smoke_case *c, const char *strategy,
     fo.base_offset = base;
     char path[600];
     tu_temp_path(t, "smoke", path, sizeof path);
-    for (uint64_t seed = 1; seed <= 3; seed++) {
+    for (uint64_t seed = 1; seed <= nseeds; seed++) {
         memset(buf, 0xEE, bytes);
         tu_fill(packed, idx, n, es, seed);
         for (int64_t k = 0; k < n; k++)
@@ -101,16 +102,15 @@ int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "smoke");
-    enum { NCASES = 6 };
+    enum { NCASES = 5 };
     smoke_case cases[NCASES];
     memset(cases, 0, sizeof cases);
     tu_desc_block_cyclic(&cases[0].d, 1000, 1, 4);
-    tu_desc_block_cyclic(&cases[1].d, 1000, 7, 4);
+    tu_desc_block_cyclic(&cases[1].d, 333, 7, 12);
     tu_desc_block_cyclic(&cases[2].d, 1000, 400, 4);
-    tu_desc_block_cyclic(&cases[3].d, 333, 7, 12);
-    tu_desc_index_list(&cases[4].d, t.rank, t.nranks, 777, TU_IL_SHUFFLED, 42, 8);
-    tu_desc_block_cyclic(&cases[5].d, 501, 3, 4);
-    cases[5].global_mem = 1;
+    tu_desc_index_list(&cases[3].d, t.rank, t.nranks, 777, TU_IL_SHUFFLED, 42, 8);
+    tu_desc_block_cyclic(&cases[4].d, 501, 3, 4);
+    cases[4].global_mem = 1;
 
     collio_plan_options def, tiny;
     collio_plan_options_init(&def);
@@ -123,10 +123,13 @@ int main(int argc, char **argv)
     for (int s = 0; s < collio_strategy_count(); s++) {
         const char *name = collio_strategy_name(s);
         TU_CHECK(&t, collio_strategy_summary(name) != NULL, "summary %s", name);
+        /* Kept small: MPICH busy-polls when oversubscribed (8 ranks on 2
+         * cores), where every collective is slow. */
         for (int c = 0; c < NCASES; c++) {
             int v = (s + c) % 2;
-            run(&t, &cases[c], name, &def, v, v ? 0 : 24);
-            run(&t, &cases[c], name, &tiny, !v, v ? 16 : 0);
+            run(&t, &cases[c], name, &def, v, v ? 0 : 24, 2);
+            if (c == 1 || c == 3)
+                run(&t, &cases[c], name, &tiny, !v, v ? 16 : 0, 1);
         }
     }
     TU_CHECK(&t, collio_strategy_is_canonical("block") == 0, "block not canonical");

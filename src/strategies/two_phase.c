@@ -38,7 +38,8 @@
 
 typedef struct tp_plan {
     MPI_Datatype etype, filetype, memtype;
-    int count; /* 1, or 0 for a rank without data */
+    int count;        /* 1, or 0 for a rank without data */
+    int64_t end_bytes; /* end of this rank's last byte, relative to base */
 } tp_plan;
 
 static int mpi_ok(int err)
@@ -308,6 +309,12 @@ static int tp_plan_create(collio_plan *p)
     if (l->esize > INT_MAX || collio__mul_i64(l->nglobal, (int64_t)l->esize, &data) != 0
         || data > (int64_t)(((uint64_t)1 << (8 * sizeof(MPI_Aint) - 1)) - 1))
         return COLLIO_ERR_OVERFLOW;
+    for (int64_t i = 0; i < l->nsegs; i++) {
+        const collio__seg *s = &l->segs[i];
+        int64_t end = (s->off + (s->count - 1) * s->stride + s->len) * (int64_t)l->esize;
+        if (end > tp->end_bytes)
+            tp->end_bytes = end;
+    }
     p->stats.plan_bytes = (int64_t)sizeof *tp;
     return build_types(l, tp);
 }
@@ -341,6 +348,24 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
             || got != (MPI_Count)(p->layout->nlocal * (int64_t)p->layout->esize))
             rc = writing ? COLLIO_ERR_IO : COLLIO_ERR_EOF;
     }
+#ifdef OPEN_MPI
+    if (writing) {
+        /* Open MPI's OMPIO returns MPI_SUCCESS from write_all even when an
+         * aggregator's pwritev failed (EFBIG, ENOSPC). Guard: once every
+         * aggregator is done (the barrier; a non-aggregator may leave
+         * write_all before its data is on disk), the file must reach this
+         * rank's last byte. This catches a write cut short at the end (full
+         * disk, size limit), not a hole mid-file. MPICH's ROMIO reports
+         * such errors itself. */
+        MPI_Barrier(p->comm);
+        p->stats.messages += 1;
+        int64_t size = 0;
+        if (rc == COLLIO_OK && count > 0
+            && (f->ops->size(f, &size) != COLLIO_OK
+                || size < f->opts.base_offset + tp->end_bytes))
+            rc = COLLIO_ERR_IO;
+    }
+#endif
     if (rc != COLLIO_OK && writing)
         f->failed = 1;
     p->stats.file_s += collio__now() - t0;
