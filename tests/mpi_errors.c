@@ -47,7 +47,8 @@ static int index_layout(tu_ctx *t, int64_t nglobal, int who, int64_t extra, int 
     return collio_layout_index_list(t->comm, nglobal, n, idx, esize, l);
 }
 
-static void expect_layout(tu_ctx *t, int rc, collio_layout **l, int want, const char *what)
+static void expect_layout(tu_ctx *t, int rc, collio_layout **l, int want,
+                          const char *what)
 {
     TU_RC_ALL(t, rc, want, what);
     collio_layout_free(l);
@@ -60,35 +61,41 @@ static void layout_errors(tu_ctx *t)
     collio_layout *l = NULL;
 
     if (begin(t, "RANGE: index nglobal on the last rank"))
-        expect_layout(t, index_layout(t, ng, last, ng, 1, 0, 8, &l), &l, COLLIO_ERR_RANGE, "range");
+        expect_layout(t, index_layout(t, ng, last, ng, 1, 0, 8, &l), &l, COLLIO_ERR_RANGE,
+                      "range");
     if (begin(t, "RANGE: index -1 on rank 0"))
-        expect_layout(t, index_layout(t, ng, 0, -1, 1, 0, 8, &l), &l, COLLIO_ERR_RANGE, "range");
+        expect_layout(t, index_layout(t, ng, 0, -1, 1, 0, 8, &l), &l, COLLIO_ERR_RANGE,
+                      "range");
     if (begin(t, "OVERLAP: element held twice by one rank"))
         expect_layout(t, index_layout(t, ng, last, 10 * last, 1, 0, 8, &l), &l,
                       COLLIO_ERR_OVERLAP, "overlap (same rank)");
     if (begin(t, "OVERLAP: element 0 held by rank 0 and the last rank") && need2(t))
-        expect_layout(t, index_layout(t, ng, last, 0, 1, 0, 8, &l), &l, COLLIO_ERR_OVERLAP,
-                      "overlap (two ranks)");
+        expect_layout(t, index_layout(t, ng, last, 0, 1, 0, 8, &l), &l,
+                      COLLIO_ERR_OVERLAP, "overlap (two ranks)");
     if (begin(t, "COVERAGE: last element not held"))
-        expect_layout(t, index_layout(t, ng, last, 0, 0, 1, 8, &l), &l, COLLIO_ERR_COVERAGE,
-                      "coverage");
+        expect_layout(t, index_layout(t, ng, last, 0, 0, 1, 8, &l), &l,
+                      COLLIO_ERR_COVERAGE, "coverage");
     if (begin(t, "COVERAGE: nglobal larger than all lists"))
-        expect_layout(t, index_layout(t, ng + 3, 0, 0, 0, 0, 8, &l), &l, COLLIO_ERR_COVERAGE,
-                      "coverage");
+        expect_layout(t, index_layout(t, ng + 3, 0, 0, 0, 0, 8, &l), &l,
+                      COLLIO_ERR_COVERAGE, "coverage");
 
     /* MISMATCH: one rank disagrees on a global argument. */
     if (begin(t, "MISMATCH: block_cyclic nx on the last rank") && need2(t))
-        expect_layout(t, collio_layout_block_cyclic(t->comm, 1000 + (t->rank == last), 7, 8, &l),
-                      &l, COLLIO_ERR_MISMATCH, "nx mismatch");
+        expect_layout(
+            t, collio_layout_block_cyclic(t->comm, 1000 + (t->rank == last), 7, 8, &l),
+            &l, COLLIO_ERR_MISMATCH, "nx mismatch");
     if (begin(t, "MISMATCH: block_cyclic bx on rank 0") && need2(t))
-        expect_layout(t, collio_layout_block_cyclic(t->comm, 1000, t->rank == 0 ? 8 : 7, 8, &l),
-                      &l, COLLIO_ERR_MISMATCH, "bx mismatch");
+        expect_layout(
+            t, collio_layout_block_cyclic(t->comm, 1000, t->rank == 0 ? 8 : 7, 8, &l), &l,
+            COLLIO_ERR_MISMATCH, "bx mismatch");
     if (begin(t, "MISMATCH: block_cyclic esize on the last rank") && need2(t))
-        expect_layout(t, collio_layout_block_cyclic(t->comm, 1000, 7, t->rank == last ? 4 : 8, &l),
-                      &l, COLLIO_ERR_MISMATCH, "esize mismatch");
+        expect_layout(
+            t, collio_layout_block_cyclic(t->comm, 1000, 7, t->rank == last ? 4 : 8, &l),
+            &l, COLLIO_ERR_MISMATCH, "esize mismatch");
     if (begin(t, "MISMATCH: index_list nglobal on the last rank") && need2(t))
-        expect_layout(t, index_layout(t, t->rank == last ? ng + 1 : ng, 0, 0, 0, 0, 8, &l), &l,
-                      COLLIO_ERR_MISMATCH, "nglobal mismatch");
+        expect_layout(t,
+                      index_layout(t, t->rank == last ? ng + 1 : ng, 0, 0, 0, 0, 8, &l),
+                      &l, COLLIO_ERR_MISMATCH, "nglobal mismatch");
     if (begin(t, "MISMATCH: index_list esize on rank 0") && need2(t))
         expect_layout(t, index_layout(t, ng, 0, 0, 0, 0, t->rank == 0 ? 12 : 8, &l), &l,
                       COLLIO_ERR_MISMATCH, "esize mismatch");
@@ -96,14 +103,15 @@ static void layout_errors(tu_ctx *t)
         int64_t g[2] = {16, t->rank == last ? 9 : 8};
         collio_distrib ds[2] = {COLLIO_DIST_BLOCK, COLLIO_DIST_NONE};
         int ps[2] = {P, 1};
-        expect_layout(t, collio_layout_darray(t->comm, 2, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
-                      &l, COLLIO_ERR_MISMATCH, "gsizes mismatch");
+        expect_layout(
+            t, collio_layout_darray(t->comm, 2, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
+            &l, COLLIO_ERR_MISMATCH, "gsizes mismatch");
     }
 
     /* OVERFLOW: byte sizes beyond INT64_MAX. */
     if (begin(t, "OVERFLOW: block_cyclic nx*esize"))
-        expect_layout(t, collio_layout_block_cyclic(t->comm, INT64_MAX / 4, 1000, 8, &l), &l,
-                      COLLIO_ERR_OVERFLOW, "nx*esize overflow");
+        expect_layout(t, collio_layout_block_cyclic(t->comm, INT64_MAX / 4, 1000, 8, &l),
+                      &l, COLLIO_ERR_OVERFLOW, "nx*esize overflow");
     if (begin(t, "OVERFLOW: darray product of gsizes")) {
         /* Fortran order, BLOCK over the slowest dim: each rank's part is
          * one contiguous run, so nothing big is built before the check. */
@@ -111,16 +119,20 @@ static void layout_errors(tu_ctx *t)
         collio_distrib ds[3] = {COLLIO_DIST_NONE, COLLIO_DIST_NONE, COLLIO_DIST_BLOCK};
         int64_t a[3] = {0, 0, 4};
         int ps[3] = {1, 1, P};
-        expect_layout(t, collio_layout_darray(t->comm, 3, g, ds, a, ps, COLLIO_ORDER_FORTRAN, 4, &l),
-                      &l, COLLIO_ERR_OVERFLOW, "gsizes product overflow");
+        expect_layout(
+            t,
+            collio_layout_darray(t->comm, 3, g, ds, a, ps, COLLIO_ORDER_FORTRAN, 4, &l),
+            &l, COLLIO_ERR_OVERFLOW, "gsizes product overflow");
     }
     if (begin(t, "OVERFLOW: darray elements*esize")) {
         int64_t g[3] = {INT64_C(1) << 30, INT64_C(1) << 30, 4};
         collio_distrib ds[3] = {COLLIO_DIST_NONE, COLLIO_DIST_NONE, COLLIO_DIST_BLOCK};
         int64_t a[3] = {0, 0, 4};
         int ps[3] = {1, 1, P};
-        expect_layout(t, collio_layout_darray(t->comm, 3, g, ds, a, ps, COLLIO_ORDER_FORTRAN, 8, &l),
-                      &l, COLLIO_ERR_OVERFLOW, "nglobal*esize overflow");
+        expect_layout(
+            t,
+            collio_layout_darray(t->comm, 3, g, ds, a, ps, COLLIO_ORDER_FORTRAN, 8, &l),
+            &l, COLLIO_ERR_OVERFLOW, "nglobal*esize overflow");
     }
     if (begin(t, "OVERFLOW: index_list nglobal*esize"))
         expect_layout(t, index_layout(t, INT64_MAX / 2, 0, 0, 0, 0, 8, &l), &l,
@@ -131,8 +143,9 @@ static void layout_errors(tu_ctx *t)
         int64_t g[1] = {100};
         collio_distrib ds[1] = {COLLIO_DIST_BLOCK};
         int ps[1] = {P + 1};
-        expect_layout(t, collio_layout_darray(t->comm, 1, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
-                      &l, COLLIO_ERR_ARG, "grid product");
+        expect_layout(
+            t, collio_layout_darray(t->comm, 1, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
+            &l, COLLIO_ERR_ARG, "grid product");
     }
     if (begin(t, "ARG: darray BLOCK darg*p < gsize")) {
         int64_t g[1] = {10}, a[1] = {9 / P > 0 ? 9 / P : 1};
@@ -141,16 +154,18 @@ static void layout_errors(tu_ctx *t)
         if (a[0] * P >= 10) {
             tu_skip(t, "no darg with darg*P < 10 at this P");
         } else {
-            expect_layout(t, collio_layout_darray(t->comm, 1, g, ds, a, ps, COLLIO_ORDER_C, 4, &l),
-                          &l, COLLIO_ERR_ARG, "darg too small");
+            expect_layout(
+                t, collio_layout_darray(t->comm, 1, g, ds, a, ps, COLLIO_ORDER_C, 4, &l),
+                &l, COLLIO_ERR_ARG, "darg too small");
         }
     }
     if (begin(t, "ARG: darray NONE dim with psize > 1") && need2(t)) {
         int64_t g[1] = {100};
         collio_distrib ds[1] = {COLLIO_DIST_NONE};
         int ps[1] = {P};
-        expect_layout(t, collio_layout_darray(t->comm, 1, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
-                      &l, COLLIO_ERR_ARG, "NONE with psize > 1");
+        expect_layout(
+            t, collio_layout_darray(t->comm, 1, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
+            &l, COLLIO_ERR_ARG, "NONE with psize > 1");
     }
     if (begin(t, "ARG: darray ndims 0 and 9")) {
         int64_t g[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
@@ -158,17 +173,22 @@ static void layout_errors(tu_ctx *t)
         int ps[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
         ps[0] = P;
         ds[0] = COLLIO_DIST_CYCLIC;
-        expect_layout(t, collio_layout_darray(t->comm, 0, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
-                      &l, COLLIO_ERR_ARG, "ndims 0");
-        expect_layout(t, collio_layout_darray(t->comm, 9, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
-                      &l, COLLIO_ERR_ARG, "ndims 9");
+        expect_layout(
+            t, collio_layout_darray(t->comm, 0, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
+            &l, COLLIO_ERR_ARG, "ndims 0");
+        expect_layout(
+            t, collio_layout_darray(t->comm, 9, g, ds, NULL, ps, COLLIO_ORDER_C, 4, &l),
+            &l, COLLIO_ERR_ARG, "ndims 9");
     }
     if (begin(t, "ARG: block_cyclic nx<0, bx<1, esize 0")) {
-        expect_layout(t, collio_layout_block_cyclic(t->comm, -1, 7, 8, &l), &l, COLLIO_ERR_ARG, "nx -1");
-        expect_layout(t, collio_layout_block_cyclic(t->comm, 100, 0, 8, &l), &l, COLLIO_ERR_ARG, "bx 0");
-        expect_layout(t, collio_layout_block_cyclic(t->comm, 100, 7, 0, &l), &l, COLLIO_ERR_ARG, "esize 0");
+        expect_layout(t, collio_layout_block_cyclic(t->comm, -1, 7, 8, &l), &l,
+                      COLLIO_ERR_ARG, "nx -1");
+        expect_layout(t, collio_layout_block_cyclic(t->comm, 100, 0, 8, &l), &l,
+                      COLLIO_ERR_ARG, "bx 0");
+        expect_layout(t, collio_layout_block_cyclic(t->comm, 100, 7, 0, &l), &l,
+                      COLLIO_ERR_ARG, "esize 0");
     }
-    if (begin(t, "ARG: index_list nlocal < 0, idx NULL"))  {
+    if (begin(t, "ARG: index_list nlocal < 0, idx NULL")) {
         expect_layout(t, collio_layout_index_list(t->comm, 10, -1, NULL, 8, &l), &l,
                       COLLIO_ERR_ARG, "nlocal -1");
         expect_layout(t, collio_layout_index_list(t->comm, 10 * P, 10, NULL, 8, &l), &l,
@@ -221,16 +241,17 @@ static void plan_errors(tu_ctx *t)
         collio_plan_free(&p);
     }
     if (begin(t, "MISMATCH: strategy names differ") && need2(t)) {
-        TU_RC_ALL(t, collio_plan_create(t->comm, l, t->rank == 0 ? "serial" : "independent",
-                                        NULL, &p),
+        TU_RC_ALL(t,
+                  collio_plan_create(t->comm, l, t->rank == 0 ? "serial" : "independent",
+                                     NULL, &p),
                   COLLIO_ERR_MISMATCH, "strategy mismatch");
         collio_plan_free(&p);
     }
     if (begin(t, "MISMATCH: plan comm size != layout comm size") && need2(t)) {
         MPI_Comm half;
         MPI_Comm_split(t->comm, t->rank % 2, t->rank, &half);
-        TU_RC_ALL(t, collio_plan_create(half, l, "independent", NULL, &p), COLLIO_ERR_MISMATCH,
-                  "comm size mismatch");
+        TU_RC_ALL(t, collio_plan_create(half, l, "independent", NULL, &p),
+                  COLLIO_ERR_MISMATCH, "comm size mismatch");
         collio_plan_free(&p);
         MPI_Comm_free(&half);
     }
@@ -248,33 +269,42 @@ static void file_errors(tu_ctx *t)
         char what[128];
         snprintf(what, sizeof what, "OPEN: CREATE in missing directory backend=%s", bn);
         if (begin(t, what)) {
-            TU_RC_ALL(t, open_be(t, missing, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_ERR_OPEN, what);
+            TU_RC_ALL(t, open_be(t, missing, COLLIO_FILE_CREATE, be, 0, &f),
+                      COLLIO_ERR_OPEN, what);
             TU_CHECK(t, f == NULL, "no file handle after failed open");
         }
         snprintf(what, sizeof what, "OPEN: INPLACE in missing directory backend=%s", bn);
         if (begin(t, what))
-            TU_RC_ALL(t, open_be(t, missing, COLLIO_FILE_INPLACE, be, 0, &f), COLLIO_ERR_OPEN, what);
+            TU_RC_ALL(t, open_be(t, missing, COLLIO_FILE_INPLACE, be, 0, &f),
+                      COLLIO_ERR_OPEN, what);
         snprintf(what, sizeof what, "OPEN: READ of a missing file backend=%s", bn);
         if (begin(t, what))
-            TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 0, &f), COLLIO_ERR_OPEN, what);
+            TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 0, &f), COLLIO_ERR_OPEN,
+                      what);
         snprintf(what, sizeof what, "ARG: negative base_offset backend=%s", bn);
         if (begin(t, what))
-            TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, -1, &f), COLLIO_ERR_ARG, what);
+            TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, -1, &f), COLLIO_ERR_ARG,
+                      what);
         collio_file_abort(&f);
     }
     if (begin(t, "MISMATCH: path differs on the last rank") && need2(t)) {
         collio_file *f = NULL;
         char other[1100];
         snprintf(other, sizeof other, "%s.other", path);
-        TU_RC_ALL(t, open_be(t, t->rank == t->nranks - 1 ? other : path, COLLIO_FILE_CREATE,
-                             COLLIO_BACKEND_POSIX, 0, &f), COLLIO_ERR_MISMATCH, "path mismatch");
+        TU_RC_ALL(t,
+                  open_be(t, t->rank == t->nranks - 1 ? other : path, COLLIO_FILE_CREATE,
+                          COLLIO_BACKEND_POSIX, 0, &f),
+                  COLLIO_ERR_MISMATCH, "path mismatch");
         collio_file_abort(&f);
         tu_remove(t, other);
     }
     if (begin(t, "MISMATCH: mode differs on rank 0") && need2(t)) {
         collio_file *f = NULL;
-        TU_RC_ALL(t, open_be(t, path, t->rank == 0 ? COLLIO_FILE_INPLACE : COLLIO_FILE_CREATE,
-                             COLLIO_BACKEND_POSIX, 0, &f), COLLIO_ERR_MISMATCH, "mode mismatch");
+        TU_RC_ALL(t,
+                  open_be(t, path,
+                          t->rank == 0 ? COLLIO_FILE_INPLACE : COLLIO_FILE_CREATE,
+                          COLLIO_BACKEND_POSIX, 0, &f),
+                  COLLIO_ERR_MISMATCH, "mode mismatch");
         collio_file_abort(&f);
     }
     tu_remove(t, path);
@@ -291,7 +321,9 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
     collio_layout *l = good_layout(t, &n);
     collio_plan *p = NULL;
     collio_file *f = NULL;
-    if (!l || !TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, NULL, &p), COLLIO_OK, "plan")) {
+    if (!l
+        || !TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, NULL, &p), COLLIO_OK,
+                      "plan")) {
         collio_layout_free(&l);
         return;
     }
@@ -307,11 +339,13 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
     size_t prevn = 0;
     unsigned char *prev = tu_expected_file(321, 4, 99, 0, 0, &prevn);
 
-    snprintf(what, sizeof what, "BUFSIZE: write, one byte more on the last rank strategy=%s backend=%s",
+    snprintf(what, sizeof what,
+             "BUFSIZE: write, one byte more on the last rank strategy=%s backend=%s",
              strategy, bn);
     if (begin(t, what)) {
         tu_posix_put(t, path, prev, prevn);
-        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK, "open")) {
+        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK,
+                      "open")) {
             TU_RC_ALL(t, collio_write(p, f, buf, bytes + (t->rank == t->nranks - 1)),
                       COLLIO_ERR_BUFSIZE, what);
             TU_RC_ALL(t, collio_file_abort(&f), COLLIO_OK, "abort");
@@ -323,10 +357,12 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
             free(got);
         }
     }
-    snprintf(what, sizeof what, "ABORT: after a good write strategy=%s backend=%s", strategy, bn);
+    snprintf(what, sizeof what, "ABORT: after a good write strategy=%s backend=%s",
+             strategy, bn);
     if (begin(t, what)) {
         tu_posix_put(t, path, prev, prevn);
-        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK, "open")) {
+        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK,
+                      "open")) {
             TU_RC_ALL(t, collio_write(p, f, buf, bytes), COLLIO_OK, "write");
             TU_RC_ALL(t, collio_file_abort(&f), COLLIO_OK, "abort");
             TU_CHECK(t, f == NULL, "abort sets *f = NULL");
@@ -350,12 +386,17 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
             else
                 continue; /* which ranks write is the strategy's choice */
         }
-        snprintf(what, sizeof what, "IO: CREATE write fails (file size limit on %s) strategy=%s backend=%s",
-                 victim < 0 ? "all ranks" : victim == 0 ? "rank 0" : "the last rank", strategy, bn);
+        snprintf(what, sizeof what,
+                 "IO: CREATE write fails (file size limit on %s) strategy=%s backend=%s",
+                 victim < 0    ? "all ranks"
+                 : victim == 0 ? "rank 0"
+                               : "the last rank",
+                 strategy, bn);
         if (!begin(t, what))
             continue;
         tu_posix_put(t, path, prev, prevn);
-        if (!TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK, "open"))
+        if (!TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK,
+                       "open"))
             continue;
         struct rlimit old, lim;
         getrlimit(RLIMIT_FSIZE, &old);
@@ -372,39 +413,49 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
         unsigned char *got = tu_posix_get(t, path, &gotn);
         TU_CHECK(t, got && gotn == prevn && memcmp(got, prev, prevn) == 0,
                  "previous file byte-identical after a failed CREATE");
-        TU_CHECK(t, tu_count_strays(t, path) == 0, "no temporary left after a failed CREATE");
+        TU_CHECK(t, tu_count_strays(t, path) == 0,
+                 "no temporary left after a failed CREATE");
         free(got);
     }
     /* Reads. */
-    snprintf(what, sizeof what, "EOF/BUFSIZE/STATE: reads strategy=%s backend=%s", strategy, bn);
+    snprintf(what, sizeof what, "EOF/BUFSIZE/STATE: reads strategy=%s backend=%s",
+             strategy, bn);
     if (begin(t, what)) {
         size_t fulln = 0;
         unsigned char *full = tu_expected_file(ng, es, 3, 24, 1, &fulln);
         tu_posix_put(t, path, full, fulln - 1); /* one byte short */
-        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 24, &f), COLLIO_OK, "open short")) {
-            TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_ERR_EOF, "read one byte short");
+        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 24, &f), COLLIO_OK,
+                      "open short")) {
+            TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_ERR_EOF,
+                      "read one byte short");
             collio_file_close(&f);
         }
         tu_posix_put(t, path, full, 24); /* header only */
-        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 24, &f), COLLIO_OK, "open hdr")) {
-            TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_ERR_EOF, "read of header-only file");
+        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 24, &f), COLLIO_OK,
+                      "open hdr")) {
+            TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_ERR_EOF,
+                      "read of header-only file");
             collio_file_close(&f);
         }
         tu_posix_put(t, path, full, fulln);
-        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 24, &f), COLLIO_OK, "open full")) {
-            TU_RC_ALL(t, collio_read(p, f, buf, bytes + (t->rank == 0)), COLLIO_ERR_BUFSIZE,
-                      "read with one byte more on rank 0");
+        if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_READ, be, 24, &f), COLLIO_OK,
+                      "open full")) {
+            TU_RC_ALL(t, collio_read(p, f, buf, bytes + (t->rank == 0)),
+                      COLLIO_ERR_BUFSIZE, "read with one byte more on rank 0");
             TU_RC_ALL(t, collio_write(p, f, buf, bytes), COLLIO_ERR_STATE,
                       "write to a file opened READ");
             memset(buf, 0, bytes);
-            TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_OK, "good read after errors");
+            TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_OK,
+                      "good read after errors");
             int64_t first;
-            TU_CHECK(t, tu_compare(buf, idx, nn, es, 3, &first) == 0, "good read after errors: data");
+            TU_CHECK(t, tu_compare(buf, idx, nn, es, 3, &first) == 0,
+                     "good read after errors: data");
             TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close");
         }
         free(full);
     }
-    snprintf(what, sizeof what, "OVERFLOW: base_offset + data beyond INT64_MAX strategy=%s backend=%s",
+    snprintf(what, sizeof what,
+             "OVERFLOW: base_offset + data beyond INT64_MAX strategy=%s backend=%s",
              strategy, bn);
     if (begin(t, what)) {
         if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_INPLACE, be, INT64_MAX - 100, &f),
@@ -428,7 +479,8 @@ static void strerror_checks(tu_ctx *t)
         const char *s = collio_strerror(c);
         TU_CHECK(t, s && *s, "strerror(%d) non-empty", c);
         for (int e = 0; s && e < c; e++)
-            TU_CHECK(t, strcmp(s, collio_strerror(e)) != 0, "strerror(%d) == strerror(%d)", c, e);
+            TU_CHECK(t, strcmp(s, collio_strerror(e)) != 0,
+                     "strerror(%d) == strerror(%d)", c, e);
     }
     TU_CHECK(t, collio_strerror(COLLIO_ERR__COUNT) != NULL, "strerror(COUNT) not NULL");
     TU_CHECK(t, collio_strerror(-1) != NULL && collio_strerror(9999) != NULL,

@@ -22,7 +22,13 @@
 #define SENT_W 0xA5 /* write buffer bytes that are not this rank's data */
 #define SENT_R 0x5A /* read buffer bytes before the read */
 
-typedef enum mem_kind { MEM_GLOBAL = 0, MEM_RESIZED, MEM_VECTOR, MEM_REVERSED, MEM__N } mem_kind;
+typedef enum mem_kind {
+    MEM_GLOBAL = 0,
+    MEM_RESIZED,
+    MEM_VECTOR,
+    MEM_REVERSED,
+    MEM__N
+} mem_kind;
 static const char *const mem_names[MEM__N] = {"global", "resized", "vector", "reversed"};
 
 /* Byte position of buffer element k (layout order) for each memory kind;
@@ -34,8 +40,8 @@ typedef struct mem_map {
     int count;
 } mem_map;
 
-static void make_map(mem_kind mk, const int64_t *idx, int64_t n, int64_t nglobal, size_t es,
-                     mem_map *m)
+static void make_map(mem_kind mk, const int64_t *idx, int64_t n, int64_t nglobal,
+                     size_t es, mem_map *m)
 {
     m->pos = malloc(((size_t)n + 1) * sizeof *m->pos);
     m->type = MPI_DATATYPE_NULL;
@@ -119,8 +125,8 @@ static int64_t compare_mem(const unsigned char *buf, size_t bytes, const mem_map
     return bad;
 }
 
-static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy, mem_kind mk,
-                     collio_backend be, uint64_t seed0)
+static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
+                     mem_kind mk, collio_backend be, uint64_t seed0)
 {
     tu_case(t, "%s memory=%s strategy=%s backend=%s", d->name, mem_names[mk], strategy,
             be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio");
@@ -140,18 +146,25 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy, m
         goto done;
     int rc = mk == MEM_GLOBAL ? collio_layout_set_memory_global(l)
                               : collio_layout_set_memory_datatype(l, m.type, m.count);
+    /* The layout keeps its own duplicate of the type: free ours now. */
+    if (m.type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&m.type);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "set memory"))
         goto done;
     size_t bytes = collio_layout_buffer_bytes(l);
     if (mk == MEM_GLOBAL)
-        TU_CHECK(t, bytes == m.need, "buffer_bytes %zu, want nglobal*esize %zu", bytes, m.need);
+        TU_CHECK(t, bytes == m.need, "buffer_bytes %zu, want nglobal*esize %zu", bytes,
+                 m.need);
     else
-        TU_CHECK(t, bytes >= m.need, "buffer_bytes %zu < span of the type %zu", bytes, m.need);
-    TU_CHECK(t, collio_layout_local_count(l) == n, "local_count unchanged by memory kind");
+        TU_CHECK(t, bytes >= m.need, "buffer_bytes %zu < span of the type %zu", bytes,
+                 m.need);
+    TU_CHECK(t, collio_layout_local_count(l) == n,
+             "local_count unchanged by memory kind");
     if (bytes < m.need)
         bytes = m.need; /* keep going without overrunning our own buffer */
     buf = malloc(bytes + 1);
-    if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, NULL, &p), COLLIO_OK, "plan"))
+    if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, NULL, &p), COLLIO_OK,
+                   "plan"))
         goto done;
     collio_layout_free(&l);
     for (int w = 0; w < 2; w++) {
@@ -163,24 +176,27 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy, m
         collio_file_options_init(&o);
         o.backend = be;
         collio_file *f = NULL;
-        if (!TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &o, &f), COLLIO_OK,
-                       "open create"))
+        if (!TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &o, &f),
+                       COLLIO_OK, "open create"))
             break;
         TU_RC_ALL(t, collio_write(p, f, buf, bytes), COLLIO_OK, "write");
         TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close");
         if (canonical)
             tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 1);
-        int64_t fe, fo, bad = compare_mem(buf, bytes, &m, idx, n, d->esize, seed, SENT_W, &fe, &fo);
-        TU_CHECK(t, bad == 0, "write changed the user buffer (%lld bytes)", (long long)bad);
+        int64_t fe, fo,
+            bad = compare_mem(buf, bytes, &m, idx, n, d->esize, seed, SENT_W, &fe, &fo);
+        TU_CHECK(t, bad == 0, "write changed the user buffer (%lld bytes)",
+                 (long long)bad);
 
         memset(buf, SENT_R, bytes);
-        if (!TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_READ, &o, &f), COLLIO_OK,
-                       "open read"))
+        if (!TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_READ, &o, &f),
+                       COLLIO_OK, "open read"))
             break;
         TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_OK, "read");
         TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close read");
         bad = compare_mem(buf, bytes, &m, idx, n, d->esize, seed, SENT_R, &fe, &fo);
-        TU_CHECK(t, bad == 0, "read-back: %lld bad bytes; first in own elements at byte %lld, "
+        TU_CHECK(t, bad == 0,
+                 "read-back: %lld bad bytes; first in own elements at byte %lld, "
                  "first outside own elements (must be untouched) at byte %lld",
                  (long long)bad, (long long)fe, (long long)fo);
     }
@@ -219,10 +235,14 @@ int main(int argc, char **argv)
     tu_desc_block_cyclic(&d, P > 1 ? P - 1 : 1, 1, 12), run_layout(&t, &d, which++);
     {
         int64_t g[3] = {10, 9, 7}, a[3] = {0, 2, 0};
-        collio_distrib ds[3] = {COLLIO_DIST_BLOCK, COLLIO_DIST_CYCLIC, COLLIO_DIST_CYCLIC};
-        tu_desc_darray(&d, P, 3, g, ds, a, NULL, COLLIO_ORDER_FORTRAN, 12), run_layout(&t, &d, which++);
-        tu_desc_darray(&d, P, 3, g, ds, a, NULL, COLLIO_ORDER_C, 8), run_layout(&t, &d, which++);
+        collio_distrib ds[3] = {COLLIO_DIST_BLOCK, COLLIO_DIST_CYCLIC,
+                                COLLIO_DIST_CYCLIC};
+        tu_desc_darray(&d, P, 3, g, ds, a, NULL, COLLIO_ORDER_FORTRAN, 12),
+            run_layout(&t, &d, which++);
+        tu_desc_darray(&d, P, 3, g, ds, a, NULL, COLLIO_ORDER_C, 8),
+            run_layout(&t, &d, which++);
     }
-    tu_desc_index_list(&d, t.rank, P, 1200, TU_IL_SHUFFLED, 21, 8), run_layout(&t, &d, which++);
+    tu_desc_index_list(&d, t.rank, P, 1200, TU_IL_SHUFFLED, 21, 8),
+        run_layout(&t, &d, which++);
     return tu_finish(&t);
 }

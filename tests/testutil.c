@@ -118,8 +118,8 @@ static void tu_vfail(tu_ctx *t, const char *file, int line, const char *fmt, va_
     }
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    fprintf(stderr, "FAIL %s:%d [rank %d/%d] {%s} %s\n", file, line, t->rank,
-            t->nranks, t->casedesc, msg);
+    fprintf(stderr, "FAIL %s:%d [rank %d/%d] {%s} %s\n", file, line, t->rank, t->nranks,
+            t->casedesc, msg);
     fflush(stderr);
 }
 
@@ -139,8 +139,8 @@ int tu_check_(tu_ctx *t, int cond, const char *file, int line, const char *fmt, 
 int tu_check_rc_(tu_ctx *t, int rc, int want, const char *file, int line,
                  const char *what)
 {
-    return tu_check_(t, rc == want, file, line, "%s: got %d (%s), want %d (%s)", what,
-                     rc, collio_strerror(rc), want, collio_strerror(want));
+    return tu_check_(t, rc == want, file, line, "%s: got %d (%s), want %d (%s)", what, rc,
+                     collio_strerror(rc), want, collio_strerror(want));
 }
 
 int tu_check_rc_all_(tu_ctx *t, int rc, int want, const char *file, int line,
@@ -182,8 +182,8 @@ void tu_skip(tu_ctx *t, const char *why)
 
 void tu_temp_path(tu_ctx *t, const char *tag, char *out, size_t outlen)
 {
-    snprintf(out, outlen, "%s/collio-%s-np%d-%ld-%lld-%s", t->tmpdir, t->name,
-             t->nranks, t->pid0, (long long)t->counter++, tag);
+    snprintf(out, outlen, "%s/collio-%s-np%d-%ld-%lld-%s", t->tmpdir, t->name, t->nranks,
+             t->pid0, (long long)t->counter++, tag);
 }
 
 void tu_remove(tu_ctx *t, const char *path)
@@ -343,13 +343,15 @@ int64_t tu_check_file(tu_ctx *t, const char *path, int64_t nglobal, size_t esize
                     if (firstbad < 0) {
                         firstbad = i;
                         if (!msg[0])
-                            snprintf(msg, sizeof msg,
-                                     "element %lld byte %zu at file offset %lld: got 0x%02x "
-                                     "want 0x%02x%s",
-                                     (long long)i, j,
-                                     (long long)(base + i * (int64_t)esize + (int64_t)j),
-                                     g[j], want[j],
-                                     (size_t)(i - lo) * esize + j >= done ? " (short file)" : "");
+                            snprintf(
+                                msg, sizeof msg,
+                                "element %lld byte %zu at file offset %lld: got 0x%02x "
+                                "want 0x%02x%s",
+                                (long long)i, j,
+                                (long long)(base + i * (int64_t)esize + (int64_t)j), g[j],
+                                want[j],
+                                (size_t)(i - lo) * esize + j >= done ? " (short file)"
+                                                                     : "");
                     }
                     bad++;
                 }
@@ -363,7 +365,8 @@ int64_t tu_check_file(tu_ctx *t, const char *path, int64_t nglobal, size_t esize
             for (int64_t j = 0; r == base && j < base; j++)
                 if (h[j] != tu_header_byte(j)) {
                     if (!hbad && !msg[0])
-                        snprintf(msg, sizeof msg, "header byte %lld changed", (long long)j);
+                        snprintf(msg, sizeof msg, "header byte %lld changed",
+                                 (long long)j);
                     hbad++;
                 }
             bad += hbad;
@@ -372,7 +375,8 @@ int64_t tu_check_file(tu_ctx *t, const char *path, int64_t nglobal, size_t esize
         close(fd);
     }
     if (count)
-        TU_CHECK(t, bad == 0, "file %s: %lld bad byte(s); first: %s", path, (long long)bad, msg);
+        TU_CHECK(t, bad == 0, "file %s: %lld bad byte(s); first: %s", path,
+                 (long long)bad, msg);
     int64_t total = 0;
     MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, t->comm);
     return total;
@@ -432,11 +436,13 @@ void tu_desc_darray(tu_layout_desc *d, int nranks, int ndims, const int64_t gsiz
         for (int k = 0; k < ndims; k++)
             d->psizes[k] = dims[k];
     }
-    int len = snprintf(d->name, sizeof d->name, "darray(%s,", order == COLLIO_ORDER_C ? "C" : "F");
+    int len = snprintf(d->name, sizeof d->name, "darray(%s,",
+                       order == COLLIO_ORDER_C ? "C" : "F");
     for (int k = 0; k < ndims && len < (int)sizeof d->name; k++)
-        len += snprintf(d->name + len, sizeof d->name - (size_t)len, "%s%lld:%s%lld/p%d",
-                        k ? "x" : "", (long long)d->gsizes[k], tu_dist_name(d->distribs[k]),
-                        (long long)d->dargs[k], d->psizes[k]);
+        len +=
+            snprintf(d->name + len, sizeof d->name - (size_t)len, "%s%lld:%s%lld/p%d",
+                     k ? "x" : "", (long long)d->gsizes[k], tu_dist_name(d->distribs[k]),
+                     (long long)d->dargs[k], d->psizes[k]);
     if (len < (int)sizeof d->name)
         snprintf(d->name + len, sizeof d->name - (size_t)len, ",esize=%zu)", esize);
 }
@@ -633,7 +639,8 @@ int tu_enumerate(const tu_layout_desc *d, int rank, int nranks, int64_t **idx, i
 static int64_t tu_mpi_darray_indices(const tu_layout_desc *d, int rank, int nranks,
                                      int64_t **idx)
 {
-    int gs[COLLIO_MAX_DIMS], ds[COLLIO_MAX_DIMS], da[COLLIO_MAX_DIMS], ps[COLLIO_MAX_DIMS];
+    int gs[COLLIO_MAX_DIMS], ds[COLLIO_MAX_DIMS], da[COLLIO_MAX_DIMS],
+        ps[COLLIO_MAX_DIMS];
     for (int k = 0; k < d->ndims; k++) {
         gs[k] = (int)d->gsizes[k];
         ps[k] = d->psizes[k];
@@ -684,9 +691,10 @@ void tu_check_enumeration(tu_ctx *t, const tu_layout_desc *d)
         int64_t nm = tu_mpi_darray_indices(d, t->rank, t->nranks, &m), diff = nm != n;
         for (int64_t k = 0; !diff && k < n; k++)
             diff += m[k] != idx[k];
-        TU_CHECK(t, diff == 0, "reference enumeration of %s differs from "
-                 "MPI_Type_create_darray (%lld vs %lld elements)", d->name, (long long)n,
-                 (long long)nm);
+        TU_CHECK(t, diff == 0,
+                 "reference enumeration of %s differs from "
+                 "MPI_Type_create_darray (%lld vs %lld elements)",
+                 d->name, (long long)n, (long long)nm);
         free(m);
     }
     free(cnt);
@@ -694,7 +702,8 @@ void tu_check_enumeration(tu_ctx *t, const tu_layout_desc *d)
     free(idx);
 }
 
-void tu_fill(unsigned char *buf, const int64_t *idx, int64_t n, size_t esize, uint64_t seed)
+void tu_fill(unsigned char *buf, const int64_t *idx, int64_t n, size_t esize,
+             uint64_t seed)
 {
     for (int64_t k = 0; k < n; k++)
         collio_pattern_element((uint64_t)idx[k], seed, esize, buf + (size_t)k * esize);

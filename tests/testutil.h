@@ -15,7 +15,8 @@
  * definitions of each layout kind (block-cyclic, MPI_Type_create_darray,
  * explicit list) -- not from the library's segments.
  *
- * Bounds are half-open, [start, end), everywhere.
+ * Bounds are half-open, [start, end), everywhere. Element sizes up to
+ * 4096 bytes (the checkers' scratch element).
  */
 #ifndef COLLIO_TESTUTIL_H
 #define COLLIO_TESTUTIL_H
@@ -32,15 +33,15 @@
 typedef struct tu_ctx {
     MPI_Comm comm; /* MPI_COMM_WORLD */
     int rank, nranks;
-    const char *name;  /* test name, part of temp file names */
+    const char *name; /* test name, part of temp file names */
     int64_t passed, failed, skipped;
-    int64_t messages;  /* failure messages printed (capped) */
-    int verbose;       /* env COLLIO_TEST_VERBOSE=1: print every case */
-    char casedesc[256];/* what is being tested now; printed with failures */
+    int64_t messages;   /* failure messages printed (capped) */
+    int verbose;        /* env COLLIO_TEST_VERBOSE=1: print every case */
+    char casedesc[256]; /* what is being tested now; printed with failures */
     char tmpdir[512];
-    long pid0;         /* rank 0's pid, broadcast: unique per run */
-    int64_t counter;   /* temp paths made so far (same on every rank) */
-    const char *filter;/* argv[1]: only cases whose description contains it */
+    long pid0;          /* rank 0's pid, broadcast: unique per run */
+    int64_t counter;    /* temp paths made so far (same on every rank) */
+    const char *filter; /* argv[1]: only cases whose description contains it */
 } tu_ctx;
 
 /* MPI_Init + context; arms a watchdog alarm (env COLLIO_TEST_TIMEOUT
@@ -54,28 +55,28 @@ int tu_finish(tu_ctx *t);
 
 /* Sets the description of the current case (printed with failures and,
  * when verbose, at once on rank 0). */
-void tu_case(tu_ctx *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void tu_case(tu_ctx *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* 1 if the current case description matches the argv filter (or none). */
 int tu_case_enabled(const tu_ctx *t);
 
 /* Local check: counts one pass or one failure on this rank. Returns cond. */
-int tu_check_(tu_ctx *t, int cond, const char *file, int line,
-              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int tu_check_(tu_ctx *t, int cond, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 #define TU_CHECK(t, cond, ...) tu_check_((t), !!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Local: rc must equal `want` (messages give both codes' texts). */
 int tu_check_rc_(tu_ctx *t, int rc, int want, const char *file, int line,
                  const char *what);
-#define TU_RC(t, rc, want, what) tu_check_rc_((t), (rc), (want), __FILE__, __LINE__, (what))
+#define TU_RC(t, rc, want, what)                                                         \
+    tu_check_rc_((t), (rc), (want), __FILE__, __LINE__, (what))
 
 /* Collective: rc must equal `want` on this rank AND be the same on every
  * rank (the library promises one code everywhere). Returns 1 on every rank
  * iff every rank got `want`. */
 int tu_check_rc_all_(tu_ctx *t, int rc, int want, const char *file, int line,
                      const char *what);
-#define TU_RC_ALL(t, rc, want, what) \
+#define TU_RC_ALL(t, rc, want, what)                                                     \
     tu_check_rc_all_((t), (rc), (want), __FILE__, __LINE__, (what))
 
 /* Collective: 1 on every rank iff `ok` is true on every rank. */
@@ -195,8 +196,8 @@ void tu_fill(unsigned char *buf, const int64_t *idx, int64_t n, size_t esize,
 
 /* Number of bytes where buf differs from the packed pattern (0 = equal);
  * *first gets the first differing element position k (or -1). */
-int64_t tu_compare(const unsigned char *buf, const int64_t *idx, int64_t n,
-                   size_t esize, uint64_t seed, int64_t *first);
+int64_t tu_compare(const unsigned char *buf, const int64_t *idx, int64_t n, size_t esize,
+                   uint64_t seed, int64_t *first);
 
 /* Deterministic 64-bit generator for test data (splitmix64 stream). */
 uint64_t tu_rand(uint64_t *state);
