@@ -236,7 +236,10 @@ int collio_strategy_is_canonical(const char *name);
 typedef struct collio_plan collio_plan;
 
 typedef struct collio_plan_options {
-    int phases;            /* multiphase: exchange phases, 0 = all (default) */
+    int phases;            /* multiphase: exchange phases; 0 = all, i.e.
+                              ceil(log2 P) (default); 1..all stop early;
+                              larger values mean all (stats.nphases says
+                              what ran); negative: COLLIO_ERR_ARG */
     int64_t chunk_bytes;   /* serial: bytes per gather round (default 64 MiB) */
     int64_t max_iov;       /* independent: requests per batch (default 1024) */
 } collio_plan_options;
@@ -267,9 +270,9 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf,
 
 /**
  * Collective. Reads this rank's data from file f into buf, in layout
- * order. Errors: COLLIO_ERR_BUFSIZE, COLLIO_ERR_EOF (file shorter than
- * base_offset + nglobal*esize), COLLIO_ERR_IO, COLLIO_ERR_UNSUPPORTED
- * (e.g. "block"... it reads back its own non-canonical file).
+ * order (for "block": from the non-canonical file "block" wrote).
+ * Errors: COLLIO_ERR_BUFSIZE, COLLIO_ERR_EOF (file shorter than
+ * base_offset + nglobal*esize), COLLIO_ERR_IO, COLLIO_ERR_STATE.
  */
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 

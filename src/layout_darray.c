@@ -99,6 +99,8 @@ int collio__darray_segs(int ndims, const int64_t gsizes[],
 {
     dim_set ds[COLLIO_MAX_DIMS];
     int coord[COLLIO_MAX_DIMS];
+    if (ndims < 1 || ndims > COLLIO_MAX_DIMS)
+        return COLLIO_ERR_ARG; /* also tells the compiler ds[0] gets set */
     /* grid coordinates: row-major in rank (last grid dim fastest) */
     for (int d = ndims - 1, r = rank; d >= 0; d--) {
         coord[d] = r % psizes[d];

@@ -204,10 +204,16 @@ static int mp_plan(collio_plan *p)
             MPI_DATATYPE_NULL;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
-    int k = p->opts.phases == 0 ? mp->allphases : p->opts.phases;
-    if (k < 0 || k > mp->allphases)
+    /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
+     * decides it, not the user), so ask-for-more means all: stats.nphases
+     * tells what ran. plan.c already rejected negative values. */
+    int k = p->opts.phases;
+    if (k == 0 || k > mp->allphases)
+        k = mp->allphases;
+    if (k < 0)
         return COLLIO_ERR_ARG; /* same options on every rank: all fail here */
     mp->nphases = k;
+    p->stats.nphases = k;
 
     collio__segvec held = {0};
     int rc = COLLIO_OK;
