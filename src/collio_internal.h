@@ -149,6 +149,12 @@ int collio__add_i64(int64_t a, int64_t b, int64_t *out);
 
 double collio__now(void); /* MPI_Wtime */
 
+/* Large per-call work buffers (bigbuf.c): huge-page backed when big, so
+ * first touch does not fault every 4 KiB. Not zeroed. NULL on failure;
+ * free with collio__bigbuf_free (NULL-safe). */
+void *collio__bigbuf_alloc(size_t bytes);
+void collio__bigbuf_free(void *p);
+
 /* ------------------------------------------------------------------ files */
 
 typedef struct collio__file_ops {

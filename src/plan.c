@@ -202,7 +202,7 @@ static int stream_alloc(const collio_plan *p, char **stream, int *owned)
     if (p->layout->mem_kind == COLLIO__MEM_PACKED)
         return COLLIO_OK;
     size_t n = (size_t)p->layout->nlocal * p->layout->esize;
-    *stream = malloc(n > 0 ? n : 1);
+    *stream = collio__bigbuf_alloc(n > 0 ? n : 1);
     if (*stream == NULL)
         return COLLIO_ERR_NOMEM;
     *owned = 1;
@@ -234,7 +234,7 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf,
             f->failed = 1; /* the file is incomplete: do not commit it */
     }
     if (owned)
-        free(stream);
+        collio__bigbuf_free(stream);
     plan->stats.total_s = collio__now() - t0;
     return rc;
 }
@@ -263,7 +263,7 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
         rc = collio__agree(plan->comm, rc);
     }
     if (owned)
-        free(stream);
+        collio__bigbuf_free(stream);
     plan->stats.total_s = collio__now() - t0;
     return rc;
 }

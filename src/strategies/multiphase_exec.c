@@ -90,7 +90,7 @@ static int bufs_alloc(const collio__mp_plan *mp, char *buf[2])
             continue;
         if ((uint64_t)mp->bufsize[s] > SIZE_MAX / mp->esize)
             return COLLIO_ERR_NOMEM;
-        buf[s] = malloc((size_t)mp->bufsize[s] * mp->esize);
+        buf[s] = collio__bigbuf_alloc((size_t)mp->bufsize[s] * mp->esize);
         if (buf[s] == NULL)
             return COLLIO_ERR_NOMEM;
     }
@@ -132,8 +132,8 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
     rc = collio__agree(p->comm, rc); /* nobody starts exchanging alone */
     p->stats.nphases = mp->nphases;
     if (rc != COLLIO_OK) {
-        free(buf[0]);
-        free(buf[1]);
+        collio__bigbuf_free(buf[0]);
+        collio__bigbuf_free(buf[1]);
         return rc;
     }
     double tx = collio__now();
@@ -187,8 +187,8 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
     p->stats.file_s += collio__now() - tf;
     p->stats.file_requests += fin->requests;
     p->stats.file_bytes += fin->nelems * (int64_t)es;
-    free(buf[0]);
-    free(buf[1]);
+    collio__bigbuf_free(buf[0]);
+    collio__bigbuf_free(buf[1]);
     return rc;
 }
 
@@ -203,8 +203,8 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
     rc = collio__agree(p->comm, rc);
     p->stats.nphases = mp->nphases;
     if (rc != COLLIO_OK) {
-        free(buf[0]);
-        free(buf[1]);
+        collio__bigbuf_free(buf[0]);
+        collio__bigbuf_free(buf[1]);
         return rc;
     }
     const collio__mp_final *fin = &mp->fin;
@@ -261,7 +261,7 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         count_phase(p, &back, i, nr, collio__now() - t0);
     }
     p->stats.exchange_s += collio__now() - tx;
-    free(buf[0]);
-    free(buf[1]);
+    collio__bigbuf_free(buf[0]);
+    collio__bigbuf_free(buf[1]);
     return rc;
 }
