@@ -26,57 +26,76 @@
 
 /* ------------------------------------------------- scatter / gather */
 
+/* Ops [i, j) form an interleaved group: same strided shape, file
+ * positions inside one stride window (the plan sorted them so). */
+static int64_t group_end(const collio__mp_final *fin, int64_t i)
+{
+    const collio__seg *g = &fin->ops[i];
+    int64_t j = i + 1;
+    if (g->count < 2)
+        return j;
+    while (j < fin->nops && fin->ops[j].len == g->len && fin->ops[j].stride == g->stride &&
+           fin->ops[j].count == g->count && fin->ops[j].off - g->off < g->stride)
+        j++;
+    return j;
+}
+
+/* Copies between A (segment-major, blocks consecutive) and F (file order)
+ * for the ops [i, j): to_f = 1 scatters A -> F, 0 gathers F -> A. A group
+ * of interleaved strided ops is walked block by block across the ops, so
+ * that F is touched in one sequential sweep. */
+static void copy_group(const collio__mp_final *fin, int64_t i, int64_t j, size_t esize,
+                       char *a, char *f, int to_f)
+{
+    const collio__seg *g = &fin->ops[i];
+    size_t bl = (size_t)g->len * esize;
+    if (g->count == 1 || g->stride == g->len) { /* one contiguous copy each */
+        for (int64_t t = i; t < j; t++) {
+            const collio__seg *o = &fin->ops[t];
+            char *pa = a + o->mem * (int64_t)esize, *pf = f + o->off * (int64_t)esize;
+            size_t n = (size_t)o->len * esize * (size_t)o->count;
+            if (to_f)
+                memcpy(pf, pa, n);
+            else
+                memcpy(pa, pf, n);
+        }
+        return;
+    }
+    size_t step = (size_t)g->stride * esize;
+    for (int64_t b = 0; b < g->count; b++) {
+        for (int64_t t = i; t < j; t++) {
+            const collio__seg *o = &fin->ops[t];
+            char *pa = a + (o->mem + b * o->len) * (int64_t)esize;
+            char *pf = f + o->off * (int64_t)esize + (size_t)b * step;
+            if (bl == 4) { /* the common float32 / bx = 1 case */
+                if (to_f)
+                    memcpy(pf, pa, 4);
+                else
+                    memcpy(pa, pf, 4);
+            } else if (to_f) {
+                memcpy(pf, pa, bl);
+            } else {
+                memcpy(pa, pf, bl);
+            }
+        }
+    }
+}
+
 void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,
                         char *f)
 {
-    for (int64_t i = 0; i < fin->nops; i++) {
-        const collio__seg *o = &fin->ops[i];
-        const char *s = a + o->mem * (int64_t)esize;
-        char *d = f + o->off * (int64_t)esize;
-        size_t bl = (size_t)o->len * esize;
-        if (o->count == 1 || o->stride == o->len) {
-            memcpy(d, s, bl * (size_t)o->count);
-            continue;
-        }
-        size_t step = (size_t)o->stride * esize;
-        int64_t c = o->count;
-        if (bl == 4) {
-            for (int64_t b = 0; b < c; b++, s += 4, d += step)
-                memcpy(d, s, 4);
-        } else if (bl == 8) {
-            for (int64_t b = 0; b < c; b++, s += 8, d += step)
-                memcpy(d, s, 8);
-        } else {
-            for (int64_t b = 0; b < c; b++, s += bl, d += step)
-                memcpy(d, s, bl);
-        }
+    for (int64_t i = 0, j; i < fin->nops; i = j) {
+        j = group_end(fin, i);
+        copy_group(fin, i, j, esize, (char *)a, f, 1);
     }
 }
 
 void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
                        char *a)
 {
-    for (int64_t i = 0; i < fin->nops; i++) {
-        const collio__seg *o = &fin->ops[i];
-        char *d = a + o->mem * (int64_t)esize;
-        const char *s = f + o->off * (int64_t)esize;
-        size_t bl = (size_t)o->len * esize;
-        if (o->count == 1 || o->stride == o->len) {
-            memcpy(d, s, bl * (size_t)o->count);
-            continue;
-        }
-        size_t step = (size_t)o->stride * esize;
-        int64_t c = o->count;
-        if (bl == 4) {
-            for (int64_t b = 0; b < c; b++, d += 4, s += step)
-                memcpy(d, s, 4);
-        } else if (bl == 8) {
-            for (int64_t b = 0; b < c; b++, d += 8, s += step)
-                memcpy(d, s, 8);
-        } else {
-            for (int64_t b = 0; b < c; b++, d += bl, s += step)
-                memcpy(d, s, bl);
-        }
+    for (int64_t i = 0, j; i < fin->nops; i = j) {
+        j = group_end(fin, i);
+        copy_group(fin, i, j, esize, a, (char *)f, 0);
     }
 }
 

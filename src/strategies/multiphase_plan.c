@@ -254,6 +254,22 @@ static int final_merge(const collio__seg *held, int64_t nheld, collio__mp_final 
     return rc;
 }
 
+/* Order of the scatter ops: strided ops of equal shape (len, stride,
+ * count) next to each other, by file position. The executor then copies
+ * such a group interleaved -- block b of every op, then block b+1 -- so F
+ * is written in one sequential sweep instead of one sweep per op (for
+ * bx = 1 at P = 8: 8 sweeps over a 12 MB buffer writing 4 bytes in 32). */
+static int op_shape_cmp(const void *pa, const void *pb)
+{
+    const collio__seg *a = pa, *b = pb;
+    int64_t ka[4] = {a->count > 1, a->len, a->stride, a->count};
+    int64_t kb[4] = {b->count > 1, b->len, b->stride, b->count};
+    for (int i = 0; i < 4; i++)
+        if (ka[i] != kb[i])
+            return ka[i] < kb[i] ? -1 : 1;
+    return (a->off > b->off) - (a->off < b->off);
+}
+
 int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo,
                            int64_t hi, collio__mp_final *fin)
 {
@@ -283,6 +299,8 @@ int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo,
     fin->requests = 0;
     for (int64_t i = 0; i < runs.n; i++)
         fin->requests += runs.v[i].count;
+    if (fin->nops > 1)
+        qsort(fin->ops, (size_t)fin->nops, sizeof *fin->ops, op_shape_cmp);
     fin->identity = 1;
     for (int64_t i = 0; i < fin->nops; i++) {
         const collio__seg *o = &fin->ops[i];
