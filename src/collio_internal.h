@@ -112,6 +112,11 @@ int collio__index_list_segs(int64_t nlocal, const int64_t idx[],
 int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
                        size_t esize, collio_layout **out);
 
+/* The common end of the constructors: adopt sv (if rc and mism are OK),
+ * finish, agree; frees *l on failure. Returns the agreed code. */
+int collio__layout_conclude(MPI_Comm comm, collio_layout **l, collio__segvec *sv,
+                            int rc, int mism);
+
 /* Deep copy (segments and datatype), for plans to own. */
 int collio__layout_clone(const collio_layout *in, collio_layout **out);
 

@@ -479,3 +479,26 @@ done:
     free(rbuf);
     return rc;
 }
+
+/* The common end of every constructor: on local success hands the segments
+ * to the layout and finishes it, then agrees across ranks (an agreed
+ * MISMATCH wins over local errors); on failure frees the segments and the
+ * layout. */
+int collio__layout_conclude(MPI_Comm comm, collio_layout **l, collio__segvec *sv, int rc,
+                            int mism)
+{
+    if (rc == COLLIO_OK && mism == COLLIO_OK && *l != NULL) {
+        (*l)->segs = sv->v;
+        (*l)->nsegs = sv->n;
+        sv->v = NULL;
+        sv->n = sv->cap = 0;
+        rc = collio__layout_finish(*l);
+    }
+    collio__segvec_free(sv);
+    rc = collio__agree(comm, rc);
+    if (mism != COLLIO_OK)
+        rc = mism;
+    if (rc != COLLIO_OK)
+        collio_layout_free(l);
+    return rc;
+}

@@ -57,22 +57,12 @@ int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx,
         rc = COLLIO_ERR_OVERFLOW;
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_BLOCK_CYCLIC, nx, esize, &l);
+    collio__segvec sv = {0};
     if (rc == COLLIO_OK && mism == COLLIO_OK) {
-        collio__segvec sv = {0};
         l->bx = bx;
         rc = collio__block_cyclic_segs(nx, bx, l->nranks, l->rank, &sv);
-        l->segs = sv.v;
-        l->nsegs = sv.n;
-        if (rc == COLLIO_OK)
-            rc = collio__layout_finish(l);
     }
-    rc = collio__agree(comm, rc);
-    if (mism != COLLIO_OK)
-        rc = mism;
-    if (rc != COLLIO_OK) {
-        collio_layout_free(&l);
-        return rc;
-    }
+    rc = collio__layout_conclude(comm, &l, &sv, rc, mism);
     *out = l;
-    return COLLIO_OK;
+    return rc;
 }

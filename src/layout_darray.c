@@ -246,22 +246,11 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
                         nranks, &nglobal);
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_DARRAY, nglobal, esize, &l);
-    if (rc == COLLIO_OK && mism == COLLIO_OK) {
-        collio__segvec sv = {0};
+    collio__segvec sv = {0};
+    if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__darray_segs(ndims, gsizes, distribs, dargs, psizes, order,
                                  l->rank, &sv);
-        l->segs = sv.v;
-        l->nsegs = sv.n;
-        if (rc == COLLIO_OK)
-            rc = collio__layout_finish(l);
-    }
-    rc = collio__agree(comm, rc);
-    if (mism != COLLIO_OK)
-        rc = mism;
-    if (rc != COLLIO_OK) {
-        collio_layout_free(&l);
-        return rc;
-    }
+    rc = collio__layout_conclude(comm, &l, &sv, rc, mism);
     *out = l;
-    return COLLIO_OK;
+    return rc;
 }

@@ -49,23 +49,14 @@ int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
             rc = COLLIO_ERR_RANGE; /* early: keeps segment math in range */
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_INDEX_LIST, nglobal, esize, &l);
-    if (rc == COLLIO_OK && mism == COLLIO_OK) {
-        collio__segvec sv = {0};
+    collio__segvec sv = {0};
+    if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__index_list_segs(nlocal, idx, &sv);
-        l->segs = sv.v;
-        l->nsegs = sv.n;
-        if (rc == COLLIO_OK)
-            rc = collio__layout_finish(l);
-    }
-    rc = collio__agree(comm, rc);
-    if (mism != COLLIO_OK)
-        rc = mism;
+    rc = collio__layout_conclude(comm, &l, &sv, rc, mism);
     if (rc == COLLIO_OK)
         rc = collio__layout_validate(comm, l);
-    if (rc != COLLIO_OK) {
+    if (rc != COLLIO_OK)
         collio_layout_free(&l);
-        return rc;
-    }
     *out = l;
-    return COLLIO_OK;
+    return rc;
 }
