@@ -154,6 +154,14 @@ int collio__add_i64(int64_t a, int64_t b, int64_t *out);
 
 double collio__now(void); /* MPI_Wtime */
 
+/* Waiting (progress.c). collio__node_oversubscribed (collective): 1 if
+ * some node runs more ranks of comm than it has cores. collio__waitall
+ * (n <= 4): MPI_Waitall, or when oversubscribed a poll loop that sleeps
+ * between bursts of MPI_Testall so that waiting ranks leave the cores to
+ * working ones. Returns COLLIO_OK or COLLIO_ERR_MPI. */
+int collio__node_oversubscribed(MPI_Comm comm);
+int collio__waitall(int n, MPI_Request *rq, int oversubscribed);
+
 /* Large per-call work buffers (bigbuf.c): huge-page backed when big, so
  * first touch does not fault every 4 KiB. Not zeroed. NULL on failure;
  * free with collio__bigbuf_free (NULL-safe). */
@@ -244,6 +252,7 @@ struct collio_plan {
     collio_layout *layout; /* the plan's own copy */
     collio_plan_options opts;
     collio_stats stats;
+    int oversubscribed; /* more ranks than cores on some node: wait politely */
     void *impl; /* the strategy's state */
 };
 

@@ -118,6 +118,8 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout,
     if (rc == COLLIO_OK)
         rc = collio__layout_clone(layout, &p->layout);
     rc = collio__agree(comm, rc);
+    if (rc == COLLIO_OK)
+        p->oversubscribed = collio__node_oversubscribed(p->comm);
     if (rc != COLLIO_OK) {
         plan_destroy(p);
         return rc;

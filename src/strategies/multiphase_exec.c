@@ -132,14 +132,6 @@ static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int n
     p->stats.messages += nmsg;
 }
 
-/* nr <= 3 (a real status array: MPICH's MPI_STATUSES_IGNORE sentinel
- * trips gcc's -Wstringop-overflow) */
-static int finish(MPI_Request *rq, int nr)
-{
-    MPI_Status st[3];
-    return MPI_Waitall(nr, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
-}
-
 /* ------------------------------------------------------------ write */
 
 int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
@@ -180,7 +172,7 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
             const collio__mp_copy *k = &ph->keep[c];
             memcpy(b + k->dst * (int64_t)es, a + k->src * (int64_t)es, (size_t)k->n * es);
         }
-        int w = finish(rq, nr);
+        int w = collio__waitall(nr, rq, p->oversubscribed);
         if (rc == COLLIO_OK)
             rc = w;
         count_phase(p, ph, i, nr, collio__now() - t0);
@@ -271,7 +263,7 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
             const collio__mp_copy *k = &ph->keep[c];
             memcpy(a + k->src * (int64_t)es, b + k->dst * (int64_t)es, (size_t)k->n * es);
         }
-        int w = finish(rq, nr);
+        int w = collio__waitall(nr, rq, p->oversubscribed);
         if (rc == COLLIO_OK)
             rc = w;
         /* bytes sent in a read phase: what goes back to the senders */

@@ -1,0 +1,73 @@
+/*
+ * progress.c -- waiting for point-to-point requests, politely when the node
+ * is oversubscribed.
+ *
+ * Why: MPI_Waitall spins. With more ranks on a node than cores a waiting
+ * rank that spins -- even with Open MPI's mpi_yield_when_idle, which only
+ * calls sched_yield and stays runnable -- takes CPU time from the ranks
+ * whose data it waits for. Here a waiting rank polls with MPI_Testall
+ * (which also drives the transfer) and, once a burst of polls found
+ * nothing, sleeps a few microseconds between polls (backing off to at most
+ * ~0.25 ms), so the working ranks get the cores. On a node with a core per
+ * rank it is plain MPI_Waitall.
+ */
+#include "collio_internal.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+static int cores_available(void)
+{
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int collio__node_oversubscribed(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int local = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    int over = local > cores_available(), any = over;
+    /* one decision for all ranks, so that behaviour is uniform */
+    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
+}
+
+int collio__waitall(int n, MPI_Request *rq, int oversubscribed)
+{
+    MPI_Status st[4];
+    if (n <= 0)
+        return COLLIO_OK;
+    if (n > 4)
+        return COLLIO_ERR_ARG; /* callers wait for a partner or two */
+    if (!oversubscribed)
+        return MPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
+    long nap_ns = 1000;
+    for (int idle = 0;;) {
+        int done = 0;
+        if (MPI_Testall(n, rq, &done, st) != MPI_SUCCESS)
+            return COLLIO_ERR_MPI;
+        if (done)
+            return COLLIO_OK;
+        if (++idle < 64)
+            continue; /* a burst of polls drives a transfer under way */
+        struct timespec ts = {0, nap_ns};
+        nanosleep(&ts, NULL);
+        if (nap_ns < 256000)
+            nap_ns *= 2;
+        idle = 0;
+    }
+}
