@@ -294,6 +294,7 @@ typedef struct collio_stats {
     double phase_s[COLLIO_MAX_PHASES];    /* time per exchange phase */
     int64_t phase_bytes[COLLIO_MAX_PHASES];   /* bytes sent per phase */
     int64_t phase_tuples[COLLIO_MAX_PHASES];  /* descriptor tuples per phase */
+    int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
     int64_t plan_bytes;    /* memory held by the plan on this rank */
 } collio_stats;
 

@@ -90,6 +90,15 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
     for (int i = 0; i < s.nphases; i++)
         sum += s.phase_bytes[i];
     TU_CHECK(t, sum == s.bytes_sent, "bytes per phase add up");
+    int64_t msgs = 0;
+    for (int i = 0; i < s.nphases; i++)
+        msgs += s.phase_messages[i];
+    TU_CHECK(t, msgs == s.messages, "messages per phase add up (%lld vs %lld)",
+             (long long)msgs, (long long)s.messages);
+    /* a phase exchanges with at most a partner and a lonely neighbour */
+    for (int i = 0; i < s.nphases; i++)
+        TU_CHECK(t, s.phase_messages[i] >= 0 && s.phase_messages[i] <= 3,
+                 "phase %d posts %lld messages", i, (long long)s.phase_messages[i]);
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
 }
 

@@ -128,6 +128,7 @@ static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int n
     p->stats.phase_s[i] = t;
     p->stats.phase_bytes[i] = bytes;
     p->stats.phase_tuples[i] = ph->tuples;
+    p->stats.phase_messages[i] = nmsg;
     p->stats.bytes_sent += bytes;
     p->stats.messages += nmsg;
 }
