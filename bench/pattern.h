@@ -37,8 +37,8 @@ static inline uint32_t collio_pattern_mix32(uint32_t h)
  * elements are distinct for all indices, 4..7-byte elements for any 2^32
  * consecutive indices (a float32 vector of 2^32 entries). Never periodic
  * with period 2^24 as a float of the index would be. */
-static inline void collio_pattern_element(uint64_t index, uint64_t seed,
-                                          size_t esize, unsigned char *out)
+static inline void collio_pattern_element(uint64_t index, uint64_t seed, size_t esize,
+                                          unsigned char *out)
 {
     uint64_t key = collio_pattern_mix(seed);
     uint64_t base = collio_pattern_mix(index ^ key);

@@ -74,8 +74,8 @@ typedef struct collio_layout collio_layout;
  * Errors: COLLIO_ERR_ARG (nx < 0, bx < 1, esize < 1), COLLIO_ERR_OVERFLOW,
  * COLLIO_ERR_MISMATCH (nx, bx or esize differ across ranks).
  */
-int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx,
-                               size_t esize, collio_layout **out);
+int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx, size_t esize,
+                               collio_layout **out);
 
 /** Per-dimension distributions of collio_layout_darray. */
 typedef enum collio_distrib {
@@ -117,8 +117,7 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
  * or esize differ).
  */
 int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
-                             const int64_t idx[], size_t esize,
-                             collio_layout **out);
+                             const int64_t idx[], size_t esize, collio_layout **out);
 
 /**
  * Local. The buffer is the full-size global array (nglobal * esize bytes)
@@ -236,12 +235,12 @@ int collio_strategy_is_canonical(const char *name);
 typedef struct collio_plan collio_plan;
 
 typedef struct collio_plan_options {
-    int phases;            /* multiphase: exchange phases; 0 = all, i.e.
-                              ceil(log2 P) (default); 1..all stop early;
-                              larger values mean all (stats.nphases says
-                              what ran); negative: COLLIO_ERR_ARG */
-    int64_t chunk_bytes;   /* serial: bytes per gather round (default 64 MiB) */
-    int64_t max_iov;       /* independent: requests per batch (default 1024) */
+    int phases;          /* multiphase: exchange phases; 0 = all, i.e.
+                            ceil(log2 P) (default); 1..all stop early;
+                            larger values mean all (stats.nphases says
+                            what ran); negative: COLLIO_ERR_ARG */
+    int64_t chunk_bytes; /* serial: bytes per gather round (default 64 MiB) */
+    int64_t max_iov;     /* independent: requests per batch (default 1024) */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
@@ -255,9 +254,8 @@ void collio_plan_options_init(collio_plan_options *opts);
  * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (strategy or comm size
  * differ), COLLIO_ERR_ARG, COLLIO_ERR_NOMEM.
  */
-int collio_plan_create(MPI_Comm comm, const collio_layout *layout,
-                       const char *strategy, const collio_plan_options *opts,
-                       collio_plan **out);
+int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
+                       const collio_plan_options *opts, collio_plan **out);
 
 /**
  * Collective. Writes this rank's data from buf (buf_bytes must equal
@@ -265,8 +263,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout,
  * INPLACE. May be called any number of times with the same plan.
  * Errors: COLLIO_ERR_BUFSIZE, COLLIO_ERR_IO, COLLIO_ERR_STATE, ...
  */
-int collio_write(collio_plan *plan, collio_file *f, const void *buf,
-                 size_t buf_bytes);
+int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes);
 
 /**
  * Collective. Reads this rank's data from file f into buf, in layout
@@ -281,21 +278,21 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 /** What one plan did: times in seconds on this rank, counters of this rank.
  *  Times of an execution refer to the last collio_write / collio_read. */
 typedef struct collio_stats {
-    double inspect_s;   /* plan creation (this rank) */
-    double exchange_s;  /* data movement between ranks (incl. pack/unpack) */
-    double file_s;      /* file access */
-    double total_s;     /* the whole collio_write / collio_read call */
+    double inspect_s;      /* plan creation (this rank) */
+    double exchange_s;     /* data movement between ranks (incl. pack/unpack) */
+    double file_s;         /* file access */
+    double total_s;        /* the whole collio_write / collio_read call */
     int64_t bytes_sent;    /* bytes this rank sent to other ranks */
     int64_t messages;      /* point-to-point messages (or collective calls)
                               this rank took part in */
     int64_t file_requests; /* file system requests this rank issued */
     int64_t file_bytes;    /* bytes this rank wrote or read in the file */
-    int nphases;                          /* exchange phases (multiphase) */
-    double phase_s[COLLIO_MAX_PHASES];    /* time per exchange phase */
-    int64_t phase_bytes[COLLIO_MAX_PHASES];   /* bytes sent per phase */
-    int64_t phase_tuples[COLLIO_MAX_PHASES];  /* descriptor tuples per phase */
+    int nphases;           /* exchange phases (multiphase) */
+    double phase_s[COLLIO_MAX_PHASES];         /* time per exchange phase */
+    int64_t phase_bytes[COLLIO_MAX_PHASES];    /* bytes sent per phase */
+    int64_t phase_tuples[COLLIO_MAX_PHASES];   /* descriptor tuples per phase */
     int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
-    int64_t plan_bytes;    /* memory held by the plan on this rank */
+    int64_t plan_bytes;                        /* memory held by the plan on this rank */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

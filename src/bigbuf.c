@@ -46,7 +46,8 @@ void *collio__bigbuf_alloc(size_t bytes)
     char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
-    uintptr_t start = ((uintptr_t)m + HDR_SPACE + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t start =
+        ((uintptr_t)m + HDR_SPACE + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     char *data = (char *)start;
 #ifdef MADV_HUGEPAGE
     (void)madvise(data, bytes, MADV_HUGEPAGE); /* advice only: may be ignored */

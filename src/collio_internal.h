@@ -56,8 +56,7 @@ int collio__segs_flatten(const collio__seg *s, int64_t n, collio__ext **out,
 /* Part of segment s inside file elements [lo, hi): at most 3 segments
  * (partial head block, whole middle blocks, partial tail block), with
  * stream positions adjusted. Returns how many were written to out. */
-int collio__seg_clip(const collio__seg *s, int64_t lo, int64_t hi,
-                     collio__seg out[3]);
+int collio__seg_clip(const collio__seg *s, int64_t lo, int64_t hi, collio__seg out[3]);
 
 /* Sort extents by file offset (stable for equal offsets). */
 void collio__exts_sort_by_off(collio__ext *e, int64_t n);
@@ -87,12 +86,12 @@ struct collio_layout {
     int64_t nlocal;    /* elements this rank holds */
     collio__seg *segs; /* this rank's elements, in stream (buffer) order */
     int64_t nsegs;
-    int file_ordered;  /* 1: stream order is increasing file order */
+    int file_ordered; /* 1: stream order is increasing file order */
     collio__mem_kind mem_kind;
     MPI_Datatype mem_type; /* MEM_DATATYPE: a dup, else MPI_DATATYPE_NULL */
     int mem_count;
-    size_t mem_bytes;      /* bytes the user buffer must have */
-    int64_t bx;            /* block-cyclic block size, else 0 (for reports) */
+    size_t mem_bytes; /* bytes the user buffer must have */
+    int64_t bx;       /* block-cyclic block size, else 0 (for reports) */
 };
 
 /* Pure index arithmetic of the layout kinds (no MPI): the segments rank
@@ -105,8 +104,7 @@ int collio__darray_segs(int ndims, const int64_t gsizes[],
                         const collio_distrib distribs[], const int64_t dargs[],
                         const int psizes[], collio_order order, int rank,
                         collio__segvec *out);
-int collio__index_list_segs(int64_t nlocal, const int64_t idx[],
-                            collio__segvec *out);
+int collio__index_list_segs(int64_t nlocal, const int64_t idx[], collio__segvec *out);
 
 /* Allocates a layout with the common fields set, segments empty. */
 int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
@@ -114,8 +112,8 @@ int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
 
 /* The common end of the constructors: adopt sv (if rc and mism are OK),
  * finish, agree; frees *l on failure. Returns the agreed code. */
-int collio__layout_conclude(MPI_Comm comm, collio_layout **l, collio__segvec *sv,
-                            int rc, int mism);
+int collio__layout_conclude(MPI_Comm comm, collio_layout **l, collio__segvec *sv, int rc,
+                            int mism);
 
 /* Deep copy (segments and datatype), for plans to own. */
 int collio__layout_clone(const collio_layout *in, collio_layout **out);
@@ -190,17 +188,17 @@ extern const collio__file_ops collio__file_mpiio_ops;
 struct collio_file {
     MPI_Comm comm; /* dup */
     int rank, nranks;
-    char *path;      /* target path */
-    char *tmp_path;  /* CREATE: temporary beside path, else NULL */
+    char *path;     /* target path */
+    char *tmp_path; /* CREATE: temporary beside path, else NULL */
     collio_file_mode mode;
     collio_file_options opts;
     const collio__file_ops *ops;
-    int fd;          /* POSIX backend */
-    MPI_File fh;     /* MPI-IO backend, or the collective handle below */
+    int fd;      /* POSIX backend */
+    MPI_File fh; /* MPI-IO backend, or the collective handle below */
     int fh_open;
     MPI_File coll_fh; /* collective MPI-IO handle for two_phase (lazy) */
     int coll_fh_open;
-    int failed;       /* a write on this rank failed: do not commit */
+    int failed; /* a write on this rank failed: do not commit */
 };
 
 /* Path the data is written to right now (tmp_path for CREATE). */
@@ -210,7 +208,8 @@ const char *collio__file_data_path(const collio_file *f);
  * failures in f->failed. */
 int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n);
 int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n);
-int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov,
+                           int niov);
 int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, int niov);
 
 /* Collective: an MPI_File opened on every rank of f->comm on the data path
@@ -253,28 +252,27 @@ struct collio_plan {
     collio_plan_options opts;
     collio_stats stats;
     int oversubscribed; /* more ranks than cores on some node: wait politely */
-    void *impl; /* the strategy's state */
+    void *impl;         /* the strategy's state */
 };
 
 /* ------------------------------------------- file domains (domains.c) */
 
 /* Domain d of ndomains balanced contiguous domains of [0, nglobal):
  * elements [*lo, *hi) (the first nglobal % ndomains hold one more). */
-void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo,
-                          int64_t *hi);
+void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int64_t *hi);
 
 /* Multiphase hypercube schedule (see domains.c): ceil(log2 nranks) phases;
  * phase ph pairs rank r with r XOR 2^ph and splits each group's file range
  * in two. What rank `rank` does in phase ph: */
 typedef struct collio__mp_step {
-    int group_size;  /* ranks sharing this rank's range before the phase; 1 = idle */
-    int side;        /* 0: keeps the lower part, 1: the upper part */
-    int partner;     /* exchanges both ways with this rank, or -1 */
-    int lonely_to;   /* no partner: only sends, to this rank, or -1 */
-    int extra_from;  /* also receives from this lonely rank, or -1 */
-    int64_t group_lo, mid, group_hi;  /* group range [lo, hi) split at mid */
-    int64_t keep_lo, keep_hi;         /* kept part [lo, hi) */
-    int64_t send_lo, send_hi;         /* part sent away [lo, hi) (may be empty) */
+    int group_size; /* ranks sharing this rank's range before the phase; 1 = idle */
+    int side;       /* 0: keeps the lower part, 1: the upper part */
+    int partner;    /* exchanges both ways with this rank, or -1 */
+    int lonely_to;  /* no partner: only sends, to this rank, or -1 */
+    int extra_from; /* also receives from this lonely rank, or -1 */
+    int64_t group_lo, mid, group_hi; /* group range [lo, hi) split at mid */
+    int64_t keep_lo, keep_hi;        /* kept part [lo, hi) */
+    int64_t send_lo, send_hi;        /* part sent away [lo, hi) (may be empty) */
 } collio__mp_step;
 
 int collio__mp_nphases(int nranks);

@@ -31,8 +31,7 @@ int collio__mp_nphases(int nranks)
     return n;
 }
 
-void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo,
-                          int64_t *hi)
+void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int64_t *hi)
 {
     int64_t q = nglobal / ndomains, r = nglobal % ndomains;
     *lo = (int64_t)d * q + (d < r ? d : r);
@@ -104,7 +103,7 @@ void collio__mp_step_of(int nranks, int64_t nglobal, int rank, int ph,
         st->partner = x;
     else
         st->lonely_to = rank - bit; /* side 0, the last of its group */
-    if (st->side == 1 && (int64_t)rank + bit < nranks &&
-        (int64_t)rank + 2 * (int64_t)bit >= nranks)
+    if (st->side == 1 && (int64_t)rank + bit < nranks
+        && (int64_t)rank + 2 * (int64_t)bit >= nranks)
         st->extra_from = rank + bit;
 }

@@ -16,23 +16,40 @@
 const char *collio_strerror(int code)
 {
     switch (code) {
-    case COLLIO_OK: return "success";
-    case COLLIO_ERR_ARG: return "invalid argument";
-    case COLLIO_ERR_NOMEM: return "out of memory";
-    case COLLIO_ERR_RANGE: return "a layout index is outside [0, nglobal)";
-    case COLLIO_ERR_OVERLAP: return "an element is held by two ranks (or twice)";
-    case COLLIO_ERR_COVERAGE: return "the layouts of all ranks leave elements unheld";
-    case COLLIO_ERR_OVERFLOW: return "a size or offset overflows 64-bit bytes";
-    case COLLIO_ERR_MISMATCH: return "collective arguments differ across ranks";
-    case COLLIO_ERR_STRATEGY: return "unknown strategy name";
-    case COLLIO_ERR_BUFSIZE: return "buffer size does not match the layout";
-    case COLLIO_ERR_OPEN: return "the file could not be opened or created";
-    case COLLIO_ERR_IO: return "a file read or write failed";
-    case COLLIO_ERR_EOF: return "the file is shorter than the data to read";
-    case COLLIO_ERR_MPI: return "an MPI call failed";
-    case COLLIO_ERR_UNSUPPORTED: return "not supported by this strategy or backend";
-    case COLLIO_ERR_STATE: return "object used in the wrong state";
-    default: return "unknown collio error code";
+    case COLLIO_OK:
+        return "success";
+    case COLLIO_ERR_ARG:
+        return "invalid argument";
+    case COLLIO_ERR_NOMEM:
+        return "out of memory";
+    case COLLIO_ERR_RANGE:
+        return "a layout index is outside [0, nglobal)";
+    case COLLIO_ERR_OVERLAP:
+        return "an element is held by two ranks (or twice)";
+    case COLLIO_ERR_COVERAGE:
+        return "the layouts of all ranks leave elements unheld";
+    case COLLIO_ERR_OVERFLOW:
+        return "a size or offset overflows 64-bit bytes";
+    case COLLIO_ERR_MISMATCH:
+        return "collective arguments differ across ranks";
+    case COLLIO_ERR_STRATEGY:
+        return "unknown strategy name";
+    case COLLIO_ERR_BUFSIZE:
+        return "buffer size does not match the layout";
+    case COLLIO_ERR_OPEN:
+        return "the file could not be opened or created";
+    case COLLIO_ERR_IO:
+        return "a file read or write failed";
+    case COLLIO_ERR_EOF:
+        return "the file is shorter than the data to read";
+    case COLLIO_ERR_MPI:
+        return "an MPI call failed";
+    case COLLIO_ERR_UNSUPPORTED:
+        return "not supported by this strategy or backend";
+    case COLLIO_ERR_STATE:
+        return "object used in the wrong state";
+    default:
+        return "unknown collio error code";
     }
 }
 

@@ -150,8 +150,8 @@ static int setup_create(collio_file *f)
         rc = f->tmp_path ? COLLIO_OK : COLLIO_ERR_NOMEM;
     }
     rc = collio__agree(f->comm, rc);
-    if (rc == COLLIO_OK &&
-        MPI_Bcast(f->tmp_path, len, MPI_CHAR, 0, f->comm) != MPI_SUCCESS)
+    if (rc == COLLIO_OK
+        && MPI_Bcast(f->tmp_path, len, MPI_CHAR, 0, f->comm) != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     rc = collio__agree(f->comm, rc);
     if (rc != COLLIO_OK && f->rank == 0 && f->tmp_path)
@@ -206,8 +206,8 @@ static int check_args(const char *path, collio_file_mode mode,
 {
     if (!path || !*path || !out)
         return COLLIO_ERR_ARG;
-    if (mode != COLLIO_FILE_CREATE && mode != COLLIO_FILE_INPLACE &&
-        mode != COLLIO_FILE_READ)
+    if (mode != COLLIO_FILE_CREATE && mode != COLLIO_FILE_INPLACE
+        && mode != COLLIO_FILE_READ)
         return COLLIO_ERR_ARG;
     if (o->backend != COLLIO_BACKEND_POSIX && o->backend != COLLIO_BACKEND_MPIIO)
         return COLLIO_ERR_ARG;
@@ -370,8 +370,9 @@ int collio__file_collective_handle(collio_file *f, MPI_File *out)
     int rc = COLLIO_OK;
     if (!f->coll_fh_open) {
         int amode = f->mode == COLLIO_FILE_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR;
-        if (MPI_File_open(f->comm, collio__file_data_path(f), amode,
-                          f->opts.info, &f->coll_fh) != MPI_SUCCESS) {
+        if (MPI_File_open(f->comm, collio__file_data_path(f), amode, f->opts.info,
+                          &f->coll_fh)
+            != MPI_SUCCESS) {
             rc = COLLIO_ERR_OPEN;
         } else {
             f->coll_fh_open = 1;
@@ -393,8 +394,8 @@ static int abs_offset(const collio_file *f, int64_t off, size_t n, int64_t *abs)
     int64_t end;
     if (off < 0 || n > (size_t)INT64_MAX)
         return COLLIO_ERR_ARG;
-    if (collio__add_i64(f->opts.base_offset, off, abs) != COLLIO_OK ||
-        collio__add_i64(*abs, (int64_t)n, &end) != COLLIO_OK)
+    if (collio__add_i64(f->opts.base_offset, off, abs) != COLLIO_OK
+        || collio__add_i64(*abs, (int64_t)n, &end) != COLLIO_OK)
         return COLLIO_ERR_OVERFLOW;
     return COLLIO_OK;
 }
@@ -415,8 +416,7 @@ static size_t iov_bytes(const struct iovec *iov, int niov, int *ok)
 int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n)
 {
     int64_t abs;
-    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE
-                                         : abs_offset(f, off, n, &abs);
+    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE : abs_offset(f, off, n, &abs);
     if (rc == COLLIO_OK)
         rc = f->ops->pwrite(f, abs, buf, n);
     if (rc != COLLIO_OK && rc != COLLIO_ERR_STATE)
@@ -433,8 +433,7 @@ int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n)
     return rc;
 }
 
-int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov,
-                           int niov)
+int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
     int ok;
     size_t n = iov_bytes(iov, niov, &ok);
@@ -449,8 +448,7 @@ int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov,
     return rc;
 }
 
-int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov,
-                          int niov)
+int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
     int ok;
     size_t n = iov_bytes(iov, niov, &ok);

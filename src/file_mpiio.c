@@ -59,22 +59,19 @@ static int mpiio_sync(collio_file *f)
 /* Bytes a status says were moved with `type`. */
 static int status_bytes(MPI_Status *st, MPI_Datatype type, MPI_Count *out)
 {
-    if (MPI_Get_elements_x(st, type, out) != MPI_SUCCESS ||
-        *out == MPI_UNDEFINED)
+    if (MPI_Get_elements_x(st, type, out) != MPI_SUCCESS || *out == MPI_UNDEFINED)
         return COLLIO_ERR_MPI;
     return COLLIO_OK;
 }
 
 /* One independent access of `count` items of `type` (`bytes` bytes in all)
  * at byte offset off. Short reads are end of file. */
-static int access_at(collio_file *f, int64_t off, void *buf, int count,
-                     MPI_Datatype type, size_t bytes, int is_write)
+static int access_at(collio_file *f, int64_t off, void *buf, int count, MPI_Datatype type,
+                     size_t bytes, int is_write)
 {
     MPI_Status st;
-    int mrc = is_write ? MPI_File_write_at(f->fh, (MPI_Offset)off, buf, count,
-                                           type, &st)
-                       : MPI_File_read_at(f->fh, (MPI_Offset)off, buf, count,
-                                          type, &st);
+    int mrc = is_write ? MPI_File_write_at(f->fh, (MPI_Offset)off, buf, count, type, &st)
+                       : MPI_File_read_at(f->fh, (MPI_Offset)off, buf, count, type, &st);
     if (mrc != MPI_SUCCESS)
         return COLLIO_ERR_IO;
     MPI_Count got;
@@ -86,8 +83,7 @@ static int access_at(collio_file *f, int64_t off, void *buf, int count,
     return COLLIO_OK;
 }
 
-static int mpiio_contig(collio_file *f, int64_t off, char *p, size_t n,
-                        int is_write)
+static int mpiio_contig(collio_file *f, int64_t off, char *p, size_t n, int is_write)
 {
     while (n > 0) {
         size_t want = n < CHUNK ? n : CHUNK;
@@ -114,8 +110,8 @@ static int mpiio_pread(collio_file *f, int64_t off, void *buf, size_t n)
 /* Vector transfer: a cursor (entry i, byte `done` inside it) walks iov[];
  * each batch of at most MAX_BATCH pieces and CHUNK bytes becomes one
  * hindexed type of absolute addresses and one MPI call. */
-static int mpiio_vec(collio_file *f, int64_t off, const struct iovec *iov,
-                     int niov, int is_write)
+static int mpiio_vec(collio_file *f, int64_t off, const struct iovec *iov, int niov,
+                     int is_write)
 {
     int blen[MAX_BATCH];
     MPI_Aint disp[MAX_BATCH];
@@ -137,8 +133,8 @@ static int mpiio_vec(collio_file *f, int64_t off, const struct iovec *iov,
             if (len > CHUNK - total)
                 len = CHUNK - total;
             if (len > 0) {
-                if (MPI_Get_address((char *)iov[k].iov_base + kdone,
-                                    &disp[nb]) != MPI_SUCCESS)
+                if (MPI_Get_address((char *)iov[k].iov_base + kdone, &disp[nb])
+                    != MPI_SUCCESS)
                     return COLLIO_ERR_MPI;
                 blen[nb] = (int)len;
                 nb++;
@@ -177,14 +173,12 @@ static int mpiio_vec(collio_file *f, int64_t off, const struct iovec *iov,
     }
 }
 
-static int mpiio_pwritev(collio_file *f, int64_t off, const struct iovec *iov,
-                         int niov)
+static int mpiio_pwritev(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
     return mpiio_vec(f, off, iov, niov, 1);
 }
 
-static int mpiio_preadv(collio_file *f, int64_t off, const struct iovec *iov,
-                        int niov)
+static int mpiio_preadv(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
     return mpiio_vec(f, off, iov, niov, 0);
 }

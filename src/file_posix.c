@@ -107,8 +107,8 @@ static int posix_pread(collio_file *f, int64_t off, void *buf, size_t n)
  * batch of at most IOV_MAX entries and CHUNK bytes, copied into `batch` so
  * that a partially moved first entry can be trimmed without touching the
  * caller's (const) array. */
-static int posix_vec(collio_file *f, int64_t off, const struct iovec *iov,
-                     int niov, int is_write)
+static int posix_vec(collio_file *f, int64_t off, const struct iovec *iov, int niov,
+                     int is_write)
 {
     struct iovec batch[IOV_MAX < 1024 ? IOV_MAX : 1024];
     const int maxb = (int)(sizeof batch / sizeof batch[0]);
@@ -159,14 +159,12 @@ static int posix_vec(collio_file *f, int64_t off, const struct iovec *iov,
     }
 }
 
-static int posix_pwritev(collio_file *f, int64_t off, const struct iovec *iov,
-                         int niov)
+static int posix_pwritev(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
     return posix_vec(f, off, iov, niov, 1);
 }
 
-static int posix_preadv(collio_file *f, int64_t off, const struct iovec *iov,
-                        int niov)
+static int posix_preadv(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
     return posix_vec(f, off, iov, niov, 0);
 }

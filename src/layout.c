@@ -35,8 +35,8 @@ int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
     collio_layout *l = calloc(1, sizeof *l);
     if (!l)
         return COLLIO_ERR_NOMEM;
-    if (MPI_Comm_rank(comm, &l->rank) != MPI_SUCCESS ||
-        MPI_Comm_size(comm, &l->nranks) != MPI_SUCCESS) {
+    if (MPI_Comm_rank(comm, &l->rank) != MPI_SUCCESS
+        || MPI_Comm_size(comm, &l->nranks) != MPI_SUCCESS) {
         free(l);
         return COLLIO_ERR_MPI;
     }
@@ -66,8 +66,8 @@ int collio__layout_clone(const collio_layout *in, collio_layout **out)
         }
         memcpy(l->segs, in->segs, (size_t)in->nsegs * sizeof(collio__seg));
     }
-    if (in->mem_type != MPI_DATATYPE_NULL &&
-        MPI_Type_dup(in->mem_type, &l->mem_type) != MPI_SUCCESS) {
+    if (in->mem_type != MPI_DATATYPE_NULL
+        && MPI_Type_dup(in->mem_type, &l->mem_type) != MPI_SUCCESS) {
         free(l->segs);
         free(l);
         return COLLIO_ERR_MPI;
@@ -87,17 +87,17 @@ int collio__layout_finish(collio_layout *l)
         if (collio__mul_i64(s->len, s->count, &e) || collio__add_i64(n, e, &n))
             return COLLIO_ERR_OVERFLOW;
         /* file end of the segment: off + (count-1)*stride + len */
-        if (collio__mul_i64(s->count - 1, s->stride, &span) ||
-            collio__add_i64(span, s->off, &span) ||
-            collio__add_i64(span, s->len, &span))
+        if (collio__mul_i64(s->count - 1, s->stride, &span)
+            || collio__add_i64(span, s->off, &span)
+            || collio__add_i64(span, s->len, &span))
             return COLLIO_ERR_OVERFLOW;
         if (s->off < prev_end)
             l->file_ordered = 0;
         prev_end = span;
     }
     l->nlocal = n;
-    if (l->esize > INT64_MAX || collio__mul_i64(n, (int64_t)l->esize, &bytes) ||
-        collio__mul_i64(l->nglobal, (int64_t)l->esize, &bytes))
+    if (l->esize > INT64_MAX || collio__mul_i64(n, (int64_t)l->esize, &bytes)
+        || collio__mul_i64(l->nglobal, (int64_t)l->esize, &bytes))
         return COLLIO_ERR_OVERFLOW;
     l->mem_bytes = (size_t)n * l->esize;
     return COLLIO_OK;
@@ -129,15 +129,14 @@ int collio_layout_set_memory_global(collio_layout *l)
     return COLLIO_OK;
 }
 
-int collio_layout_set_memory_datatype(collio_layout *l, MPI_Datatype type,
-                                      int count)
+int collio_layout_set_memory_datatype(collio_layout *l, MPI_Datatype type, int count)
 {
     if (!l || type == MPI_DATATYPE_NULL || count < 0)
         return COLLIO_ERR_ARG;
     MPI_Count size, lb, extent, tlb, textent;
-    if (MPI_Type_size_x(type, &size) != MPI_SUCCESS ||
-        MPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS ||
-        MPI_Type_get_true_extent_x(type, &tlb, &textent) != MPI_SUCCESS)
+    if (MPI_Type_size_x(type, &size) != MPI_SUCCESS
+        || MPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS
+        || MPI_Type_get_true_extent_x(type, &tlb, &textent) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     if (size == MPI_UNDEFINED || size < 0)
         return COLLIO_ERR_ARG;
@@ -151,9 +150,9 @@ int collio_layout_set_memory_datatype(collio_layout *l, MPI_Datatype type,
     if (count > 0) {
         if (tlb < 0 || (count > 1 && extent < 0))
             return COLLIO_ERR_ARG;
-        if (collio__mul_i64(count - 1, (int64_t)extent, &span) ||
-            collio__add_i64(span, (int64_t)tlb, &span) ||
-            collio__add_i64(span, (int64_t)textent, &span))
+        if (collio__mul_i64(count - 1, (int64_t)extent, &span)
+            || collio__add_i64(span, (int64_t)tlb, &span)
+            || collio__add_i64(span, (int64_t)textent, &span))
             return COLLIO_ERR_OVERFLOW;
     }
     MPI_Datatype dup;
@@ -238,8 +237,8 @@ static void global_copy(const collio_layout *l, char *buf, char *stream, int dir
 static int datatype_copy(const collio_layout *l, char *buf, char *stream, int dir)
 {
     MPI_Count size, lb, extent;
-    if (MPI_Type_size_x(l->mem_type, &size) != MPI_SUCCESS ||
-        MPI_Type_get_extent_x(l->mem_type, &lb, &extent) != MPI_SUCCESS)
+    if (MPI_Type_size_x(l->mem_type, &size) != MPI_SUCCESS
+        || MPI_Type_get_extent_x(l->mem_type, &lb, &extent) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     if (l->mem_count == 0 || size == 0)
         return COLLIO_OK;
@@ -338,9 +337,8 @@ static int local_extents(const collio_layout *l, collio__ext **out, int64_t *nou
 
 /* Extents cut at domain boundaries; counts[q] int64 words for owner q
  * (2 per extent: off, len). With buf == NULL only counts. */
-static int64_t split_to_domains(const collio__ext *e, int64_t n, int64_t nglobal,
-                                int P, int64_t *counts, const int *displs,
-                                int64_t *buf)
+static int64_t split_to_domains(const collio__ext *e, int64_t n, int64_t nglobal, int P,
+                                int64_t *counts, const int *displs, int64_t *buf)
 {
     int64_t pieces = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -456,8 +454,8 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l)
         goto done;
 
     /* 3. exchange and sweep the own domain */
-    if (MPI_Alltoallv(sbuf, sc, sd, MPI_INT64_T, rbuf, rcn, rd, MPI_INT64_T,
-                      comm) != MPI_SUCCESS)
+    if (MPI_Alltoallv(sbuf, sc, sd, MPI_INT64_T, rbuf, rcn, rd, MPI_INT64_T, comm)
+        != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK) {
         int64_t lo, hi;

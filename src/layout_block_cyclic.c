@@ -20,17 +20,16 @@ int collio__block_cyclic_segs(int64_t nx, int64_t bx, int nranks, int rank,
     int64_t nblocks = nx / bx + (nx % bx != 0);
     if (rank >= nblocks)
         return COLLIO_OK;
-    int64_t mine = (nblocks - 1 - rank) / nranks + 1; /* blocks of this rank */
+    int64_t mine = (nblocks - 1 - rank) / nranks + 1;   /* blocks of this rank */
     int64_t last = rank + (mine - 1) * (int64_t)nranks; /* its last block */
-    int64_t last_start = last * bx;                    /* < nx: no overflow */
+    int64_t last_start = last * bx;                     /* < nx: no overflow */
     int64_t last_len = nx - last_start < bx ? nx - last_start : bx;
     int64_t full = last_len == bx ? mine : mine - 1;
     int rc = COLLIO_OK;
     if (full > 0) {
         /* stride is only used (and only fits) when there are >= 2 blocks:
          * then (full-1)*P*bx + bx <= nx */
-        collio__seg s = {rank * bx, bx, full > 1 ? (int64_t)nranks * bx : bx,
-                         full, 0};
+        collio__seg s = {rank * bx, bx, full > 1 ? (int64_t)nranks * bx : bx, full, 0};
         rc = collio__segvec_push_seg(out, &s);
     }
     if (rc == COLLIO_OK && last_len < bx)
@@ -38,8 +37,8 @@ int collio__block_cyclic_segs(int64_t nx, int64_t bx, int nranks, int rank,
     return rc;
 }
 
-int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx,
-                               size_t esize, collio_layout **out)
+int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx, size_t esize,
+                               collio_layout **out)
 {
     if (!out)
         return COLLIO_ERR_ARG; /* cannot report anything: caller bug */

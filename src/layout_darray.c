@@ -30,13 +30,12 @@
 typedef struct dim_set {
     collio__seg run[2];
     int nrun;
-    int64_t nown;   /* owned indices */
+    int64_t nown;    /* owned indices */
     int64_t gstride; /* file elements between consecutive indices */
 } dim_set;
 
 /* Block size and 1-D block-cyclic parameters of dimension d. */
-static void dim_params(collio_distrib dist, int64_t g, int64_t darg, int p,
-                       int64_t *bx)
+static void dim_params(collio_distrib dist, int64_t g, int64_t darg, int p, int64_t *bx)
 {
     if (dist == COLLIO_DIST_NONE)
         *bx = g;
@@ -46,8 +45,8 @@ static void dim_params(collio_distrib dist, int64_t g, int64_t darg, int p,
         *bx = darg > 0 ? darg : 1;
 }
 
-static int dim_build(dim_set *ds, collio_distrib dist, int64_t g, int64_t darg,
-                     int p, int coord)
+static int dim_build(dim_set *ds, collio_distrib dist, int64_t g, int64_t darg, int p,
+                     int coord)
 {
     int64_t bx;
     dim_params(dist, g, darg, p, &bx);
@@ -163,14 +162,12 @@ int collio__darray_segs(int ndims, const int64_t gsizes[],
 }
 
 /* Local argument checks; fills nglobal. */
-static int check_args(int ndims, const int64_t gsizes[],
-                      const collio_distrib distribs[], const int64_t dargs[],
-                      const int psizes[], collio_order order, size_t esize,
-                      int nranks, int64_t *nglobal)
+static int check_args(int ndims, const int64_t gsizes[], const collio_distrib distribs[],
+                      const int64_t dargs[], const int psizes[], collio_order order,
+                      size_t esize, int nranks, int64_t *nglobal)
 {
-    if (ndims < 1 || ndims > COLLIO_MAX_DIMS || !gsizes || !distribs ||
-        !psizes || esize < 1 ||
-        (order != COLLIO_ORDER_C && order != COLLIO_ORDER_FORTRAN))
+    if (ndims < 1 || ndims > COLLIO_MAX_DIMS || !gsizes || !distribs || !psizes
+        || esize < 1 || (order != COLLIO_ORDER_C && order != COLLIO_ORDER_FORTRAN))
         return COLLIO_ERR_ARG;
     int64_t n = 1, grid = 1, bytes;
     int rc = COLLIO_OK;
@@ -201,8 +198,8 @@ static int check_args(int ndims, const int64_t gsizes[],
     }
     if (grid != nranks)
         return COLLIO_ERR_ARG;
-    if (rc == COLLIO_OK &&
-        (esize > INT64_MAX || collio__mul_i64(n, (int64_t)esize, &bytes)))
+    if (rc == COLLIO_OK
+        && (esize > INT64_MAX || collio__mul_i64(n, (int64_t)esize, &bytes)))
         rc = COLLIO_ERR_OVERFLOW;
     *nglobal = n;
     return rc;
@@ -242,14 +239,14 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
     collio_layout *l = NULL;
     int rc = MPI_Comm_size(comm, &nranks) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
     if (rc == COLLIO_OK)
-        rc = check_args(ndims, gsizes, distribs, dargs, psizes, order, esize,
-                        nranks, &nglobal);
+        rc = check_args(ndims, gsizes, distribs, dargs, psizes, order, esize, nranks,
+                        &nglobal);
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_DARRAY, nglobal, esize, &l);
     collio__segvec sv = {0};
     if (rc == COLLIO_OK && mism == COLLIO_OK)
-        rc = collio__darray_segs(ndims, gsizes, distribs, dargs, psizes, order,
-                                 l->rank, &sv);
+        rc = collio__darray_segs(ndims, gsizes, distribs, dargs, psizes, order, l->rank,
+                                 &sv);
     rc = collio__layout_conclude(comm, &l, &sv, rc, mism);
     *out = l;
     return rc;

@@ -11,8 +11,7 @@
  */
 #include "collio_internal.h"
 
-int collio__index_list_segs(int64_t nlocal, const int64_t idx[],
-                            collio__segvec *out)
+int collio__index_list_segs(int64_t nlocal, const int64_t idx[], collio__segvec *out)
 {
     int64_t i = 0;
     while (i < nlocal) {
@@ -28,14 +27,14 @@ int collio__index_list_segs(int64_t nlocal, const int64_t idx[],
 }
 
 int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
-                             const int64_t idx[], size_t esize,
-                             collio_layout **out)
+                             const int64_t idx[], size_t esize, collio_layout **out)
 {
     if (!out)
         return COLLIO_ERR_ARG;
     *out = NULL;
     uint64_t h = collio__hash_mix(0x69647820, (uint64_t)nglobal);
-    int mism = collio__check_same_i64(comm, (int64_t)collio__hash_mix(h, (uint64_t)esize));
+    int mism =
+        collio__check_same_i64(comm, (int64_t)collio__hash_mix(h, (uint64_t)esize));
 
     int rc = COLLIO_OK;
     collio_layout *l = NULL;

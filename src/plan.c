@@ -52,9 +52,8 @@ static void plan_destroy(collio_plan *p)
 
 /* Collective: the arguments every rank must agree on. Returns the agreed
  * code. */
-static int check_args(MPI_Comm comm, const collio_layout *layout,
-                      const char *strategy, const collio_plan_options *o,
-                      collio_plan **out)
+static int check_args(MPI_Comm comm, const collio_layout *layout, const char *strategy,
+                      const collio_plan_options *o, collio_plan **out)
 {
     int rc = COLLIO_OK;
     if (layout == NULL || strategy == NULL || out == NULL || !options_valid(o))
@@ -82,9 +81,8 @@ static int check_args(MPI_Comm comm, const collio_layout *layout,
     return collio__agree(comm, rc);
 }
 
-int collio_plan_create(MPI_Comm comm, const collio_layout *layout,
-                       const char *strategy, const collio_plan_options *opts,
-                       collio_plan **out)
+int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
+                       const collio_plan_options *opts, collio_plan **out)
 {
     if (out != NULL)
         *out = NULL;
@@ -211,8 +209,7 @@ static int stream_alloc(const collio_plan *p, char **stream, int *owned)
     return COLLIO_OK;
 }
 
-int collio_write(collio_plan *plan, collio_file *f, const void *buf,
-                 size_t buf_bytes)
+int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
 {
     if (plan == NULL)
         return COLLIO_ERR_ARG;

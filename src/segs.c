@@ -94,8 +94,8 @@ int collio__segvec_push_seg(collio__segvec *sv, const collio__seg *in)
     if (sv->n > 0) {
         collio__seg *l = &sv->v[sv->n - 1];
         if (seg_stream_end(l) == s.mem && l->len == s.len) {
-            if (l->count > 1 && l->stride == s.stride &&
-                s.off == l->off + l->count * l->stride) {
+            if (l->count > 1 && l->stride == s.stride
+                && s.off == l->off + l->count * l->stride) {
                 l->count += s.count;
                 return COLLIO_OK;
             }
@@ -172,8 +172,7 @@ static int64_t floordiv(int64_t a, int64_t b)
 /* Part of s inside file elements [lo, hi). Blocks are disjoint and
  * increasing (stride >= len), so the intersecting blocks are a range
  * [k0, k1] of which only the first and the last can be cut. */
-int collio__seg_clip(const collio__seg *s, int64_t lo, int64_t hi,
-                     collio__seg out[3])
+int collio__seg_clip(const collio__seg *s, int64_t lo, int64_t hi, collio__seg out[3])
 {
     if (hi <= lo || s->count < 1 || s->len < 1)
         return 0;
@@ -212,8 +211,8 @@ int collio__seg_clip(const collio__seg *s, int64_t lo, int64_t hi,
         we = k1;
     if (we > ws) {
         int64_t c = we - ws;
-        out[n++] = (collio__seg){s->off + ws * stride, s->len,
-                                 c > 1 ? stride : s->len, c, s->mem + ws * s->len};
+        out[n++] = (collio__seg){s->off + ws * stride, s->len, c > 1 ? stride : s->len, c,
+                                 s->mem + ws * s->len};
     }
     if (tail_cut) {
         int64_t b = hi;
@@ -312,8 +311,7 @@ int64_t collio__exts_coalesce(collio__ext *e, int64_t n)
     for (int64_t i = 0; i < n; i++) {
         if (e[i].len <= 0)
             continue;
-        if (j >= 0 && e[j].off + e[j].len == e[i].off &&
-            e[j].mem + e[j].len == e[i].mem)
+        if (j >= 0 && e[j].off + e[j].len == e[i].off && e[j].mem + e[j].len == e[i].mem)
             e[j].len += e[i].len;
         else
             e[++j] = e[i];

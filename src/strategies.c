@@ -17,10 +17,8 @@ extern const collio__strategy collio__strategy_multiphase;
 extern const collio__strategy collio__strategy_block;
 
 static const collio__strategy *const registry[] = {
-    &collio__strategy_serial,
-    &collio__strategy_independent,
-    &collio__strategy_two_phase,
-    &collio__strategy_multiphase,
+    &collio__strategy_serial,    &collio__strategy_independent,
+    &collio__strategy_two_phase, &collio__strategy_multiphase,
     &collio__strategy_block,
 };
 

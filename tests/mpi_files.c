@@ -41,7 +41,7 @@ typedef struct ctx {
     MPI_Comm comm;
     int rank, nranks;
     char dir[512];
-    char stem[64]; /* unique per run: files_np<N>_<pid> */
+    char stem[64];       /* unique per run: files_np<N>_<pid> */
     const char *backend; /* backend under test, for messages */
     int passed, failed;
 } ctx;
@@ -80,8 +80,8 @@ static void check(ctx *c, int ok, const char *what)
 static void check_rc(ctx *c, int rc, int want, const char *what)
 {
     if (rc != want)
-        fprintf(stderr, "  rank %d: %s: got %d (%s), want %d (%s)\n", c->rank,
-                what, rc, collio_strerror(rc), want, collio_strerror(want));
+        fprintf(stderr, "  rank %d: %s: got %d (%s), want %d (%s)\n", c->rank, what, rc,
+                collio_strerror(rc), want, collio_strerror(want));
     check(c, rc == want, what);
 }
 
@@ -196,8 +196,8 @@ static void test_create_and_read(ctx *c, collio_backend be)
     collio_file_options o = opts_for(be, base);
     o.sync = 1;
     collio_file *f = NULL;
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f),
-             COLLIO_OK, "create: open");
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f), COLLIO_OK,
+             "create: open");
     if (!f)
         return;
     check(c, strcmp(collio_file_path(f), path) == 0, "create: file_path");
@@ -248,8 +248,8 @@ static void test_create_and_read(ctx *c, collio_backend be)
     }
 
     /* READ: each rank reads the next rank's region, readv in two pieces. */
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_READ, &o, &f),
-             COLLIO_OK, "read: open");
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_READ, &o, &f), COLLIO_OK,
+             "read: open");
     if (f) {
         int r = (c->rank + 1) % c->nranks;
         int64_t rlo = region_off(r);
@@ -278,8 +278,8 @@ static void test_create_and_read(ctx *c, collio_backend be)
                  "read: readv_at straddling EOF");
         check_rc(c, collio__file_read_at(f, -1, got, 1), COLLIO_ERR_ARG,
                  "read: negative offset");
-        check_rc(c, collio__file_read_at(f, INT64_MAX - 50, got, 10),
-                 COLLIO_ERR_OVERFLOW, "read: offset overflow");
+        check_rc(c, collio__file_read_at(f, INT64_MAX - 50, got, 10), COLLIO_ERR_OVERFLOW,
+                 "read: offset overflow");
         check_rc(c, collio_file_close(&f), COLLIO_OK, "read: close");
         free(want);
         free(got);
@@ -305,8 +305,8 @@ static void test_atomic(ctx *c, collio_backend be, int how)
     collio_file_options o = opts_for(be, 0);
     collio_file *f = NULL;
     snprintf(what, sizeof what, "%s: open", names[how]);
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f),
-             COLLIO_OK, what);
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f), COLLIO_OK,
+             what);
     if (!f)
         return;
     uint8_t buf[256];
@@ -362,16 +362,16 @@ static void test_open_errors(ctx *c, collio_backend be)
     check(c, f == NULL, "open: *out NULL on failure");
     check_rc(c, collio_file_open(c->comm, bad, COLLIO_FILE_INPLACE, &o, &f),
              COLLIO_ERR_OPEN, "open: INPLACE in missing directory");
-    check_rc(c, collio_file_open(c->comm, bad, COLLIO_FILE_READ, &o, &f),
-             COLLIO_ERR_OPEN, "open: READ in missing directory");
+    check_rc(c, collio_file_open(c->comm, bad, COLLIO_FILE_READ, &o, &f), COLLIO_ERR_OPEN,
+             "open: READ in missing directory");
     check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_READ, &o, &f),
              COLLIO_ERR_OPEN, "open: READ of a missing file");
     check_rc(c, collio_file_open(c->comm, c->dir, COLLIO_FILE_READ, &o, &f),
              COLLIO_ERR_OPEN, "open: READ of a directory");
     check_rc(c, collio_file_open(c->comm, c->dir, COLLIO_FILE_CREATE, &o, &f),
              COLLIO_ERR_OPEN, "open: CREATE onto a directory");
-    check_rc(c, collio_file_open(c->comm, NULL, COLLIO_FILE_READ, &o, &f),
-             COLLIO_ERR_ARG, "open: NULL path");
+    check_rc(c, collio_file_open(c->comm, NULL, COLLIO_FILE_READ, &o, &f), COLLIO_ERR_ARG,
+             "open: NULL path");
     check_rc(c, collio_file_open(c->comm, path, (collio_file_mode)7, &o, &f),
              COLLIO_ERR_ARG, "open: bad mode");
     if (c->nranks > 1) {
@@ -380,8 +380,8 @@ static void test_open_errors(ctx *c, collio_backend be)
         check_rc(c, collio_file_open(c->comm, other, COLLIO_FILE_CREATE, &o, &f),
                  COLLIO_ERR_MISMATCH, "open: path differs on rank 1");
         collio_file_mode m = c->rank == 1 ? COLLIO_FILE_INPLACE : COLLIO_FILE_CREATE;
-        check_rc(c, collio_file_open(c->comm, path, m, &o, &f),
-                 COLLIO_ERR_MISMATCH, "open: mode differs on rank 1");
+        check_rc(c, collio_file_open(c->comm, path, m, &o, &f), COLLIO_ERR_MISMATCH,
+                 "open: mode differs on rank 1");
         collio_file_options o2 = opts_for(be, c->rank == 1 ? 8 : 0);
         check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o2, &f),
                  COLLIO_ERR_MISMATCH, "open: base offset differs on rank 1");
@@ -400,8 +400,8 @@ static void test_inplace(ctx *c, collio_backend be)
     check(c, ok, "inplace: previous file written");
     collio_file_options o = opts_for(be, base);
     collio_file *f = NULL;
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_INPLACE, &o, &f),
-             COLLIO_OK, "inplace: open");
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_INPLACE, &o, &f), COLLIO_OK,
+             "inplace: open");
     if (!f)
         return;
     /* Rank r overwrites relative [64r, 64r + 32); the last rank also
@@ -422,8 +422,8 @@ static void test_inplace(ctx *c, collio_backend be)
         int good = len == base + ext_lo + 50;
         for (int64_t i = 0; good && i < len; i++) {
             int64_t rel = i - base;
-            int written = (rel >= 0 && rel < 64 * (int64_t)c->nranks && rel % 64 < 32) ||
-                          rel >= ext_lo;
+            int written = (rel >= 0 && rel < 64 * (int64_t)c->nranks && rel % 64 < 32)
+                          || rel >= ext_lo;
             good = b[i] == exp_byte(i, written ? seed : prev_seed);
         }
         free(b);
@@ -433,8 +433,8 @@ static void test_inplace(ctx *c, collio_backend be)
         check_root(c, 0, "");
     }
     /* INPLACE creates a missing file. */
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_INPLACE, &o, &f),
-             COLLIO_OK, "inplace: open creates missing file");
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_INPLACE, &o, &f), COLLIO_OK,
+             "inplace: open creates missing file");
     if (f)
         check_rc(c, collio_file_close(&f), COLLIO_OK, "inplace: close new");
     check_root(c, c->rank == 0 && access(path, F_OK) == 0, "inplace: file exists");
@@ -449,8 +449,8 @@ static void test_collective_handle(ctx *c, collio_backend be)
     make_path(c, path, sizeof path, "collh", be);
     collio_file_options o = opts_for(be, 0);
     collio_file *f = NULL;
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f),
-             COLLIO_OK, "collh: open");
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f), COLLIO_OK,
+             "collh: open");
     if (!f)
         return;
     MPI_File fh, fh2;
@@ -460,9 +460,9 @@ static void test_collective_handle(ctx *c, collio_backend be)
     uint8_t buf[100];
     fill(buf, 100 * c->rank, sizeof buf, 5);
     MPI_Status st;
-    int mrc = rc == COLLIO_OK ? MPI_File_write_at_all(fh, 100 * c->rank, buf, 100,
-                                                      MPI_BYTE, &st)
-                              : MPI_ERR_OTHER;
+    int mrc = rc == COLLIO_OK
+                  ? MPI_File_write_at_all(fh, 100 * c->rank, buf, 100, MPI_BYTE, &st)
+                  : MPI_ERR_OTHER;
     check(c, mrc == MPI_SUCCESS, "collh: write_at_all");
     check_rc(c, collio_file_close(&f), COLLIO_OK, "collh: close");
     check_root(c, c->rank == 0 && file_is(path, 100 * (int64_t)c->nranks, 5),
@@ -474,17 +474,20 @@ static void test_collective_handle(ctx *c, collio_backend be)
 static void test_error_helpers(ctx *c)
 {
     int64_t r = 0;
-    check(c, collio__mul_i64(INT64_MAX / 2, 3, &r) == COLLIO_ERR_OVERFLOW &&
-                 collio__mul_i64(-4, 5, &r) == COLLIO_OK && r == -20 &&
-                 collio__mul_i64(INT64_MIN, -1, &r) == COLLIO_ERR_OVERFLOW &&
-                 collio__add_i64(INT64_MAX, 1, &r) == COLLIO_ERR_OVERFLOW &&
-                 collio__add_i64(INT64_MIN, -1, &r) == COLLIO_ERR_OVERFLOW &&
-                 collio__add_i64(INT64_MAX - 1, 1, &r) == COLLIO_OK && r == INT64_MAX,
+    check(c,
+          collio__mul_i64(INT64_MAX / 2, 3, &r) == COLLIO_ERR_OVERFLOW
+              && collio__mul_i64(-4, 5, &r) == COLLIO_OK && r == -20
+              && collio__mul_i64(INT64_MIN, -1, &r) == COLLIO_ERR_OVERFLOW
+              && collio__add_i64(INT64_MAX, 1, &r) == COLLIO_ERR_OVERFLOW
+              && collio__add_i64(INT64_MIN, -1, &r) == COLLIO_ERR_OVERFLOW
+              && collio__add_i64(INT64_MAX - 1, 1, &r) == COLLIO_OK && r == INT64_MAX,
           "checked arithmetic");
     int texts = 1;
     for (int e = 0; e <= COLLIO_ERR__COUNT; e++)
         texts = texts && collio_strerror(e) && *collio_strerror(e);
-    texts = texts && strcmp(collio_strerror(COLLIO_ERR_EOF), collio_strerror(COLLIO_ERR_IO)) != 0;
+    texts =
+        texts
+        && strcmp(collio_strerror(COLLIO_ERR_EOF), collio_strerror(COLLIO_ERR_IO)) != 0;
     check(c, texts && collio_strerror(-3) != NULL, "strerror texts");
     check_rc(c, collio__check_same_i64(c->comm, INT64_MIN), COLLIO_OK,
              "check_same_i64 equal (INT64_MIN)");
@@ -527,8 +530,8 @@ static void test_many_iov(ctx *c, collio_backend be)
     }
     collio_file_options o = opts_for(be, 0);
     collio_file *f = NULL;
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f),
-             COLLIO_OK, "manyiov: open");
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f), COLLIO_OK,
+             "manyiov: open");
     if (f) {
         check_rc(c, collio__file_writev_at(f, lo, iov, NP), COLLIO_OK,
                  "manyiov: writev_at");
@@ -551,8 +554,8 @@ static void test_many_iov(ctx *c, collio_backend be)
         check_root(c, 0, "");
     }
     /* Read back: 1-byte pieces, n of them (n <= 6000). */
-    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_READ, &o, &f),
-             COLLIO_OK, "manyiov: open READ");
+    check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_READ, &o, &f), COLLIO_OK,
+             "manyiov: open READ");
     if (f) {
         struct iovec *riov = malloc((n + 1) * sizeof *riov);
         for (size_t k = 0; k < n; k++) {
@@ -600,8 +603,7 @@ int main(int argc, char **argv)
     }
 
     if (c.rank == 0)
-        printf("mpi_files np=%d: %d passed, %d failed\n", c.nranks, c.passed,
-               c.failed);
+        printf("mpi_files np=%d: %d passed, %d failed\n", c.nranks, c.passed, c.failed);
     int bad = c.failed > 0, anybad = 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_LOR, c.comm);
     MPI_Finalize();

@@ -83,7 +83,9 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
     int want = k == 0 ? all : k;
     TU_CHECK(t, s.nphases == want, "nphases %d, want %d", s.nphases, want);
     if (want == all)
-        TU_CHECK(t, s.file_requests == (nglobal / t->nranks > 0 || t->rank < nglobal % t->nranks),
+        TU_CHECK(t,
+                 s.file_requests
+                     == (nglobal / t->nranks > 0 || t->rank < nglobal % t->nranks),
                  "one file request per non-empty domain, got %lld",
                  (long long)s.file_requests);
     int64_t sum = 0;
@@ -130,7 +132,8 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, collio_backend 
             if (read_file(t, p, path, be, back, bytes)) {
                 int64_t first = -1;
                 int64_t diff = tu_compare(back, idx, n, d->esize, seed, &first);
-                TU_CHECK(t, diff == 0, "read back differs in %lld bytes (first element %lld)",
+                TU_CHECK(t, diff == 0,
+                         "read back differs in %lld bytes (first element %lld)",
                          (long long)diff, (long long)first);
             }
         }
@@ -152,9 +155,12 @@ static void all_k(tu_ctx *t, const tu_layout_desc *d, uint64_t seed)
 
 static void test_block_cyclic(tu_ctx *t)
 {
-    static const struct { int64_t nx, bx; size_t es; } cases[] = {
-        {4096, 1, 4}, {5003, 1, 8}, {5003, 7, 4}, {4099, 7, 12},
-        {20000, 1000, 4}, {999, 1000, 8}, {0, 3, 4}, {1, 1, 4}, {17, 2, 4},
+    static const struct {
+        int64_t nx, bx;
+        size_t es;
+    } cases[] = {
+        {4096, 1, 4},   {5003, 1, 8}, {5003, 7, 4}, {4099, 7, 12}, {20000, 1000, 4},
+        {999, 1000, 8}, {0, 3, 4},    {1, 1, 4},    {17, 2, 4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tu_layout_desc d;
@@ -280,16 +286,16 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
         collio_layout *l = NULL;
         int rc = tu_desc_make(&d, t->comm, &l);
         collio_plan *pm = NULL, *ps = NULL;
-        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout") && make_plan(t, l, "multiphase", k, &pm) &&
-            make_plan(t, l, "serial", 0, &ps)) {
+        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout") && make_plan(t, l, "multiphase", k, &pm)
+            && make_plan(t, l, "serial", 0, &ps)) {
             size_t bytes = (size_t)d.nlocal * d.esize;
             unsigned char *buf = malloc(bytes + 1);
             tu_fill(buf, d.idx, d.nlocal, d.esize, seed);
             char pa[1024], pb[1024];
             tu_temp_path(t, "mp", pa, sizeof pa);
             tu_temp_path(t, "serial", pb, sizeof pb);
-            if (write_file(t, pm, pa, COLLIO_BACKEND_POSIX, buf, bytes) &&
-                write_file(t, ps, pb, COLLIO_BACKEND_POSIX, buf, bytes)) {
+            if (write_file(t, pm, pa, COLLIO_BACKEND_POSIX, buf, bytes)
+                && write_file(t, ps, pb, COLLIO_BACKEND_POSIX, buf, bytes)) {
                 size_t na = 0, nb = 0;
                 unsigned char *fa = tu_posix_get(t, pa, &na);
                 unsigned char *fb = tu_posix_get(t, pb, &nb);
@@ -302,8 +308,9 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
                 unsigned char *back = calloc(1, bytes + 1);
                 if (read_file(t, pm, pa, COLLIO_BACKEND_POSIX, back, bytes)) {
                     int64_t first;
-                    TU_CHECK(t, tu_compare(back, d.idx, d.nlocal, d.esize, seed, &first) == 0,
-                             "read back");
+                    TU_CHECK(
+                        t, tu_compare(back, d.idx, d.nlocal, d.esize, seed, &first) == 0,
+                        "read back");
                 }
                 free(back);
             }
@@ -331,7 +338,8 @@ static void test_reuse(tu_ctx *t)
         int64_t *idx = NULL, n = 0;
         tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
         collio_plan *p = NULL;
-        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout") && make_plan(t, l, "multiphase", 0, &p)) {
+        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")
+            && make_plan(t, l, "multiphase", 0, &p)) {
             collio_layout_free(&l); /* the plan keeps what it needs */
             size_t bytes = (size_t)n * d.esize;
             unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);
@@ -341,7 +349,8 @@ static void test_reuse(tu_ctx *t)
                 tu_fill(buf, idx, n, d.esize, 70 + s);
                 if (!write_file(t, p, path, COLLIO_BACKEND_POSIX, buf, bytes))
                     break;
-                TU_CHECK(t, tu_check_file(t, path, d.nglobal, d.esize, 70 + s, 0, 0, 0) == 0,
+                TU_CHECK(t,
+                         tu_check_file(t, path, d.nglobal, d.esize, 70 + s, 0, 0, 0) == 0,
                          "write %d of the reused plan", (int)s);
                 memset(back, 0, bytes + 1);
                 if (read_file(t, p, path, COLLIO_BACKEND_POSIX, back, bytes)) {

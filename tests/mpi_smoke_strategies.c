@@ -117,8 +117,10 @@ int main(int argc, char **argv)
     collio_plan_options_init(&tiny);
     tiny.chunk_bytes = 100; /* serial: windows of a few elements */
     tiny.max_iov = 3;       /* independent: small batches */
-    TU_CHECK(&t, def.chunk_bytes == (int64_t)64 << 20 && def.max_iov == 1024
-                     && def.phases == 0, "option defaults");
+    TU_CHECK(&t,
+             def.chunk_bytes == (int64_t)64 << 20 && def.max_iov == 1024
+                 && def.phases == 0,
+             "option defaults");
 
     for (int s = 0; s < collio_strategy_count(); s++) {
         const char *name = collio_strategy_name(s);

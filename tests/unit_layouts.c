@@ -21,17 +21,17 @@
 
 static int64_t g_pass, g_fail;
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) {                                                            \
-            g_pass++;                                                          \
-        } else {                                                               \
-            if (g_fail++ < 20) {                                               \
-                fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-                fprintf(stderr, __VA_ARGS__);                                  \
-                fputc('\n', stderr);                                           \
-            }                                                                  \
-        }                                                                      \
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        if (cond) {                                                                      \
+            g_pass++;                                                                    \
+        } else {                                                                         \
+            if (g_fail++ < 20) {                                                         \
+                fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);          \
+                fprintf(stderr, __VA_ARGS__);                                            \
+                fputc('\n', stderr);                                                     \
+            }                                                                            \
+        }                                                                                \
     } while (0)
 
 static uint64_t rng_state = 0x9876543210fedcbaULL;
@@ -42,7 +42,10 @@ static uint64_t rnd(void) /* splitmix64 */
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
-static int64_t rndr(int64_t n) { return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0; }
+static int64_t rndr(int64_t n)
+{
+    return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0;
+}
 
 /* Global indices in stream order from segments (expanded element by
  * element, not through collio__segs_flatten); also checks invariants and
@@ -52,8 +55,8 @@ static int64_t expand(const collio__segvec *sv, int64_t *out, int64_t cap)
     int64_t p = 0;
     for (int64_t i = 0; i < sv->n; i++) {
         const collio__seg *s = &sv->v[i];
-        if (s->len < 1 || s->count < 1 || (s->count > 1 && s->stride < s->len) ||
-            s->mem != p)
+        if (s->len < 1 || s->count < 1 || (s->count > 1 && s->stride < s->len)
+            || s->mem != p)
             return -1;
         for (int64_t k = 0; k < s->count; k++)
             for (int64_t t = 0; t < s->len; t++) {
@@ -84,8 +87,8 @@ static void test_block_cyclic(void)
                     collio__segvec sv = {0};
                     int rc = collio__block_cyclic_segs(nx, bx, P, r, &sv);
                     int64_t m = expand(&sv, got, CAP);
-                    CHECK(rc == 0 && m == n && memcmp(ref, got, (size_t)n * 8) == 0 &&
-                              sv.n <= 2,
+                    CHECK(rc == 0 && m == n && memcmp(ref, got, (size_t)n * 8) == 0
+                              && sv.n <= 2,
                           "block-cyclic nx=%lld bx=%lld P=%d r=%d nsegs=%lld",
                           (long long)nx, (long long)bx, P, r, (long long)sv.n);
                     collio__segvec_free(&sv);
@@ -93,12 +96,12 @@ static void test_block_cyclic(void)
     /* huge sizes: still 1-2 segments, computed in O(1) */
     collio__segvec sv = {0};
     int64_t nx = (int64_t)1 << 60;
-    CHECK(collio__block_cyclic_segs(nx, 1, 8, 3, &sv) == 0 && sv.n == 1 &&
-              sv.v[0].count == nx / 8 && sv.v[0].stride == 8 && sv.v[0].off == 3,
+    CHECK(collio__block_cyclic_segs(nx, 1, 8, 3, &sv) == 0 && sv.n == 1
+              && sv.v[0].count == nx / 8 && sv.v[0].stride == 8 && sv.v[0].off == 3,
           "huge bx=1");
     collio__segvec_free(&sv);
-    CHECK(collio__block_cyclic_segs(nx - 1, nx / 2, 3, 1, &sv) == 0 && sv.n == 1 &&
-              sv.v[0].off == nx / 2 && sv.v[0].len == nx / 2 - 1,
+    CHECK(collio__block_cyclic_segs(nx - 1, nx / 2, 3, 1, &sv) == 0 && sv.n == 1
+              && sv.v[0].off == nx / 2 && sv.v[0].len == nx / 2 - 1,
           "huge bx partial");
     collio__segvec_free(&sv);
 }
@@ -115,8 +118,8 @@ typedef struct darray_case {
 } darray_case;
 
 /* Owner coordinate and local index of global index i along one dim. */
-static void dim_owner(collio_distrib dist, int64_t g, int64_t darg, int p,
-                      int64_t i, int *c, int64_t *li)
+static void dim_owner(collio_distrib dist, int64_t g, int64_t darg, int p, int64_t i,
+                      int *c, int64_t *li)
 {
     if (dist == COLLIO_DIST_NONE) {
         *c = 0;
@@ -191,8 +194,8 @@ static int64_t darray_ref(const darray_case *dc, int r, int64_t *ref)
     return nloc;
 }
 
-static int check_darray(const darray_case *dc, int64_t *ref, int64_t *got,
-                        int64_t cap, int64_t *max_segs)
+static int check_darray(const darray_case *dc, int64_t *ref, int64_t *got, int64_t cap,
+                        int64_t *max_segs)
 {
     int P = 1;
     for (int d = 0; d < dc->nd; d++)
@@ -201,8 +204,8 @@ static int check_darray(const darray_case *dc, int64_t *ref, int64_t *got,
     for (int r = 0; r < P; r++) {
         int64_t n = darray_ref(dc, r, ref);
         collio__segvec sv = {0};
-        int rc = collio__darray_segs(dc->nd, dc->g, dc->dist, dc->darg, dc->p,
-                                     dc->order, r, &sv);
+        int rc = collio__darray_segs(dc->nd, dc->g, dc->dist, dc->darg, dc->p, dc->order,
+                                     r, &sv);
         int64_t m = expand(&sv, got, cap);
         int this_ok = rc == 0 && m == n && memcmp(ref, got, (size_t)n * 8) == 0;
         if (!this_ok && ok) {
@@ -225,10 +228,9 @@ static void test_darray_random(void)
 {
     enum { CAP = 20000 };
     static int64_t ref[CAP], got[CAP];
-    static const int grids[][4] = {{1, 1, 1, 1}, {2, 1, 1, 1}, {3, 1, 1, 1},
-                                   {2, 2, 1, 1}, {1, 4, 1, 1}, {2, 3, 1, 1},
-                                   {2, 2, 2, 1}, {1, 2, 1, 3}, {5, 1, 1, 1},
-                                   {1, 1, 1, 2}, {4, 2, 1, 1}};
+    static const int grids[][4] = {{1, 1, 1, 1}, {2, 1, 1, 1}, {3, 1, 1, 1}, {2, 2, 1, 1},
+                                   {1, 4, 1, 1}, {2, 3, 1, 1}, {2, 2, 2, 1}, {1, 2, 1, 3},
+                                   {5, 1, 1, 1}, {1, 1, 1, 2}, {4, 2, 1, 1}};
     int ncases = 0;
     for (int trial = 0; trial < 2500; trial++) {
         darray_case dc;
@@ -274,10 +276,13 @@ static void test_darray_compact(void)
     int64_t *ref = malloc(CAP * sizeof(int64_t)), *got = malloc(CAP * sizeof(int64_t));
     /* STEM-II SL(61,61,15,56,3), Fortran, BLOCK over dim 1, 8 ranks: one
      * strided segment per rank (segment count only: 9.4M elements) */
-    darray_case sl = {5, {61, 61, 15, 56, 3},
+    darray_case sl = {5,
+                      {61, 61, 15, 56, 3},
                       {COLLIO_DIST_NONE, COLLIO_DIST_BLOCK, COLLIO_DIST_NONE,
                        COLLIO_DIST_NONE, COLLIO_DIST_NONE},
-                      {0}, {1, 8, 1, 1, 1}, COLLIO_ORDER_FORTRAN};
+                      {0},
+                      {1, 8, 1, 1, 1},
+                      COLLIO_ORDER_FORTRAN};
     int64_t maxs = 0, elems = 0;
     for (int r = 0; r < 8; r++) {
         collio__segvec sv = {0};
@@ -298,8 +303,8 @@ static void test_darray_compact(void)
     CHECK(check_darray(&sls, ref, got, CAP, &maxs) && maxs == 1, "small SL: %lld",
           (long long)maxs);
     /* cyclic(1) fastest dim: one strided segment per outer index */
-    darray_case cy = {2, {40, 66}, {COLLIO_DIST_NONE, COLLIO_DIST_CYCLIC}, {0, 1},
-                      {1, 4}, COLLIO_ORDER_C};
+    darray_case cy = {2,      {40, 66}, {COLLIO_DIST_NONE, COLLIO_DIST_CYCLIC},
+                      {0, 1}, {1, 4},   COLLIO_ORDER_C};
     maxs = 0;
     CHECK(check_darray(&cy, ref, got, CAP, &maxs) && maxs == 40, "cyclic rows: %lld",
           (long long)maxs);
@@ -313,18 +318,20 @@ static void test_darray_compact(void)
     CHECK(check_darray(&cy1, ref, got, CAP, &maxs) && maxs <= 2, "1-d cyclic: %lld",
           (long long)maxs);
     /* 3-d C, block over the slowest dim: one contiguous slab */
-    darray_case sl3 = {3, {16, 20, 24},
-                       {COLLIO_DIST_BLOCK, COLLIO_DIST_NONE, COLLIO_DIST_NONE},
-                       {0}, {5, 1, 1}, COLLIO_ORDER_C};
+    darray_case sl3 = {
+        3,   {16, 20, 24}, {COLLIO_DIST_BLOCK, COLLIO_DIST_NONE, COLLIO_DIST_NONE},
+        {0}, {5, 1, 1},    COLLIO_ORDER_C};
     maxs = 0;
     CHECK(check_darray(&sl3, ref, got, CAP, &maxs) && maxs == 1, "C slab: %lld",
           (long long)maxs);
     /* 8 dims, mixed */
-    darray_case d8 = {8, {3, 4, 2, 5, 3, 2, 4, 3},
+    darray_case d8 = {8,
+                      {3, 4, 2, 5, 3, 2, 4, 3},
                       {COLLIO_DIST_CYCLIC, COLLIO_DIST_NONE, COLLIO_DIST_BLOCK,
                        COLLIO_DIST_NONE, COLLIO_DIST_CYCLIC, COLLIO_DIST_NONE,
                        COLLIO_DIST_BLOCK, COLLIO_DIST_NONE},
-                      {2, 0, 0, 0, 1, 0, 3, 0}, {2, 1, 2, 1, 2, 1, 2, 1},
+                      {2, 0, 0, 0, 1, 0, 3, 0},
+                      {2, 1, 2, 1, 2, 1, 2, 1},
                       COLLIO_ORDER_FORTRAN};
     CHECK(check_darray(&d8, ref, got, CAP, NULL), "8 dims F");
     d8.order = COLLIO_ORDER_C;
@@ -338,7 +345,8 @@ static void test_darray_compact(void)
 static void test_darray_vs_mpi(void)
 {
     enum { CAP = 20000 };
-    int64_t *glob = malloc(CAP * sizeof(int64_t)), *packed = malloc(CAP * sizeof(int64_t));
+    int64_t *glob = malloc(CAP * sizeof(int64_t)),
+            *packed = malloc(CAP * sizeof(int64_t));
     int64_t *got = malloc(CAP * sizeof(int64_t));
     for (int64_t i = 0; i < CAP; i++)
         glob[i] = i;
@@ -355,9 +363,12 @@ static void test_darray_vs_mpi(void)
             gi[d] = (int)dc.g[d];
             int k = (int)rndr(3);
             dc.p[d] = k == 0 ? 1 : 1 + (int)rndr(3);
-            dc.dist[d] = k == 0 ? COLLIO_DIST_NONE : k == 1 ? COLLIO_DIST_BLOCK : COLLIO_DIST_CYCLIC;
-            di[d] = k == 0 ? MPI_DISTRIBUTE_NONE
-                           : k == 1 ? MPI_DISTRIBUTE_BLOCK : MPI_DISTRIBUTE_CYCLIC;
+            dc.dist[d] = k == 0   ? COLLIO_DIST_NONE
+                         : k == 1 ? COLLIO_DIST_BLOCK
+                                  : COLLIO_DIST_CYCLIC;
+            di[d] = k == 0   ? MPI_DISTRIBUTE_NONE
+                    : k == 1 ? MPI_DISTRIBUTE_BLOCK
+                             : MPI_DISTRIBUTE_CYCLIC;
             da[d] = MPI_DISTRIBUTE_DFLT_DARG;
             if (k == 1 && rndr(2))
                 dc.darg[d] = (dc.g[d] + dc.p[d] - 1) / dc.p[d] + rndr(3);
@@ -374,14 +385,16 @@ static void test_darray_vs_mpi(void)
             MPI_Datatype t;
             int sz = 0, pos = 0;
             MPI_Type_create_darray(P, r, dc.nd, gi, di, da, dc.p,
-                                   dc.order == COLLIO_ORDER_C ? MPI_ORDER_C : MPI_ORDER_FORTRAN,
+                                   dc.order == COLLIO_ORDER_C ? MPI_ORDER_C
+                                                              : MPI_ORDER_FORTRAN,
                                    MPI_INT64_T, &t);
             MPI_Type_commit(&t);
             MPI_Type_size(t, &sz);
             MPI_Pack(glob, 1, t, packed, sz, &pos, MPI_COMM_SELF);
             MPI_Type_free(&t);
             collio__segvec sv = {0};
-            int rc = collio__darray_segs(dc.nd, dc.g, dc.dist, dc.darg, dc.p, dc.order, r, &sv);
+            int rc = collio__darray_segs(dc.nd, dc.g, dc.dist, dc.darg, dc.p, dc.order, r,
+                                         &sv);
             int64_t m = expand(&sv, got, CAP);
             CHECK(rc == 0 && m == sz / 8 && memcmp(got, packed, (size_t)sz) == 0,
                   "darray vs MPI trial %d rank %d nd %d", trial, r, dc.nd);
@@ -471,8 +484,8 @@ static void test_local_helpers(void)
             CHECK(l.file_ordered == 0, "reversed not ordered");
         for (int64_t i = 0; i < n; i++)
             ok &= collio_layout_global_index(&l, i) == gi[i];
-        ok &= collio_layout_global_index(&l, -1) == -1 &&
-              collio_layout_global_index(&l, n) == -1;
+        ok &= collio_layout_global_index(&l, -1) == -1
+              && collio_layout_global_index(&l, n) == -1;
         CHECK(ok, "global_index trial %d", trial);
         /* pack / unpack with the full-size global array */
         collio_layout_set_memory_global(&l);

@@ -19,17 +19,17 @@
 
 static int failures, checks;
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        checks++;                                                          \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            if (failures < 30) {                                           \
-                fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);      \
-                fprintf(stderr, __VA_ARGS__);                              \
-                fprintf(stderr, "\n");                                     \
-            }                                                              \
-        }                                                                  \
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        checks++;                                                                        \
+        if (!(cond)) {                                                                   \
+            failures++;                                                                  \
+            if (failures < 30) {                                                         \
+                fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                    \
+                fprintf(stderr, __VA_ARGS__);                                            \
+                fprintf(stderr, "\n");                                                   \
+            }                                                                            \
+        }                                                                                \
     } while (0)
 
 static uint64_t rnd(uint64_t *s)
@@ -114,14 +114,14 @@ static void test_domains(void)
                 collio__mp_step_of(P, n, r, ph, &s);
                 if (s.partner >= 0) {
                     collio__mp_step_of(P, n, s.partner, ph, &t);
-                    CHECK(t.partner == r && t.side != s.side && t.group_lo == s.group_lo &&
-                              t.group_hi == s.group_hi && t.keep_lo == s.send_lo,
+                    CHECK(t.partner == r && t.side != s.side && t.group_lo == s.group_lo
+                              && t.group_hi == s.group_hi && t.keep_lo == s.send_lo,
                           "P=%d ph=%d r=%d partner", P, ph, r);
                 }
                 if (s.lonely_to >= 0) {
                     collio__mp_step_of(P, n, s.lonely_to, ph, &t);
-                    CHECK(t.extra_from == r && t.keep_lo == s.send_lo &&
-                              t.keep_hi == s.send_hi,
+                    CHECK(t.extra_from == r && t.keep_lo == s.send_lo
+                              && t.keep_hi == s.send_hi,
                           "P=%d ph=%d r=%d lonely", P, ph, r);
                 }
             }
@@ -182,7 +182,8 @@ static void simulate(const char *what, int P, int64_t N, int k, int64_t **idx,
             const collio__mp_step *st = &p->step;
             collio__segvec none = {0};
             const collio__segvec *rp = st->partner >= 0 ? &R[st->partner].out : &none;
-            const collio__segvec *rx = st->extra_from >= 0 ? &R[st->extra_from].out : &none;
+            const collio__segvec *rx =
+                st->extra_from >= 0 ? &R[st->extra_from].out : &none;
             int rc = collio__mp_phase_join(p, &R[r].kept, rp->v, rp->n, rx->v, rx->n);
             CHECK(rc == COLLIO_OK, "%s join rc", what);
             R[r].b = malloc((size_t)(p->b_elems > 0 ? p->b_elems : 1) * sizeof(int64_t));
@@ -190,8 +191,8 @@ static void simulate(const char *what, int P, int64_t N, int k, int64_t **idx,
                 memcpy(R[r].b + p->keep[c].dst, R[r].a + p->keep[c].src,
                        (size_t)p->keep[c].n * sizeof(int64_t));
             int from[2] = {st->partner, st->extra_from};
-            int64_t at[2] = {p->recv_pos, p->xrecv_pos}, cnt[2] = {p->recv_elems,
-                                                                   p->xrecv_elems};
+            int64_t at[2] = {p->recv_pos, p->xrecv_pos},
+                    cnt[2] = {p->recv_elems, p->xrecv_elems};
             for (int m = 0; m < 2; m++) {
                 if (from[m] < 0) {
                     CHECK(cnt[m] == 0, "%s no sender, nothing received", what);
@@ -243,8 +244,8 @@ static void simulate(const char *what, int P, int64_t N, int k, int64_t **idx,
                   "%s P=%d r=%d one request for the domain", what, P, r);
         }
         if (file_off != NULL)
-            CHECK(fin.nruns == 1 && fin.runs[0].off == file_off[r] &&
-                      fin.runs[0].len == 4,
+            CHECK(fin.nruns == 1 && fin.runs[0].off == file_off[r]
+                      && fin.runs[0].len == 4,
                   "seed 004 rank %d starts at %lld", r, (long long)file_off[r]);
         for (int64_t s = 0; s < fin.nruns; s++) {
             const collio__seg *g = &fin.runs[s];
@@ -305,7 +306,9 @@ static void random_list(int P, int64_t N, uint64_t seed, int sorted, int64_t **i
     int64_t at = 0;
     for (int r = 0; r < P; r++) {
         int64_t left = N - at;
-        int64_t take = r == P - 1 ? left : (r % 3 == 1 ? 0 : (int64_t)(rnd(&seed) % (uint64_t)(left + 1)));
+        int64_t take =
+            r == P - 1 ? left
+                       : (r % 3 == 1 ? 0 : (int64_t)(rnd(&seed) % (uint64_t)(left + 1)));
         idx[r] = malloc((size_t)(take > 0 ? take : 1) * sizeof(int64_t));
         memcpy(idx[r], perm + at, (size_t)take * sizeof(int64_t));
         n[r] = take;

@@ -16,17 +16,17 @@
 
 static int64_t g_pass, g_fail;
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (cond) {                                                            \
-            g_pass++;                                                          \
-        } else {                                                               \
-            if (g_fail++ < 20) {                                               \
-                fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-                fprintf(stderr, __VA_ARGS__);                                  \
-                fputc('\n', stderr);                                           \
-            }                                                                  \
-        }                                                                      \
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        if (cond) {                                                                      \
+            g_pass++;                                                                    \
+        } else {                                                                         \
+            if (g_fail++ < 20) {                                                         \
+                fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);          \
+                fprintf(stderr, __VA_ARGS__);                                            \
+                fputc('\n', stderr);                                                     \
+            }                                                                            \
+        }                                                                                \
     } while (0)
 
 static uint64_t rng_state = 0x1234567887654321ULL;
@@ -37,7 +37,10 @@ static uint64_t rnd(void) /* splitmix64 */
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
-static int64_t rndr(int64_t n) { return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0; }
+static int64_t rndr(int64_t n)
+{
+    return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0;
+}
 
 static int segs_valid(const collio__seg *s, int64_t n)
 {
@@ -131,9 +134,9 @@ static void test_push_random(void)
                 off += len;
             }
         }
-        int ok = segs_valid(sv.v, sv.n) && seg_map(sv.v, sv.n, got, pos) &&
-                 collio__segs_elements(sv.v, sv.n) == pos &&
-                 memcmp(ref, got, (size_t)pos * sizeof(int64_t)) == 0;
+        int ok = segs_valid(sv.v, sv.n) && seg_map(sv.v, sv.n, got, pos)
+                 && collio__segs_elements(sv.v, sv.n) == pos
+                 && memcmp(ref, got, (size_t)pos * sizeof(int64_t)) == 0;
         CHECK(ok, "random push trial %d mode %d", trial, mode);
         if (mode == 2 && gapfix > 0) /* constant len and gap: one segment */
             CHECK(sv.n <= 1 + 2 * (int64_t)(pos / 8), "compact n=%lld", (long long)sv.n);
@@ -190,8 +193,9 @@ static void test_clip(void)
                 for (int64_t k = 0; k < out[i].count; k++)
                     for (int64_t t = 0; t < out[i].len; t++) {
                         int64_t p = out[i].mem + k * out[i].len + t;
-                        int64_t f = out[i].off +
-                                    k * (out[i].count > 1 ? out[i].stride : out[i].len) + t;
+                        int64_t f = out[i].off
+                                    + k * (out[i].count > 1 ? out[i].stride : out[i].len)
+                                    + t;
                         /* p must be f's stream position in s */
                         if (f < 0 || f < s.off) {
                             ok = 0;
@@ -209,8 +213,8 @@ static void test_clip(void)
         }
         ok = ok && memcmp(want, got, (size_t)nmap * sizeof(int64_t)) == 0;
         CHECK(ok, "clip off=%lld len=%lld stride=%lld count=%lld [%lld,%lld) n=%d",
-              (long long)s.off, (long long)s.len, (long long)s.stride,
-              (long long)s.count, (long long)lo, (long long)hi, n);
+              (long long)s.off, (long long)s.len, (long long)s.stride, (long long)s.count,
+              (long long)lo, (long long)hi, n);
     }
 }
 
@@ -289,8 +293,8 @@ static void test_coalesce(void)
         for (int64_t i = 0; ok && i < m; i++) {
             if (e[i].len < 1)
                 ok = 0;
-            if (i > 0 && e[i - 1].off + e[i - 1].len == e[i].off &&
-                e[i - 1].mem + e[i - 1].len == e[i].mem)
+            if (i > 0 && e[i - 1].off + e[i - 1].len == e[i].off
+                && e[i - 1].mem + e[i - 1].len == e[i].mem)
                 ok = 0;
             for (int64_t t = 0; ok && t < e[i].len; t++)
                 got[e[i].mem + t] = e[i].off + t;

@@ -84,10 +84,10 @@ static void flush(request *r)
     int64_t at = r->off * (int64_t)r->p->layout->esize;
     int rc;
     if (r->niov == 1)
-        rc = r->writing ? collio__file_write_at(r->f, at, ip->iov[0].iov_base,
-                                                ip->iov[0].iov_len)
-                        : collio__file_read_at(r->f, at, ip->iov[0].iov_base,
-                                               ip->iov[0].iov_len);
+        rc =
+            r->writing
+                ? collio__file_write_at(r->f, at, ip->iov[0].iov_base, ip->iov[0].iov_len)
+                : collio__file_read_at(r->f, at, ip->iov[0].iov_base, ip->iov[0].iov_len);
     else
         rc = r->writing ? collio__file_writev_at(r->f, at, ip->iov, r->niov)
                         : collio__file_readv_at(r->f, at, ip->iov, r->niov);

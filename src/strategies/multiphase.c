@@ -89,9 +89,9 @@ static int ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
             disp[j] = (MPI_Aint)((r[i].pos + o) * (int64_t)esize);
             j++;
         }
-    if (rc == COLLIO_OK &&
-        (MPI_Type_create_hindexed((int)nb, len, disp, el, t) != MPI_SUCCESS ||
-         MPI_Type_commit(t) != MPI_SUCCESS))
+    if (rc == COLLIO_OK
+        && (MPI_Type_create_hindexed((int)nb, len, disp, el, t) != MPI_SUCCESS
+            || MPI_Type_commit(t) != MPI_SUCCESS))
         rc = COLLIO_ERR_MPI;
     if (el != MPI_DATATYPE_NULL)
         MPI_Type_free(&el);
@@ -134,7 +134,8 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
     int to = st->partner >= 0 ? st->partner : st->lonely_to;
     *nrp = *nrx = 0;
     if (st->partner >= 0)
-        MPI_Irecv(nrp, 1, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm, &rq[nr++]);
+        MPI_Irecv(nrp, 1, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm,
+                  &rq[nr++]);
     if (st->extra_from >= 0)
         MPI_Irecv(nrx, 1, MPI_INT64_T, st->extra_from, TAG_COUNT + 16 * ph, p->comm,
                   &rq[nr++]);
@@ -143,8 +144,9 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
     int wrc = waitall(rq, nr);
     if (rc == COLLIO_OK)
         rc = wrc;
-    if (rc == COLLIO_OK && (*nrp < 0 || *nrx < 0 || *nrp > INT32_MAX / 5 ||
-                            *nrx > INT32_MAX / 5 || mine > INT32_MAX / 5))
+    if (rc == COLLIO_OK
+        && (*nrp < 0 || *nrx < 0 || *nrp > INT32_MAX / 5 || *nrx > INT32_MAX / 5
+            || mine > INT32_MAX / 5))
         rc = COLLIO_ERR_OVERFLOW;
     if (rc == COLLIO_OK) {
         *rp = malloc((size_t)(*nrp > 0 ? *nrp : 1) * sizeof **rp);
@@ -186,7 +188,8 @@ static int64_t plan_bytes(const collio__mp_plan *mp)
     for (int i = 0; i < mp->nphases; i++) {
         const collio__mp_phase *ph = &mp->ph[i];
         b += ph->nkeep * (int64_t)sizeof(collio__mp_copy);
-        b += ph->nsend * (int64_t)(sizeof(collio__mp_range) + sizeof(int) + sizeof(MPI_Aint));
+        b += ph->nsend
+             * (int64_t)(sizeof(collio__mp_range) + sizeof(int) + sizeof(MPI_Aint));
     }
     b += (mp->fin.nops + mp->fin.nruns) * (int64_t)sizeof(collio__seg);
     return b;

@@ -31,17 +31,17 @@ typedef struct collio__mp_range {
  * write) -> buffer B (after) = [kept pieces | partner's data | extra's data]. */
 typedef struct collio__mp_phase {
     collio__mp_step step;
-    int idle;                   /* group of one rank: B is A, nothing moves */
-    int src_slot, dst_slot;     /* work buffer of A and B; -1 = user stream */
-    int64_t a_elems, b_elems;   /* elements in A and B */
-    collio__mp_copy *keep;      /* A -> B copies of the kept pieces */
+    int idle;                 /* group of one rank: B is A, nothing moves */
+    int src_slot, dst_slot;   /* work buffer of A and B; -1 = user stream */
+    int64_t a_elems, b_elems; /* elements in A and B */
+    collio__mp_copy *keep;    /* A -> B copies of the kept pieces */
     int64_t nkeep;
-    collio__mp_range *send;     /* pieces of A sent, in message order */
+    collio__mp_range *send; /* pieces of A sent, in message order */
     int64_t nsend;
     int64_t send_elems;
     int64_t recv_pos, recv_elems;   /* from partner: B[recv_pos, +recv_elems) */
     int64_t xrecv_pos, xrecv_elems; /* from the lonely rank (extra_from) */
-    int64_t tuples;             /* strided descriptors of what is sent */
+    int64_t tuples;                 /* strided descriptors of what is sent */
     /* MPI datatypes in units of bytes (built by multiphase_plan.c): send =
      * the pieces of A, recv / xrecv = the regions of B. NULL if empty. */
     MPI_Datatype send_type, recv_type, xrecv_type;
@@ -50,20 +50,20 @@ typedef struct collio__mp_phase {
 /* The final step: buffer A (what the rank holds after the phases,
  * segment-major) -> F (the same elements in file order) -> file. */
 typedef struct collio__mp_final {
-    int64_t nelems;    /* elements held (= F size) */
-    collio__seg *ops;  /* A -> F scatter: off = F position, mem = A position */
+    int64_t nelems;   /* elements held (= F size) */
+    collio__seg *ops; /* A -> F scatter: off = F position, mem = A position */
     int64_t nops;
     collio__seg *runs; /* file requests: off = file element, mem = F position;
                           one request per block */
     int64_t nruns;
-    int64_t requests;  /* blocks of runs */
-    int identity;      /* F == A (already in file order): no copy */
+    int64_t requests;       /* blocks of runs */
+    int identity;           /* F == A (already in file order): no copy */
     int src_slot, dst_slot; /* A's and F's buffer (-1 = user stream) */
 } collio__mp_final;
 
 typedef struct collio__mp_plan {
-    int nphases;       /* phases run (k) */
-    int allphases;     /* ceil(log2 P) */
+    int nphases;   /* phases run (k) */
+    int allphases; /* ceil(log2 P) */
     size_t esize;
     collio__mp_phase ph[COLLIO_MAX_PHASES];
     collio__mp_final fin;
@@ -86,15 +86,15 @@ int collio__mp_phase_split(const collio__seg *held, int64_t nheld, int64_t a_ele
  * entry) with their positions in B; sets recv_pos/elems, xrecv_pos/elems,
  * b_elems. */
 int collio__mp_phase_join(collio__mp_phase *ph, collio__segvec *held,
-                          const collio__seg *rp, int64_t nrp,
-                          const collio__seg *rx, int64_t nrx);
+                          const collio__seg *rp, int64_t nrp, const collio__seg *rx,
+                          int64_t nrx);
 
 /* Final step from the held segments (positions in A): scatter ops into
  * file order and the file runs. [lo, hi) is the file range the rank's
  * group holds; when the held elements cover it, F position = off - lo and
  * the file access is one run (the domain). */
-int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo,
-                           int64_t hi, collio__mp_final *fin);
+int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo, int64_t hi,
+                           collio__mp_final *fin);
 
 void collio__mp_phase_free(collio__mp_phase *ph);
 void collio__mp_final_free(collio__mp_final *fin);
@@ -102,7 +102,6 @@ void collio__mp_final_free(collio__mp_final *fin);
 /* Scatter (A -> F, file order) and gather (F -> A) of the final ops. */
 void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,
                         char *f);
-void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
-                       char *a);
+void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f, char *a);
 
 #endif /* COLLIO_MULTIPHASE_H */

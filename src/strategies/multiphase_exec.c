@@ -34,8 +34,8 @@ static int64_t group_end(const collio__mp_final *fin, int64_t i)
     int64_t j = i + 1;
     if (g->count < 2)
         return j;
-    while (j < fin->nops && fin->ops[j].len == g->len && fin->ops[j].stride == g->stride &&
-           fin->ops[j].count == g->count && fin->ops[j].off - g->off < g->stride)
+    while (j < fin->nops && fin->ops[j].len == g->len && fin->ops[j].stride == g->stride
+           && fin->ops[j].count == g->count && fin->ops[j].off - g->off < g->stride)
         j++;
     return j;
 }
@@ -81,8 +81,7 @@ static void copy_group(const collio__mp_final *fin, int64_t i, int64_t j, size_t
     }
 }
 
-void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,
-                        char *f)
+void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a, char *f)
 {
     for (int64_t i = 0, j; i < fin->nops; i = j) {
         j = group_end(fin, i);
@@ -90,8 +89,7 @@ void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a
     }
 }
 
-void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
-                       char *a)
+void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f, char *a)
 {
     for (int64_t i = 0, j; i < fin->nops; i = j) {
         j = group_end(fin, i);

@@ -144,8 +144,8 @@ static int append_received(collio__segvec *held, const collio__seg *r, int64_t n
 }
 
 int collio__mp_phase_join(collio__mp_phase *ph, collio__segvec *held,
-                          const collio__seg *rp, int64_t nrp,
-                          const collio__seg *rx, int64_t nrx)
+                          const collio__seg *rp, int64_t nrp, const collio__seg *rx,
+                          int64_t nrx)
 {
     int64_t pos = collio__segs_elements(held->v, held->n);
     ph->recv_pos = pos;
@@ -270,8 +270,8 @@ static int op_shape_cmp(const void *pa, const void *pb)
     return (a->off > b->off) - (a->off < b->off);
 }
 
-int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo,
-                           int64_t hi, collio__mp_final *fin)
+int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo, int64_t hi,
+                           collio__mp_final *fin)
 {
     int64_t total = collio__segs_elements(held, nheld);
     collio__segvec runs = {0};

@@ -39,11 +39,11 @@ typedef struct serial_plan {
     int64_t W, nwin;
     MPI_Datatype elem; /* esize contiguous bytes: counts are in elements */
     winlist mine;
-    int64_t max_mine;  /* largest element count of mine in one window */
+    int64_t max_mine; /* largest element count of mine in one window */
     /* rank 0 only: */
-    winlist *all;      /* [nranks]; all[0] unused (== mine) */
-    int *counts;       /* [nwin * nranks]: elements of rank r in window w */
-    int64_t max_others;/* largest sum of other ranks' counts in a window */
+    winlist *all;       /* [nranks]; all[0] unused (== mine) */
+    int *counts;        /* [nwin * nranks]: elements of rank r in window w */
+    int64_t max_others; /* largest sum of other ranks' counts in a window */
 } serial_plan;
 
 static int64_t min64(int64_t a, int64_t b)
@@ -156,8 +156,8 @@ static int gather_and_build(collio_plan *p, serial_plan *sp, int rc)
     for (int r = 1; r < P && nsegs != NULL && rc == COLLIO_OK; r++) {
         if (nsegs[r] > INT_MAX)
             rc = COLLIO_ERR_OVERFLOW;
-        else if ((segs[r] = malloc((size_t)(nsegs[r] > 0 ? nsegs[r] : 1)
-                                   * sizeof **segs)) == NULL)
+        else if ((segs[r] = malloc((size_t)(nsegs[r] > 0 ? nsegs[r] : 1) * sizeof **segs))
+                 == NULL)
             rc = COLLIO_ERR_NOMEM;
     }
     rc = collio__agree(p->comm, rc);
@@ -255,7 +255,8 @@ static int serial_plan_create(collio_plan *p)
     {
         int64_t bytes = (int64_t)sizeof *sp;
         for (int r = 0; r < p->nranks; r++) {
-            const winlist *wl = r == 0 ? &sp->mine : (sp->all != NULL ? &sp->all[r] : NULL);
+            const winlist *wl =
+                r == 0 ? &sp->mine : (sp->all != NULL ? &sp->all[r] : NULL);
             if (wl != NULL && wl->start != NULL)
                 bytes += wl->start[sp->nwin] * (int64_t)sizeof(collio__seg)
                          + (sp->nwin + 1) * (int64_t)sizeof(int64_t);
@@ -307,13 +308,14 @@ static void stream_lin(const collio__seg *pc, int64_t n, size_t es, char *stream
 }
 
 /* Rank 0: file access of window [lo, hi) (elements). */
-static int window_io(collio_plan *p, collio_file *f, int64_t lo, int64_t hi,
-                     char *win, int writing)
+static int window_io(collio_plan *p, collio_file *f, int64_t lo, int64_t hi, char *win,
+                     int writing)
 {
     size_t es = p->layout->esize;
     double t0 = collio__now();
-    int rc = writing ? collio__file_write_at(f, lo * (int64_t)es, win, (size_t)(hi - lo) * es)
-                     : collio__file_read_at(f, lo * (int64_t)es, win, (size_t)(hi - lo) * es);
+    int rc = writing
+                 ? collio__file_write_at(f, lo * (int64_t)es, win, (size_t)(hi - lo) * es)
+                 : collio__file_read_at(f, lo * (int64_t)es, win, (size_t)(hi - lo) * es);
     p->stats.file_s += collio__now() - t0;
     p->stats.file_requests += 1;
     p->stats.file_bytes += (hi - lo) * (int64_t)es;

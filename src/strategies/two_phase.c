@@ -38,7 +38,7 @@
 
 typedef struct tp_plan {
     MPI_Datatype etype, filetype, memtype;
-    int count;        /* 1, or 0 for a rank without data */
+    int count;         /* 1, or 0 for a rank without data */
     int64_t end_bytes; /* end of this rank's last byte, relative to base */
 } tp_plan;
 
@@ -78,8 +78,7 @@ static int make_contig(int64_t n, MPI_Datatype t, MPI_Aint ext, MPI_Datatype *ou
 
 /* Struct of n types at absolute byte displacements, any n >= 1: groups of
  * GROUP_MAX entries, then a struct of the groups. Frees types[]. */
-static int make_struct(int64_t n, MPI_Datatype *types, MPI_Aint *disps,
-                       MPI_Datatype *out)
+static int make_struct(int64_t n, MPI_Datatype *types, MPI_Aint *disps, MPI_Datatype *out)
 {
     int rc = COLLIO_OK;
     if (n <= GROUP_MAX) {
@@ -331,7 +330,8 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     char native[] = "native";
     int count = tp->count;
     if (MPI_File_set_view(fh, (MPI_Offset)f->opts.base_offset, tp->etype, tp->filetype,
-                          native, f->opts.info) != MPI_SUCCESS) {
+                          native, f->opts.info)
+        != MPI_SUCCESS) {
         rc = COLLIO_ERR_IO;
         count = 0; /* still take part in the collective below */
     }

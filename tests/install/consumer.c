@@ -36,8 +36,8 @@ int main(int argc, char **argv)
     if (rc != COLLIO_OK || memcmp(buf, back, (size_t)n * sizeof(int)) != 0)
         fail = 1;
     if (rank == 0)
-        printf("consumer: %d strategies, round trip %s (%s)\n",
-               collio_strategy_count(), fail ? "FAILED" : "ok", collio_strerror(rc));
+        printf("consumer: %d strategies, round trip %s (%s)\n", collio_strategy_count(),
+               fail ? "FAILED" : "ok", collio_strerror(rc));
     collio_plan_free(&p);
     collio_layout_free(&l);
     MPI_Finalize();
