@@ -1,0 +1,178 @@
+/*
+ * mpi_bench.c -- collio-bench as a library (bench/bench.h): a small run of
+ * each workload through collio_bench_run must record every run, verify every
+ * canonical file and read-back (nothing failed, no library error), and write
+ * a CSV whose header has the documented column names and one row per run,
+ * with verified = 1 for canonical strategies and empty for "block". An
+ * unknown strategy must make the whole run fail with COLLIO_ERR_STRATEGY on
+ * every rank. The counts are derived from the configuration, not from the
+ * bench.
+ */
+#include "bench.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const required[] = {
+    "workload", "strategy", "ranks",  "nx",      "bx",      "rep",      "op",
+    "inspect_s", "exchange_s", "file_s", "total_s", "verified", "phases", "peak_rss_mb",
+    "phase0_s"};
+
+/* Rank 0: checks the CSV: required columns, `want_rows` rows, verified
+ * column 1 for canonical strategies and empty for non-canonical ones. */
+static void check_csv(tu_ctx *t, const char *path, int want_rows)
+{
+    if (t->rank != 0)
+        return;
+    FILE *f = fopen(path, "r");
+    if (!TU_CHECK(t, f != NULL, "CSV %s exists", path))
+        return;
+    char line[4096];
+    int cols = 0, strategy_col = -1, verified_col = -1, rows = 0;
+    char names[64][32];
+    if (fgets(line, sizeof line, f)) {
+        for (char *tok = strtok(line, ",\n"); tok && cols < 64; tok = strtok(NULL, ",\n")) {
+            snprintf(names[cols], sizeof names[cols], "%s", tok);
+            if (strcmp(tok, "strategy") == 0)
+                strategy_col = cols;
+            if (strcmp(tok, "verified") == 0)
+                verified_col = cols;
+            cols++;
+        }
+    }
+    for (size_t r = 0; r < sizeof required / sizeof *required; r++) {
+        int found = 0;
+        for (int c = 0; c < cols; c++)
+            found |= strcmp(names[c], required[r]) == 0;
+        TU_CHECK(t, found, "CSV header has column %s", required[r]);
+    }
+    while (fgets(line, sizeof line, f)) {
+        rows++;
+        /* split keeping empty fields */
+        char *field[64];
+        int n = 0;
+        for (char *p = line; n < 64;) {
+            field[n++] = p;
+            char *comma = strchr(p, ',');
+            if (!comma)
+                break;
+            *comma = '\0';
+            p = comma + 1;
+        }
+        if (strategy_col < 0 || verified_col < 0 || verified_col >= n)
+            continue;
+        char *nl = strchr(field[verified_col], '\n');
+        if (nl)
+            *nl = '\0';
+        int canonical = collio_strategy_is_canonical(field[strategy_col]);
+        if (canonical == 1)
+            TU_CHECK(t, strcmp(field[verified_col], "1") == 0,
+                     "row %d (%s): verified '%s', want 1", rows, field[strategy_col],
+                     field[verified_col]);
+        else
+            TU_CHECK(t, field[verified_col][0] == '\0',
+                     "row %d (%s): verified '%s', want empty", rows, field[strategy_col],
+                     field[verified_col]);
+    }
+    fclose(f);
+    TU_CHECK(t, rows == want_rows, "CSV has %d rows, want %d", rows, want_rows);
+}
+
+static void base_config(tu_ctx *t, collio_bench_config *c, const char *csv)
+{
+    collio_bench_config_init(c);
+    c->reps = 2;
+    c->do_write = c->do_read = 1;
+    c->progress = 0;
+    c->table_out = NULL;
+    snprintf(c->dir, sizeof c->dir, "%s", t->tmpdir);
+    snprintf(c->csv, sizeof c->csv, "%s", csv);
+}
+
+static void test_vector(tu_ctx *t)
+{
+    tu_case(t, "vector workload, every strategy, write and read");
+    char csv[1024];
+    tu_temp_path(t, "vector.csv", csv, sizeof csv);
+    collio_bench_config c;
+    base_config(t, &c, csv);
+    c.workload = COLLIO_BENCH_VECTOR;
+    c.nx = 50021; /* prime: no bx*P divides it */
+    const int64_t bx[] = {1, 13, 5000};
+    c.nbx = 3;
+    memcpy(c.bx, bx, sizeof bx);
+    collio_bench_summary sum;
+    int rc = collio_bench_run(t->comm, &c, &sum);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
+        return;
+    int nstrat = collio_strategy_count(), ncanon = 0;
+    for (int i = 0; i < nstrat; i++)
+        ncanon += collio_strategy_is_canonical(collio_strategy_name(i)) == 1;
+    int want_runs = c.nbx * nstrat * c.reps * 2;
+    TU_CHECK(t, sum.runs == want_runs, "runs %d, want %d", sum.runs, want_runs);
+    TU_CHECK(t, sum.failed == 0 && sum.errors == 0, "failed %d, errors %d", sum.failed,
+             sum.errors);
+    TU_CHECK(t, sum.verified >= c.nbx * ncanon * c.reps * 2,
+             "verified %d, want >= %d (every canonical write and read)", sum.verified,
+             c.nbx * ncanon * c.reps * 2);
+    check_csv(t, csv, want_runs);
+    tu_remove(t, csv);
+}
+
+static void test_array(tu_ctx *t)
+{
+    tu_case(t, "array workload, multiphase phases 1 and all");
+    char csv[1024];
+    tu_temp_path(t, "array.csv", csv, sizeof csv);
+    collio_bench_config c;
+    base_config(t, &c, csv);
+    c.workload = COLLIO_BENCH_ARRAY;
+    c.nshapes = 1;
+    snprintf(c.shapes[0].name, sizeof c.shapes[0].name, "7x11x3x4x2");
+    const int64_t g[5] = {7, 11, 3, 4, 2};
+    memcpy(c.shapes[0].gsizes, g, sizeof g);
+    snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "multiphase");
+    snprintf(c.strategies[1], COLLIO_BENCH_NAME_LEN, "serial");
+    c.nstrategies = 2;
+    c.phases[0] = 1;
+    c.phases[1] = 0;
+    c.nphases = 2;
+    c.reps = 1;
+    collio_bench_summary sum;
+    int rc = collio_bench_run(t->comm, &c, &sum);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
+        return;
+    int want_runs = (2 + 1) * 2; /* multiphase k=1, all; serial; write+read */
+    TU_CHECK(t, sum.runs == want_runs, "runs %d, want %d", sum.runs, want_runs);
+    TU_CHECK(t, sum.failed == 0 && sum.errors == 0 && sum.verified == want_runs,
+             "failed %d, errors %d, verified %d of %d", sum.failed, sum.errors,
+             sum.verified, want_runs);
+    check_csv(t, csv, want_runs);
+    tu_remove(t, csv);
+}
+
+static void test_unknown_strategy(tu_ctx *t)
+{
+    tu_case(t, "unknown strategy");
+    collio_bench_config c;
+    base_config(t, &c, "");
+    c.nx = 100;
+    c.nbx = 1;
+    c.bx[0] = 3;
+    snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "no-such-strategy");
+    c.nstrategies = 1;
+    int rc = collio_bench_run(t->comm, &c, NULL);
+    TU_RC_ALL(t, rc, COLLIO_ERR_STRATEGY, "collio_bench_run with an unknown strategy");
+}
+
+int main(int argc, char **argv)
+{
+    tu_ctx t;
+    tu_init(&t, &argc, &argv, "mpi_bench");
+    test_vector(&t);
+    test_array(&t);
+    test_unknown_strategy(&t);
+    return tu_finish(&t);
+}
