@@ -16,9 +16,9 @@
 #include <string.h>
 
 static const char *const required[] = {
-    "workload", "strategy", "ranks",  "nx",      "bx",      "rep",      "op",
-    "inspect_s", "exchange_s", "file_s", "total_s", "verified", "phases", "peak_rss_mb",
-    "phase0_s"};
+    "workload", "strategy", "ranks",     "nx",          "bx",
+    "rep",      "op",       "inspect_s", "exchange_s",  "file_s",
+    "total_s",  "verified", "phases",    "peak_rss_mb", "phase0_s"};
 
 /* Rank 0: checks the CSV: required columns, `want_rows` rows, verified
  * column 1 for canonical strategies and empty for non-canonical ones. */
@@ -33,7 +33,8 @@ static void check_csv(tu_ctx *t, const char *path, int want_rows)
     int cols = 0, strategy_col = -1, verified_col = -1, rows = 0;
     char names[64][32];
     if (fgets(line, sizeof line, f)) {
-        for (char *tok = strtok(line, ",\n"); tok && cols < 64; tok = strtok(NULL, ",\n")) {
+        for (char *tok = strtok(line, ",\n"); tok && cols < 64;
+             tok = strtok(NULL, ",\n")) {
             snprintf(names[cols], sizeof names[cols], "%s", tok);
             if (strcmp(tok, "strategy") == 0)
                 strategy_col = cols;
