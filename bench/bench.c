@@ -123,6 +123,23 @@ static int add_row(bench_ctx *x, const bench_row *r)
     return COLLIO_OK;
 }
 
+/* Collective: opens the run's file with the configured backend; says
+ * what failed. Returns the agreed library code. */
+static int open_bench_file(bench_ctx *x, const bench_case *c, const bench_variant *v,
+                           collio_file_mode mode, collio_file **f)
+{
+    collio_file_options fo;
+    collio_file_options_init(&fo);
+    fo.backend = x->cfg->backend;
+    int rc = collio_file_open(x->comm, x->path, mode, &fo, f);
+    if (rc)
+        say_error(x, c, v,
+                  mode == COLLIO_FILE_READ ? "collio_file_open(READ)"
+                                           : "collio_file_open(CREATE)",
+                  rc);
+    return rc;
+}
+
 /* One write (and its verification). Returns the agreed library code. */
 static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
                      const collio_layout *l, unsigned char *buf, size_t bytes)
@@ -131,15 +148,10 @@ static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
     const bench_case *c = &x->cases[r->ci];
     const bench_variant *v = &x->vars[r->vi];
     bench_fill(l, (uint64_t)r->rep, buf);
-    collio_file_options fo;
-    collio_file_options_init(&fo);
-    fo.backend = cfg->backend;
     collio_file *f = NULL;
-    int rc = collio_file_open(x->comm, x->path, COLLIO_FILE_CREATE, &fo, &f);
-    if (rc) {
-        say_error(x, c, v, "collio_file_open(CREATE)", rc);
+    int rc = open_bench_file(x, c, v, COLLIO_FILE_CREATE, &f);
+    if (rc)
         return rc;
-    }
     double rss0 = rss_before_call();
     MPI_Barrier(x->comm);
     rc = collio_write(plan, f, buf, bytes);
@@ -172,15 +184,10 @@ static int run_read(bench_ctx *x, bench_row *r, collio_plan *plan, const collio_
     const bench_case *c = &x->cases[r->ci];
     const bench_variant *v = &x->vars[r->vi];
     memset(buf, 0, bytes);
-    collio_file_options fo;
-    collio_file_options_init(&fo);
-    fo.backend = cfg->backend;
     collio_file *f = NULL;
-    int rc = collio_file_open(x->comm, x->path, COLLIO_FILE_READ, &fo, &f);
-    if (rc) {
-        say_error(x, c, v, "collio_file_open(READ)", rc);
+    int rc = open_bench_file(x, c, v, COLLIO_FILE_READ, &f);
+    if (rc)
         return rc;
-    }
     double rss0 = rss_before_call();
     MPI_Barrier(x->comm);
     rc = collio_read(plan, f, buf, bytes);

@@ -19,33 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int64_t g_pass, g_fail;
-
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            g_pass++;                                                                    \
-        } else {                                                                         \
-            if (g_fail++ < 20) {                                                         \
-                fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);          \
-                fprintf(stderr, __VA_ARGS__);                                            \
-                fputc('\n', stderr);                                                     \
-            }                                                                            \
-        }                                                                                \
-    } while (0)
-
-static uint64_t rng_state = 0x9876543210fedcbaULL;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int64_t rndr(int64_t n)
-{
-    return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0;
-}
+#define UNIT_RNG_SEED 0x9876543210fedcbaULL
+#include "unit_check.h"
 
 /* Global indices in stream order from segments (expanded element by
  * element, not through collio__segs_flatten); also checks invariants and
@@ -527,8 +502,7 @@ int main(int argc, char **argv)
     test_darray_compact();
     test_index_list();
     test_local_helpers();
-    printf("unit_layouts: %lld passed, %lld failed\n", (long long)g_pass,
-           (long long)g_fail);
+    int code = unit_summary("unit_layouts");
     MPI_Finalize();
-    return g_fail ? 1 : 0;
+    return code;
 }

@@ -17,28 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        checks++;                                                                        \
-        if (!(cond)) {                                                                   \
-            failures++;                                                                  \
-            if (failures < 30) {                                                         \
-                fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                    \
-                fprintf(stderr, __VA_ARGS__);                                            \
-                fprintf(stderr, "\n");                                                   \
-            }                                                                            \
-        }                                                                                \
-    } while (0)
-
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "unit_check.h"
 
 /* ------------------------------------------------ seed 004 tables */
 
@@ -299,7 +278,7 @@ static void random_list(int P, int64_t N, uint64_t seed, int sorted, int64_t **i
     for (int64_t i = 0; i < N; i++)
         perm[i] = i;
     for (int64_t i = N - 1; i > 0; i--) {
-        int64_t j = (int64_t)(rnd(&seed) % (uint64_t)(i + 1)), t = perm[i];
+        int64_t j = (int64_t)(unit_splitmix(&seed) % (uint64_t)(i + 1)), t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;
     }
@@ -307,8 +286,10 @@ static void random_list(int P, int64_t N, uint64_t seed, int sorted, int64_t **i
     for (int r = 0; r < P; r++) {
         int64_t left = N - at;
         int64_t take =
-            r == P - 1 ? left
-                       : (r % 3 == 1 ? 0 : (int64_t)(rnd(&seed) % (uint64_t)(left + 1)));
+            r == P - 1
+                ? left
+                : (r % 3 == 1 ? 0
+                              : (int64_t)(unit_splitmix(&seed) % (uint64_t)(left + 1)));
         idx[r] = malloc((size_t)(take > 0 ? take : 1) * sizeof(int64_t));
         memcpy(idx[r], perm + at, (size_t)take * sizeof(int64_t));
         n[r] = take;
@@ -396,6 +377,5 @@ int main(void)
     test_domains();
     test_seed004();
     test_simulations();
-    printf("unit_multiphase: %d checks, %d failed\n", checks, failures);
-    return failures != 0;
+    return unit_summary("unit_multiphase");
 }

@@ -14,33 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-static int64_t g_pass, g_fail;
-
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            g_pass++;                                                                    \
-        } else {                                                                         \
-            if (g_fail++ < 20) {                                                         \
-                fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);          \
-                fprintf(stderr, __VA_ARGS__);                                            \
-                fputc('\n', stderr);                                                     \
-            }                                                                            \
-        }                                                                                \
-    } while (0)
-
-static uint64_t rng_state = 0x1234567887654321ULL;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int64_t rndr(int64_t n)
-{
-    return n > 0 ? (int64_t)(rnd() % (uint64_t)n) : 0;
-}
+#define UNIT_RNG_SEED 0x1234567887654321ULL
+#include "unit_check.h"
 
 static int segs_valid(const collio__seg *s, int64_t n)
 {
@@ -353,6 +328,5 @@ int main(void)
     test_sort();
     test_coalesce();
     test_big();
-    printf("unit_segs: %lld passed, %lld failed\n", (long long)g_pass, (long long)g_fail);
-    return g_fail ? 1 : 0;
+    return unit_summary("unit_segs");
 }

@@ -99,19 +99,58 @@ void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
 
 /* ------------------------------------------------------ buffers */
 
-static int bufs_alloc(const collio__mp_plan *mp, char *buf[2])
+static void bufs_free(char *buf[2])
 {
+    collio__bigbuf_free(buf[0]);
+    collio__bigbuf_free(buf[1]);
     buf[0] = buf[1] = NULL;
-    for (int s = 0; s < 2; s++) {
+}
+
+/* Collective: the plan's two work buffers, agreed across ranks so that
+ * nobody starts exchanging alone; on failure nothing stays allocated. */
+static int bufs_alloc(collio_plan *p, char *buf[2])
+{
+    const collio__mp_plan *mp = p->impl;
+    int rc = COLLIO_OK;
+    buf[0] = buf[1] = NULL;
+    for (int s = 0; s < 2 && rc == COLLIO_OK; s++) {
         if (mp->bufsize[s] <= 0)
             continue;
         if ((uint64_t)mp->bufsize[s] > SIZE_MAX / mp->esize)
-            return COLLIO_ERR_NOMEM;
-        buf[s] = collio__bigbuf_alloc((size_t)mp->bufsize[s] * mp->esize);
-        if (buf[s] == NULL)
-            return COLLIO_ERR_NOMEM;
+            rc = COLLIO_ERR_NOMEM;
+        else if ((buf[s] = collio__bigbuf_alloc((size_t)mp->bufsize[s] * mp->esize))
+                 == NULL)
+            rc = COLLIO_ERR_NOMEM;
     }
-    return COLLIO_OK;
+    rc = collio__agree(p->comm, rc);
+    p->stats.nphases = mp->nphases;
+    if (rc != COLLIO_OK)
+        bufs_free(buf);
+    return rc;
+}
+
+/* The final file requests: the plan's runs between F and the file, one
+ * request per block (to_file: write, else read); counted into stats. */
+static int file_runs(collio_plan *p, collio_file *f, char *F, int to_file)
+{
+    const collio__mp_final *fin = &((const collio__mp_plan *)p->impl)->fin;
+    const int64_t es = (int64_t)p->layout->esize;
+    int rc = COLLIO_OK;
+    double t0 = collio__now();
+    for (int64_t r = 0; r < fin->nruns && rc == COLLIO_OK; r++) {
+        const collio__seg *s = &fin->runs[r];
+        for (int64_t b = 0; b < s->count && rc == COLLIO_OK; b++) {
+            int64_t off = (s->off + b * s->stride) * es;
+            char *mem = F + (s->mem + b * s->len) * es;
+            size_t n = (size_t)(s->len * es);
+            rc = to_file ? collio__file_write_at(f, off, mem, n)
+                         : collio__file_read_at(f, off, mem, n);
+        }
+    }
+    p->stats.file_s += collio__now() - t0;
+    p->stats.file_requests += fin->requests;
+    p->stats.file_bytes += fin->nelems * es;
+    return rc;
 }
 
 static char *slot_ptr(char *buf[2], char *stream, int slot)
@@ -138,14 +177,9 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
     collio__mp_plan *mp = p->impl;
     const size_t es = mp->esize;
     char *buf[2];
-    int rc = bufs_alloc(mp, buf);
-    rc = collio__agree(p->comm, rc); /* nobody starts exchanging alone */
-    p->stats.nphases = mp->nphases;
-    if (rc != COLLIO_OK) {
-        collio__bigbuf_free(buf[0]);
-        collio__bigbuf_free(buf[1]);
+    int rc = bufs_alloc(p, buf);
+    if (rc != COLLIO_OK)
         return rc;
-    }
     double tx = collio__now();
     const char *a = stream;
     for (int i = 0; i < mp->nphases; i++) {
@@ -186,19 +220,9 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
     }
     p->stats.exchange_s += collio__now() - tx;
 
-    double tf = collio__now();
-    for (int64_t r = 0; r < fin->nruns && rc == COLLIO_OK; r++) {
-        const collio__seg *s = &fin->runs[r];
-        for (int64_t b = 0; b < s->count && rc == COLLIO_OK; b++)
-            rc = collio__file_write_at(f, (s->off + b * s->stride) * (int64_t)es,
-                                       F + (s->mem + b * s->len) * (int64_t)es,
-                                       (size_t)s->len * es);
-    }
-    p->stats.file_s += collio__now() - tf;
-    p->stats.file_requests += fin->requests;
-    p->stats.file_bytes += fin->nelems * (int64_t)es;
-    collio__bigbuf_free(buf[0]);
-    collio__bigbuf_free(buf[1]);
+    if (rc == COLLIO_OK)
+        rc = file_runs(p, f, (char *)F, 1); /* only read when writing */
+    bufs_free(buf);
     return rc;
 }
 
@@ -209,31 +233,17 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
     collio__mp_plan *mp = p->impl;
     const size_t es = mp->esize;
     char *buf[2];
-    int rc = bufs_alloc(mp, buf);
-    rc = collio__agree(p->comm, rc);
-    p->stats.nphases = mp->nphases;
-    if (rc != COLLIO_OK) {
-        collio__bigbuf_free(buf[0]);
-        collio__bigbuf_free(buf[1]);
+    int rc = bufs_alloc(p, buf);
+    if (rc != COLLIO_OK)
         return rc;
-    }
     const collio__mp_final *fin = &mp->fin;
     char *a = slot_ptr(buf, stream, fin->src_slot);
     char *F = fin->identity ? a : buf[fin->dst_slot];
 
     /* A failed read still takes part in every phase (the others wait for
      * its messages); the error is returned at the end. */
-    double tf = collio__now();
-    for (int64_t r = 0; r < fin->nruns && rc == COLLIO_OK; r++) {
-        const collio__seg *s = &fin->runs[r];
-        for (int64_t b = 0; b < s->count && rc == COLLIO_OK; b++)
-            rc = collio__file_read_at(f, (s->off + b * s->stride) * (int64_t)es,
-                                      F + (s->mem + b * s->len) * (int64_t)es,
-                                      (size_t)s->len * es);
-    }
-    p->stats.file_s += collio__now() - tf;
-    p->stats.file_requests += fin->requests;
-    p->stats.file_bytes += fin->nelems * (int64_t)es;
+    if (rc == COLLIO_OK)
+        rc = file_runs(p, f, F, 0);
 
     double tx = collio__now();
     if (!fin->identity)
@@ -271,7 +281,6 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         count_phase(p, &back, i, nr, collio__now() - t0);
     }
     p->stats.exchange_s += collio__now() - tx;
-    collio__bigbuf_free(buf[0]);
-    collio__bigbuf_free(buf[1]);
+    bufs_free(buf);
     return rc;
 }
