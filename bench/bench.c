@@ -3,8 +3,8 @@
  * (vector bx or array shape) it builds the layout and one plan per strategy
  * variant (the inspector, timed by the library), then for each rep and
  * variant: fills the buffer with pattern data (seed = rep, so every rep
- * writes different bytes), barrier, collio_write into a CREATE (atomic)
- * file, close, verifies the file with plain pread (canonical strategies),
+ * writes different bytes), removes the previous file (as IOR does),
+ * barrier, collio_write into a CREATE (atomic) file, close, verifies the file with plain pread (canonical strategies),
  * and, with --ops read, collio_read through the same plan into a zeroed
  * buffer and compares it with the pattern. Reps are the outer loop so that
  * noise (page-cache writeback, other processes) spreads over all variants.
@@ -148,6 +148,13 @@ static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
     const bench_case *c = &x->cases[r->ci];
     const bench_variant *v = &x->vars[r->vi];
     bench_fill(l, (uint64_t)r->rep, buf);
+    /* Every rep writes a fresh file, as IOR does (it removes the file
+     * after each write test): CREATE renaming over the previous rep's file
+     * would make ext4 (auto_da_alloc) start writing that file back, and
+     * the flusher then competes with the next timed run for the cores. */
+    if (x->rank == 0)
+        unlink(x->path);
+    MPI_Barrier(x->comm);
     collio_file *f = NULL;
     int rc = open_bench_file(x, c, v, COLLIO_FILE_CREATE, &f);
     if (rc)
