@@ -4,10 +4,11 @@
  * variant (the inspector, timed by the library), then for each rep and
  * variant: fills the buffer with pattern data (seed = rep, so every rep
  * writes different bytes), removes the previous file (as IOR does),
- * barrier, collio_write into a CREATE (atomic) file, close, verifies the file with plain
- * pread (canonical strategies), and, with --ops read, collio_read through the same plan
- * into a zeroed buffer and compares it with the pattern. Reps are the outer loop so that
- * noise (page-cache writeback, other processes) spreads over all variants.
+ * barrier, collio_write into a CREATE (atomic) file, close, verifies the
+ * file with plain pread (canonical strategies), and, with --ops read,
+ * collio_read through the same plan into a zeroed buffer and compares it
+ * with the pattern. Reps are the outer loop so that noise (page-cache
+ * writeback, other processes) spreads over all variants.
  * Times come from collio_plan_stats, reduced MAX over ranks.
  *
  * Every MPI/collio call here is made by all ranks in the same order; every
