@@ -247,6 +247,7 @@ static int run_case(bench_ctx *x, int ci)
         collio_plan_options po;
         collio_plan_options_init(&po);
         po.phases = x->vars[vi].phases;
+        po.destroy_input = cfg->destroy_input;
         rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);
         if (rc) {
             say_error(x, c, &x->vars[vi], "collio_plan_create", rc);

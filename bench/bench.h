@@ -55,8 +55,9 @@ typedef struct collio_bench_config {
     char csv[COLLIO_BENCH_PATH_LEN];   /* CSV path, "" for none */
     int verify;                        /* 1: verify canonical files */
     collio_backend backend;
-    int progress;    /* 1: progress lines on stderr */
-    FILE *table_out; /* rank 0's table; NULL: none */
+    int destroy_input; /* 1: plans may use the write buffer as scratch */
+    int progress;      /* 1: progress lines on stderr */
+    FILE *table_out;   /* rank 0's table; NULL: none */
 } collio_bench_config;
 
 /* What a whole bench run found (the same on every rank). */

@@ -48,6 +48,9 @@ void collio_bench_usage(FILE *out)
                  "  --csv FILE             one row per run\n"
                  "  --no-verify            skip the byte-for-byte checks\n"
                  "  --backend posix|mpiio  file backend (posix)\n"
+                 "  --destroy-input        plans may use the write buffer as scratch\n"
+                 "                         (collio_plan_options.destroy_input; the\n"
+                 "                         bench refills it before every write)\n"
                  "  --quiet                no progress lines on stderr\n"
                  "Run it through scripts/mpirun N. Exit status: 0 ok, 1 a run failed\n"
                  "or did not verify, 2 usage error.\n");
@@ -127,6 +130,9 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             return 1;
         } else if (strcmp(o, "--no-verify") == 0) {
             cfg->verify = 0;
+            takes = 0;
+        } else if (strcmp(o, "--destroy-input") == 0) {
+            cfg->destroy_input = 1;
             takes = 0;
         } else if (strcmp(o, "--quiet") == 0) {
             cfg->progress = 0;

@@ -241,6 +241,13 @@ typedef struct collio_plan_options {
                             what ran); negative: COLLIO_ERR_ARG */
     int64_t chunk_bytes; /* serial: bytes per gather round (default 64 MiB) */
     int64_t max_iov;     /* independent: requests per batch (default 1024) */
+    int destroy_input;   /* 1: collio_write may use the user's buffer as
+                            scratch space; its contents are undefined
+                            after the call (as FFTW_DESTROY_INPUT). Lets
+                            multiphase keep one work buffer instead of two
+                            (extra memory 1x instead of 2x the local data;
+                            reads always do so, their buffer is output).
+                            0 (default): the buffer is left untouched. */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */

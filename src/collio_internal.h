@@ -252,7 +252,11 @@ struct collio_plan {
     collio_plan_options opts;
     collio_stats stats;
     int oversubscribed; /* more ranks than cores on some node: wait politely */
-    void *impl;         /* the strategy's state */
+    /* During an execution: the stream the strategy gets, when it may also
+     * serve as scratch space (a read's output, the library's own packed
+     * copy, or the user's buffer under destroy_input); else NULL. */
+    char *scratch;
+    void *impl; /* the strategy's state */
 };
 
 /* ------------------------------------------- file domains (domains.c) */

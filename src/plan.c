@@ -33,7 +33,7 @@ void collio_plan_options_init(collio_plan_options *opts)
 static int options_valid(const collio_plan_options *o)
 {
     return o->phases >= 0 && o->phases <= COLLIO_MAX_PHASES && o->chunk_bytes >= 1
-           && o->max_iov >= 1;
+           && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1);
 }
 
 /* Frees what a (possibly half-built) plan owns. Not collective by itself
@@ -227,7 +227,10 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
     }
     rc = collio__agree(plan->comm, rc);
     if (rc == COLLIO_OK) {
+        /* the user's packed buffer is scratch only if the user said so */
+        plan->scratch = owned ? stream : plan->opts.destroy_input ? (char *)buf : NULL;
         rc = plan->strategy->write(plan, f, owned ? stream : (const char *)buf);
+        plan->scratch = NULL;
         rc = collio__agree(plan->comm, rc);
         if (rc != COLLIO_OK && f != NULL)
             f->failed = 1; /* the file is incomplete: do not commit it */
@@ -253,7 +256,9 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
         rc = stream_alloc(plan, &stream, &owned);
     rc = collio__agree(plan->comm, rc);
     if (rc == COLLIO_OK) {
-        rc = plan->strategy->read(plan, f, owned ? stream : (char *)buf);
+        plan->scratch = owned ? stream : (char *)buf; /* output: ours until return */
+        rc = plan->strategy->read(plan, f, plan->scratch);
+        plan->scratch = NULL;
         if (rc == COLLIO_OK && owned) {
             double tp = collio__now();
             rc = collio__layout_unpack(plan->layout, stream, buf);

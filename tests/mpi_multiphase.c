@@ -33,11 +33,12 @@ static int all_phases(int P)
 }
 
 static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, int k,
-                     collio_plan **p)
+                     int destroy, collio_plan **p)
 {
     collio_plan_options o;
     collio_plan_options_init(&o);
     o.phases = k;
+    o.destroy_input = destroy;
     int rc = collio_plan_create(t->comm, l, strategy, &o, p);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
 }
@@ -104,11 +105,14 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
 }
 
-/* Write, check the file against the expectation, read back, compare. */
-static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, collio_backend be,
-                      uint64_t seed)
+/* Write, check the file against the expectation (and, unless destroy,
+ * that the user's buffer is untouched), read back, compare. destroy:
+ * the plan may use the user's buffer as scratch (destroy_input). */
+static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, int destroy,
+                      collio_backend be, uint64_t seed)
 {
-    tu_case(t, "%s k=%d %s", d->name, k, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio");
+    tu_case(t, "%s k=%d %s%s", d->name, k, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
+            destroy ? " destroy_input" : "");
     if (!tu_case_enabled(t))
         return;
     collio_layout *l = NULL;
@@ -118,7 +122,7 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, collio_backend 
     int64_t *idx = NULL, n = 0;
     tu_enumerate(d, t->rank, t->nranks, &idx, &n);
     collio_plan *p = NULL;
-    if (make_plan(t, l, "multiphase", k, &p)) {
+    if (make_plan(t, l, "multiphase", k, destroy, &p)) {
         size_t bytes = (size_t)n * d->esize;
         unsigned char *buf = malloc(bytes + 1), *back = calloc(1, bytes + 1);
         tu_fill(buf, idx, n, d->esize, seed);
@@ -128,9 +132,13 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, collio_backend 
             int64_t bad = tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 1);
             TU_CHECK(t, bad == 0, "file differs from the expectation in %lld bytes",
                      (long long)bad);
+            int64_t first = -1;
+            if (!destroy)
+                TU_CHECK(t, tu_compare(buf, idx, n, d->esize, seed, &first) == 0,
+                         "write changed the user's buffer (element %lld)",
+                         (long long)first);
             check_stats(t, p, k, d->nglobal);
             if (read_file(t, p, path, be, back, bytes)) {
-                int64_t first = -1;
                 int64_t diff = tu_compare(back, idx, n, d->esize, seed, &first);
                 TU_CHECK(t, diff == 0,
                          "read back differs in %lld bytes (first element %lld)",
@@ -150,7 +158,11 @@ static void all_k(tu_ctx *t, const tu_layout_desc *d, uint64_t seed)
 {
     int all = all_phases(t->nranks);
     for (int k = 0; k <= all; k++)
-        roundtrip(t, d, k, COLLIO_BACKEND_POSIX, seed + (uint64_t)k);
+        roundtrip(t, d, k, 0, COLLIO_BACKEND_POSIX, seed + (uint64_t)k);
+    /* the user's buffer as the second work buffer: all phases and one */
+    roundtrip(t, d, 0, 1, COLLIO_BACKEND_POSIX, seed + 100);
+    if (all > 1)
+        roundtrip(t, d, 1, 1, COLLIO_BACKEND_POSIX, seed + 101);
 }
 
 static void test_block_cyclic(tu_ctx *t)
@@ -170,7 +182,7 @@ static void test_block_cyclic(tu_ctx *t)
     }
     tu_layout_desc d; /* the MPI-IO backend once */
     tu_desc_block_cyclic(&d, 3001, 3, 4);
-    roundtrip(t, &d, 0, COLLIO_BACKEND_MPIIO, 7);
+    roundtrip(t, &d, 0, 0, COLLIO_BACKEND_MPIIO, 7);
     tu_desc_free(&d);
 }
 
@@ -278,7 +290,8 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
         tu_layout_desc d;
         random_desc(&d, t->rank, t->nranks, seed);
         int k = all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0;
-        tu_case(t, "%s vs serial k=%d", d.name, k);
+        int destroy = (int)(c % 2); /* half with the user's buffer as scratch */
+        tu_case(t, "%s vs serial k=%d%s", d.name, k, destroy ? " destroy_input" : "");
         if (!tu_case_enabled(t)) {
             tu_desc_free(&d);
             continue;
@@ -286,16 +299,18 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
         collio_layout *l = NULL;
         int rc = tu_desc_make(&d, t->comm, &l);
         collio_plan *pm = NULL, *ps = NULL;
-        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout") && make_plan(t, l, "multiphase", k, &pm)
-            && make_plan(t, l, "serial", 0, &ps)) {
+        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")
+            && make_plan(t, l, "multiphase", k, destroy, &pm)
+            && make_plan(t, l, "serial", 0, 0, &ps)) {
             size_t bytes = (size_t)d.nlocal * d.esize;
             unsigned char *buf = malloc(bytes + 1);
             tu_fill(buf, d.idx, d.nlocal, d.esize, seed);
             char pa[1024], pb[1024];
             tu_temp_path(t, "mp", pa, sizeof pa);
             tu_temp_path(t, "serial", pb, sizeof pb);
-            if (write_file(t, pm, pa, COLLIO_BACKEND_POSIX, buf, bytes)
-                && write_file(t, ps, pb, COLLIO_BACKEND_POSIX, buf, bytes)) {
+            int ok = write_file(t, pm, pa, COLLIO_BACKEND_POSIX, buf, bytes);
+            tu_fill(buf, d.idx, d.nlocal, d.esize, seed); /* destroy_input */
+            if (ok && write_file(t, ps, pb, COLLIO_BACKEND_POSIX, buf, bytes)) {
                 size_t na = 0, nb = 0;
                 unsigned char *fa = tu_posix_get(t, pa, &na);
                 unsigned char *fb = tu_posix_get(t, pb, &nb);
@@ -339,7 +354,7 @@ static void test_reuse(tu_ctx *t)
         tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
         collio_plan *p = NULL;
         if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")
-            && make_plan(t, l, "multiphase", 0, &p)) {
+            && make_plan(t, l, "multiphase", 0, 0, &p)) {
             collio_layout_free(&l); /* the plan keeps what it needs */
             size_t bytes = (size_t)n * d.esize;
             unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);

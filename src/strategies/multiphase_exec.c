@@ -99,33 +99,53 @@ void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
 
 /* ------------------------------------------------------ buffers */
 
-static void bufs_free(char *buf[2])
+/* The two work buffers of an execution; buf[1] may be the stream. */
+typedef struct work_bufs {
+    char *buf[2];
+    int owned[2];
+} work_bufs;
+
+static void bufs_free(work_bufs *w)
 {
-    collio__bigbuf_free(buf[0]);
-    collio__bigbuf_free(buf[1]);
-    buf[0] = buf[1] = NULL;
+    for (int s = 0; s < 2; s++) {
+        if (w->owned[s])
+            collio__bigbuf_free(w->buf[s]);
+        w->buf[s] = NULL;
+        w->owned[s] = 0;
+    }
 }
 
 /* Collective: the plan's two work buffers, agreed across ranks so that
- * nobody starts exchanging alone; on failure nothing stays allocated. */
-static int bufs_alloc(collio_plan *p, char *buf[2])
+ * nobody starts exchanging alone; on failure nothing stays allocated.
+ *
+ * Slot 1 is the stream itself when the stream may serve as scratch
+ * (p->scratch) and is large enough: the stream is read (write) or written
+ * (read) only by the first exchange phase, whose other buffer is slot 0,
+ * and slot 1 is used only after (write) or before (read) it -- the slots
+ * alternate -1 (stream), 0, 1, 0, ... (multiphase.c). Extra memory is then
+ * one buffer, not two. */
+static int bufs_alloc(collio_plan *p, work_bufs *w)
 {
     const collio__mp_plan *mp = p->impl;
     int rc = COLLIO_OK;
-    buf[0] = buf[1] = NULL;
+    *w = (work_bufs){{NULL, NULL}, {0, 0}};
+    if (p->scratch != NULL && mp->bufsize[1] > 0 && mp->bufsize[1] <= p->layout->nlocal)
+        w->buf[1] = p->scratch;
     for (int s = 0; s < 2 && rc == COLLIO_OK; s++) {
-        if (mp->bufsize[s] <= 0)
+        if (mp->bufsize[s] <= 0 || w->buf[s] != NULL)
             continue;
         if ((uint64_t)mp->bufsize[s] > SIZE_MAX / mp->esize)
             rc = COLLIO_ERR_NOMEM;
-        else if ((buf[s] = collio__bigbuf_alloc((size_t)mp->bufsize[s] * mp->esize))
+        else if ((w->buf[s] = collio__bigbuf_alloc((size_t)mp->bufsize[s] * mp->esize))
                  == NULL)
             rc = COLLIO_ERR_NOMEM;
+        else
+            w->owned[s] = 1;
     }
     rc = collio__agree(p->comm, rc);
     p->stats.nphases = mp->nphases;
     if (rc != COLLIO_OK)
-        bufs_free(buf);
+        bufs_free(w);
     return rc;
 }
 
@@ -176,10 +196,11 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
     const size_t es = mp->esize;
-    char *buf[2];
-    int rc = bufs_alloc(p, buf);
+    work_bufs wb;
+    int rc = bufs_alloc(p, &wb);
     if (rc != COLLIO_OK)
         return rc;
+    char **buf = wb.buf;
     double tx = collio__now();
     const char *a = stream;
     for (int i = 0; i < mp->nphases; i++) {
@@ -222,7 +243,7 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
 
     if (rc == COLLIO_OK)
         rc = file_runs(p, f, (char *)F, 1); /* only read when writing */
-    bufs_free(buf);
+    bufs_free(&wb);
     return rc;
 }
 
@@ -232,10 +253,11 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
     const size_t es = mp->esize;
-    char *buf[2];
-    int rc = bufs_alloc(p, buf);
+    work_bufs wb;
+    int rc = bufs_alloc(p, &wb);
     if (rc != COLLIO_OK)
         return rc;
+    char **buf = wb.buf;
     const collio__mp_final *fin = &mp->fin;
     char *a = slot_ptr(buf, stream, fin->src_slot);
     char *F = fin->identity ? a : buf[fin->dst_slot];
@@ -281,6 +303,6 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         count_phase(p, &back, i, nr, collio__now() - t0);
     }
     p->stats.exchange_s += collio__now() - tx;
-    bufs_free(buf);
+    bufs_free(&wb);
     return rc;
 }
