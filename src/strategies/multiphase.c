@@ -43,7 +43,10 @@
  * n elements, 1 file request of ~nglobal/P elements. Memory: two work
  * buffers of the largest amount held in any phase (about n each; phase 0
  * of a write reads the user's stream directly), plus the plan (a few
- * tuples per phase and rank for regular layouts).
+ * tuples per phase and rank for regular layouts). The second buffer is
+ * the stream itself when the stream may be overwritten (reads; writes
+ * with destroy_input or a non-packed memory kind) and is large enough:
+ * then the extra memory is one buffer, about 1x the local data.
  */
 #include "multiphase.h"
 

@@ -11,7 +11,8 @@
  * received goes back to its sender, the sent pieces come back into A).
  *
  * Memory: the two work buffers of the plan (their sizes are the largest
- * amounts held in any phase), allocated per call and freed before return.
+ * amounts held in any phase), allocated per call and freed before return;
+ * the second one is the stream when it may serve as scratch (bufs_alloc).
  * Phase 0 of a write reads the user's stream, and the last phase of a read
  * writes it, directly.
  *
