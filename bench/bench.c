@@ -67,7 +67,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 10 + COLLIO_BENCH_PHASE_COLS };
+    enum { NMAX = 11 + COLLIO_BENCH_PHASE_COLS };
     double mx[NMAX] = {st.inspect_s,
                        st.exchange_s,
                        st.file_s,
@@ -77,9 +77,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
                        (double)local_bytes / (1024.0 * 1024.0),
                        (double)st.file_requests,
                        (double)st.plan_bytes,
-                       (double)st.nphases};
+                       (double)st.nphases,
+                       st.copy_s};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[10 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+        mx[11 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
     int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
@@ -98,7 +99,8 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     if (r->nphases > COLLIO_BENCH_PHASE_COLS)
         r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[10 + i];
+        r->phase_s[i] = gmx[11 + i];
+    r->copy_s = gmx[10];
     r->bytes_sent = gsm[0];
     r->messages = gsm[1];
     r->file_requests = gsm[2];

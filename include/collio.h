@@ -287,6 +287,12 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 typedef struct collio_stats {
     double inspect_s;      /* plan creation (this rank) */
     double exchange_s;     /* data movement between ranks (incl. pack/unpack) */
+    double copy_s;         /* the part of exchange_s spent in local copies
+                              (multiphase: kept pieces, final scatter or
+                              gather; layout pack/unpack of a non-packed
+                              memory kind); 0 where a strategy does not
+                              separate it. exchange_s - copy_s is then
+                              time in MPI transfers and waiting */
     double file_s;         /* file access */
     double total_s;        /* the whole collio_write / collio_read call */
     int64_t bytes_sent;    /* bytes this rank sent to other ranks */

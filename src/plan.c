@@ -224,6 +224,7 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
         double tp = collio__now();
         rc = collio__layout_pack(plan->layout, buf, stream);
         plan->stats.exchange_s += collio__now() - tp;
+        plan->stats.copy_s += collio__now() - tp;
     }
     rc = collio__agree(plan->comm, rc);
     if (rc == COLLIO_OK) {
@@ -263,6 +264,8 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
             double tp = collio__now();
             rc = collio__layout_unpack(plan->layout, stream, buf);
             plan->stats.exchange_s += collio__now() - tp;
+            plan->stats.copy_s += collio__now() - tp;
+            plan->stats.copy_s += collio__now() - tp;
         }
         rc = collio__agree(plan->comm, rc);
     }

@@ -223,10 +223,12 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
                       &rq[nr++]);
         if (ph->send_elems > 0)
             MPI_Isend(a, 1, ph->send_type, to, TAG_EXEC + i, p->comm, &rq[nr++]);
+        double tc = collio__now();
         for (int64_t c = 0; c < ph->nkeep; c++) {
             const collio__mp_copy *k = &ph->keep[c];
             memcpy(b + k->dst * (int64_t)es, a + k->src * (int64_t)es, (size_t)k->n * es);
         }
+        p->stats.copy_s += collio__now() - tc;
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (rc == COLLIO_OK)
             rc = w;
@@ -236,9 +238,11 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
     const collio__mp_final *fin = &mp->fin;
     const char *F = a;
     if (!fin->identity) {
+        double tc = collio__now();
         char *d = buf[fin->dst_slot];
         collio__mp_scatter(fin, es, a, d);
         F = d;
+        p->stats.copy_s += collio__now() - tc;
     }
     p->stats.exchange_s += collio__now() - tx;
 
@@ -269,8 +273,10 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         rc = file_runs(p, f, F, 0);
 
     double tx = collio__now();
-    if (!fin->identity)
+    if (!fin->identity) {
         collio__mp_gather(fin, es, F, a);
+        p->stats.copy_s += collio__now() - tx;
+    }
     for (int i = mp->nphases - 1; i >= 0; i--) {
         const collio__mp_phase *ph = &mp->ph[i];
         double t0 = collio__now();
@@ -291,10 +297,12 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         if (ph->xrecv_elems > 0)
             MPI_Isend(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm,
                       &rq[nr++]);
+        double tc = collio__now();
         for (int64_t c = 0; c < ph->nkeep; c++) {
             const collio__mp_copy *k = &ph->keep[c];
             memcpy(a + k->src * (int64_t)es, b + k->dst * (int64_t)es, (size_t)k->n * es);
         }
+        p->stats.copy_s += collio__now() - tc;
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (rc == COLLIO_OK)
             rc = w;
