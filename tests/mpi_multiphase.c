@@ -103,6 +103,8 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
         TU_CHECK(t, s.phase_messages[i] >= 0 && s.phase_messages[i] <= 3,
                  "phase %d posts %lld messages", i, (long long)s.phase_messages[i]);
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
+    TU_CHECK(t, s.copy_s >= 0.0 && s.copy_s <= s.exchange_s,
+             "copy_s %g is a part of exchange_s %g", s.copy_s, s.exchange_s);
 }
 
 /* Write, check the file against the expectation (and, unless destroy,
