@@ -34,7 +34,8 @@ enum { BENCH_OP_WRITE = 0, BENCH_OP_READ = 1 };
 typedef struct bench_row {
     int ci, vi, rep, op;
     double inspect_s, exchange_s, file_s, total_s;
-    double copy_s; /* the part of exchange_s in local copies */
+    double copy_s;  /* the part of exchange_s in local copies */
+    double work_mb; /* stats.work_bytes in MiB, max over ranks */
     int nphases;
     double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;

@@ -241,6 +241,11 @@ typedef struct collio_plan_options {
                             what ran); negative: COLLIO_ERR_ARG */
     int64_t chunk_bytes; /* serial: bytes per gather round (default 64 MiB) */
     int64_t max_iov;     /* independent: requests per batch (default 1024) */
+    int keep_buffers;    /* multiphase: 1 (default): the plan keeps its work
+                            buffers (stats.work_bytes) between executions,
+                            freed by collio_plan_free -- no allocation or
+                            page faults after the first call. 0: allocate
+                            and free them in every call. */
     int destroy_input;   /* 1: collio_write may use the user's buffer as
                             scratch space; its contents are undefined
                             after the call (as FFTW_DESTROY_INPUT). Lets
@@ -305,7 +310,11 @@ typedef struct collio_stats {
     int64_t phase_bytes[COLLIO_MAX_PHASES];    /* bytes sent per phase */
     int64_t phase_tuples[COLLIO_MAX_PHASES];   /* descriptor tuples per phase */
     int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
-    int64_t plan_bytes;                        /* memory held by the plan on this rank */
+    int64_t plan_bytes; /* memory of the plan's descriptors on this rank */
+    int64_t work_bytes; /* work buffers the last execution used beyond the
+                           user's buffer (multiphase; kept by the plan
+                           between executions under keep_buffers); 0 for
+                           strategies that do not report it */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

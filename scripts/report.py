@@ -72,7 +72,7 @@ def main():
         print()
         if not a.detail:
             continue
-        print("| %s %s: multiphase | phases (s, median) | exchange_s | of which copy_s | file_s | inspect_s | extra_rss_mb / local_mb | reps |" % (op, head))
+        print("| %s %s: multiphase | phases (s, median) | exchange_s | of which copy_s | file_s | inspect_s | work_mb / extra_rss_mb / local_mb | reps |" % (op, head))
         print("|---|---|---|---|---|---|---|---|")
         for c in cases:
             for s in strategies:
@@ -84,9 +84,10 @@ def main():
                 k = int(g[0]["phases"] or 0)
                 ph = " / ".join("%.4f" % med(x["phase%d_s" % i] for x in g) for i in range(min(k, 8)))
                 copy = med(x.get("copy_s") or "nan" for x in g)
-                print("| %s %s | %s | %.4f | %.4f | %.4f | %.5f | %.1f / %.1f | %d |" % (
+                work = med(x.get("work_mb") or "nan" for x in g)
+                print("| %s %s | %s | %.4f | %.4f | %.4f | %.5f | %.1f / %.1f / %.1f | %d |" % (
                     c, s, ph, med(x["exchange_s"] for x in g), copy, med(x["file_s"] for x in g),
-                    med(x["inspect_s"] for x in g), med(x["extra_rss_mb"] for x in g),
+                    med(x["inspect_s"] for x in g), work, med(x["extra_rss_mb"] for x in g),
                     med(x["local_mb"] for x in g), len(g)))
         print()
 

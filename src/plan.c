@@ -28,12 +28,14 @@ void collio_plan_options_init(collio_plan_options *opts)
     opts->phases = 0;
     opts->chunk_bytes = DEFAULT_CHUNK_BYTES;
     opts->max_iov = DEFAULT_MAX_IOV;
+    opts->keep_buffers = 1;
 }
 
 static int options_valid(const collio_plan_options *o)
 {
     return o->phases >= 0 && o->phases <= COLLIO_MAX_PHASES && o->chunk_bytes >= 1
-           && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1);
+           && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1)
+           && (o->keep_buffers == 0 || o->keep_buffers == 1);
 }
 
 /* Frees what a (possibly half-built) plan owns. Not collective by itself

@@ -124,7 +124,7 @@ static void test_vector(tu_ctx *t)
 
 static void test_array(tu_ctx *t)
 {
-    tu_case(t, "array workload, multiphase phases 1 and all");
+    tu_case(t, "array workload, multiphase phases 1 and all, --destroy-input");
     char csv[1024];
     tu_temp_path(t, "array.csv", csv, sizeof csv);
     collio_bench_config c;
@@ -140,12 +140,13 @@ static void test_array(tu_ctx *t)
     c.phases[0] = 1;
     c.phases[1] = 0;
     c.nphases = 2;
-    c.reps = 1;
+    c.reps = 2;           /* rep 2 writes a buffer the library may have overwritten */
+    c.destroy_input = 1; /* so the bench must refill it: verified below */
     collio_bench_summary sum;
     int rc = collio_bench_run(t->comm, &c, &sum);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
         return;
-    int want_runs = (2 + 1) * 2; /* multiphase k=1, all; serial; write+read */
+    int want_runs = (2 + 1) * 2 * 2; /* multiphase k=1, all; serial; write+read; reps */
     TU_CHECK(t, sum.runs == want_runs, "runs %d, want %d", sum.runs, want_runs);
     TU_CHECK(t, sum.failed == 0 && sum.errors == 0 && sum.verified == want_runs,
              "failed %d, errors %d, verified %d of %d", sum.failed, sum.errors,

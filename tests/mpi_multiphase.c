@@ -387,6 +387,93 @@ static void test_reuse(tu_ctx *t)
     tu_desc_free(&d);
 }
 
+/* Work memory (stats.work_bytes) of a block-cyclic layout with nx a
+ * multiple of bx * P. At P = 2^n every phase then holds exactly the local
+ * data: a default write needs two work buffers (2x local bytes), a write
+ * under destroy_input and a read one (1x; the user's buffer is the
+ * second). Other P hold more in some phases (a rank receives from two),
+ * so there only: never more than the default write. Checked with the
+ * plan keeping its buffers between calls and without; every file and
+ * read back verified as well. */
+static void test_work_memory(tu_ctx *t)
+{
+    if (t->nranks < 2)
+        return; /* no phases, no work buffers */
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, (int64_t)t->nranks * 3 * 40, 3, 4);
+    const int pow2 = (t->nranks & (t->nranks - 1)) == 0;
+    int64_t plain_work = INT64_MAX; /* a default write's, once measured */
+    for (int keep = 0; keep <= 1; keep++)
+        for (int destroy = 0; destroy <= 1; destroy++) {
+            tu_case(t, "work memory %s keep_buffers=%d destroy_input=%d", d.name, keep,
+                    destroy);
+            if (!tu_case_enabled(t))
+                continue;
+            collio_layout *l = NULL;
+            int rc = tu_desc_make(&d, t->comm, &l);
+            int64_t *idx = NULL, n = 0;
+            tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
+            collio_plan_options o;
+            collio_plan_options_init(&o);
+            o.keep_buffers = keep;
+            o.destroy_input = destroy;
+            collio_plan *p = NULL;
+            if (TU_RC_ALL(t, rc, COLLIO_OK, "layout"))
+                rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+            if (TU_RC_ALL(t, rc, COLLIO_OK, "plan")) {
+                int64_t bytes = n * (int64_t)d.esize;
+                unsigned char *buf = malloc((size_t)bytes),
+                              *back = calloc(1, (size_t)bytes);
+                char path[1024];
+                tu_temp_path(t, "work", path, sizeof path);
+                for (int call = 0; call < 3; call++) { /* held buffers reused */
+                    uint64_t seed = 500 + (uint64_t)call;
+                    tu_fill(buf, idx, n, d.esize, seed);
+                    collio_stats st;
+                    if (write_file(t, p, path, COLLIO_BACKEND_POSIX, buf,
+                                   (size_t)bytes)) {
+                        collio_plan_stats(p, &st);
+                        if (pow2)
+                            TU_CHECK(t, st.work_bytes == (destroy ? 1 : 2) * bytes,
+                                     "write %d: work_bytes %lld, want %lld", call,
+                                     (long long)st.work_bytes,
+                                     (long long)((destroy ? 1 : 2) * bytes));
+                        if (!destroy && call == 0)
+                            plain_work = st.work_bytes;
+                        TU_CHECK(t, st.work_bytes <= plain_work,
+                                 "write %d: work_bytes %lld > default write's %lld", call,
+                                 (long long)st.work_bytes, (long long)plain_work);
+                        TU_CHECK(t,
+                                 tu_check_file(t, path, d.nglobal, d.esize, seed, 0, 0, 0)
+                                     == 0,
+                                 "write %d: file", call);
+                    }
+                    memset(back, 0, (size_t)bytes);
+                    if (read_file(t, p, path, COLLIO_BACKEND_POSIX, back,
+                                  (size_t)bytes)) {
+                        collio_plan_stats(p, &st);
+                        TU_CHECK(
+                            t,
+                            pow2 ? st.work_bytes == bytes : st.work_bytes <= plain_work,
+                            "read %d: work_bytes %lld, want %s %lld", call,
+                            (long long)st.work_bytes,
+                            pow2 ? "" : "<=", (long long)(pow2 ? bytes : plain_work));
+                        int64_t first;
+                        TU_CHECK(t, tu_compare(back, idx, n, d.esize, seed, &first) == 0,
+                                 "read %d: data", call);
+                    }
+                }
+                tu_remove(t, path);
+                free(buf);
+                free(back);
+            }
+            collio_plan_free(&p);
+            collio_layout_free(&l);
+            free(idx);
+        }
+    tu_desc_free(&d);
+}
+
 static void test_options(tu_ctx *t)
 {
     tu_case(t, "phases option out of range");
@@ -428,6 +515,7 @@ int main(int argc, char **argv)
     test_darray(&t);
     test_index_lists(&t);
     test_reuse(&t);
+    test_work_memory(&t);
     test_random_vs_serial(&t, t.nranks > 4 ? 25 : 40);
     return tu_finish(&t);
 }

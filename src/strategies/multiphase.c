@@ -293,6 +293,8 @@ static void mp_free(collio_plan *p)
             MPI_Type_free(&ph->xrecv_type);
     }
     collio__mp_final_free(&mp->fin);
+    collio__bigbuf_free(mp->held[0]);
+    collio__bigbuf_free(mp->held[1]);
     free(mp);
     p->impl = NULL;
 }

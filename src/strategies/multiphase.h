@@ -68,6 +68,8 @@ typedef struct collio__mp_plan {
     collio__mp_phase ph[COLLIO_MAX_PHASES];
     collio__mp_final fin;
     int64_t bufsize[2]; /* elements of the two work buffers */
+    char *held[2];      /* the work buffers kept between executions
+                           (opts.keep_buffers; NULL until first used) */
 } collio__mp_plan;
 
 /* ---- pure inspector steps (no MPI), used by the plan and the unit test */

@@ -106,10 +106,15 @@ typedef struct work_bufs {
     int owned[2];
 } work_bufs;
 
-static void bufs_free(work_bufs *w)
+/* End of an execution: the plan keeps its own buffers for the next one
+ * (opts.keep_buffers) or frees them. */
+static void bufs_done(collio_plan *p, work_bufs *w)
 {
+    collio__mp_plan *mp = p->impl;
     for (int s = 0; s < 2; s++) {
-        if (w->owned[s])
+        if (w->owned[s] && p->opts.keep_buffers)
+            mp->held[s] = w->buf[s];
+        else if (w->owned[s])
             collio__bigbuf_free(w->buf[s]);
         w->buf[s] = NULL;
         w->owned[s] = 0;
@@ -124,10 +129,15 @@ static void bufs_free(work_bufs *w)
  * (read) only by the first exchange phase, whose other buffer is slot 0,
  * and slot 1 is used only after (write) or before (read) it -- the slots
  * alternate -1 (stream), 0, 1, 0, ... (multiphase.c). Extra memory is then
- * one buffer, not two. */
+ * one buffer, not two.
+ *
+ * With opts.keep_buffers the plan's buffers of the previous execution are
+ * reused: a fresh 12 MB mapping per call and buffer costs its page faults
+ * every call, and on this machine (8 ranks, 2 cores, huge pages) every
+ * other call became 3-4x slower (docs/multiphase.md). */
 static int bufs_alloc(collio_plan *p, work_bufs *w)
 {
-    const collio__mp_plan *mp = p->impl;
+    collio__mp_plan *mp = p->impl;
     int rc = COLLIO_OK;
     *w = (work_bufs){{NULL, NULL}, {0, 0}};
     if (p->scratch != NULL && mp->bufsize[1] > 0 && mp->bufsize[1] <= p->layout->nlocal)
@@ -135,18 +145,24 @@ static int bufs_alloc(collio_plan *p, work_bufs *w)
     for (int s = 0; s < 2 && rc == COLLIO_OK; s++) {
         if (mp->bufsize[s] <= 0 || w->buf[s] != NULL)
             continue;
-        if ((uint64_t)mp->bufsize[s] > SIZE_MAX / mp->esize)
+        w->owned[s] = 1;
+        if (mp->held[s] != NULL) {
+            w->buf[s] = mp->held[s]; /* the plan's, from an earlier call */
+            mp->held[s] = NULL;
+        } else if ((uint64_t)mp->bufsize[s] > SIZE_MAX / mp->esize)
             rc = COLLIO_ERR_NOMEM;
         else if ((w->buf[s] = collio__bigbuf_alloc((size_t)mp->bufsize[s] * mp->esize))
                  == NULL)
             rc = COLLIO_ERR_NOMEM;
+        if (w->buf[s] == NULL)
+            w->owned[s] = 0;
         else
-            w->owned[s] = 1;
+            p->stats.work_bytes += mp->bufsize[s] * (int64_t)mp->esize;
     }
     rc = collio__agree(p->comm, rc);
     p->stats.nphases = mp->nphases;
     if (rc != COLLIO_OK)
-        bufs_free(w);
+        bufs_done(p, w);
     return rc;
 }
 
@@ -248,7 +264,7 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
 
     if (rc == COLLIO_OK)
         rc = file_runs(p, f, (char *)F, 1); /* only read when writing */
-    bufs_free(&wb);
+    bufs_done(p, &wb);
     return rc;
 }
 
@@ -312,6 +328,6 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         count_phase(p, &back, i, nr, collio__now() - t0);
     }
     p->stats.exchange_s += collio__now() - tx;
-    bufs_free(&wb);
+    bufs_done(p, &wb);
     return rc;
 }
