@@ -140,7 +140,7 @@ static void test_array(tu_ctx *t)
     c.phases[0] = 1;
     c.phases[1] = 0;
     c.nphases = 2;
-    c.reps = 2;           /* rep 2 writes a buffer the library may have overwritten */
+    c.reps = 2;          /* rep 2 writes a buffer the library may have overwritten */
     c.destroy_input = 1; /* so the bench must refill it: verified below */
     collio_bench_summary sum;
     int rc = collio_bench_run(t->comm, &c, &sum);
