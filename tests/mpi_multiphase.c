@@ -344,6 +344,40 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
 
 /* ------------------------------------------------ reuse, options */
 
+/* ncalls write + read cycles through one plan p, data seed0 + call, each
+ * file and read back verified. Stats of each write / read go to wst[call]
+ * / rst[call] (may be NULL). The plan may use buf as scratch. */
+static void plan_cycles(tu_ctx *t, const tu_layout_desc *d, collio_plan *p,
+                        const int64_t *idx, int64_t n, int ncalls, uint64_t seed0,
+                        collio_stats *wst, collio_stats *rst)
+{
+    size_t bytes = (size_t)n * d->esize;
+    unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);
+    char path[1024];
+    tu_temp_path(t, "cycles", path, sizeof path);
+    for (int call = 0; call < ncalls; call++) {
+        uint64_t seed = seed0 + (uint64_t)call;
+        tu_fill(buf, idx, n, d->esize, seed);
+        if (!write_file(t, p, path, COLLIO_BACKEND_POSIX, buf, bytes))
+            break;
+        if (wst)
+            collio_plan_stats(p, &wst[call]);
+        TU_CHECK(t, tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 0) == 0,
+                 "write %d of the plan", call);
+        memset(back, 0, bytes + 1);
+        if (!read_file(t, p, path, COLLIO_BACKEND_POSIX, back, bytes))
+            break;
+        if (rst)
+            collio_plan_stats(p, &rst[call]);
+        int64_t first;
+        TU_CHECK(t, tu_compare(back, idx, n, d->esize, seed, &first) == 0,
+                 "read %d of the plan", call);
+    }
+    tu_remove(t, path);
+    free(buf);
+    free(back);
+}
+
 static void test_reuse(tu_ctx *t)
 {
     tu_layout_desc d;
@@ -358,27 +392,7 @@ static void test_reuse(tu_ctx *t)
         if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")
             && make_plan(t, l, "multiphase", 0, 0, &p)) {
             collio_layout_free(&l); /* the plan keeps what it needs */
-            size_t bytes = (size_t)n * d.esize;
-            unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);
-            char path[1024];
-            tu_temp_path(t, "reuse", path, sizeof path);
-            for (uint64_t s = 0; s < 10; s++) {
-                tu_fill(buf, idx, n, d.esize, 70 + s);
-                if (!write_file(t, p, path, COLLIO_BACKEND_POSIX, buf, bytes))
-                    break;
-                TU_CHECK(t,
-                         tu_check_file(t, path, d.nglobal, d.esize, 70 + s, 0, 0, 0) == 0,
-                         "write %d of the reused plan", (int)s);
-                memset(back, 0, bytes + 1);
-                if (read_file(t, p, path, COLLIO_BACKEND_POSIX, back, bytes)) {
-                    int64_t first;
-                    TU_CHECK(t, tu_compare(back, idx, n, d.esize, 70 + s, &first) == 0,
-                             "read %d of the reused plan", (int)s);
-                }
-            }
-            tu_remove(t, path);
-            free(buf);
-            free(back);
+            plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL);
         }
         collio_plan_free(&p);
         collio_layout_free(&l);
@@ -393,8 +407,8 @@ static void test_reuse(tu_ctx *t)
  * under destroy_input and a read one (1x; the user's buffer is the
  * second). Other P hold more in some phases (a rank receives from two),
  * so there only: never more than the default write. Checked with the
- * plan keeping its buffers between calls and without; every file and
- * read back verified as well. */
+ * plan keeping its buffers between calls and without, over 3 calls
+ * (kept buffers reused), every file and read back verified. */
 static void test_work_memory(tu_ctx *t)
 {
     if (t->nranks < 2)
@@ -402,8 +416,8 @@ static void test_work_memory(tu_ctx *t)
     tu_layout_desc d;
     tu_desc_block_cyclic(&d, (int64_t)t->nranks * 3 * 40, 3, 4);
     const int pow2 = (t->nranks & (t->nranks - 1)) == 0;
-    int64_t plain_work = INT64_MAX; /* a default write's, once measured */
-    for (int keep = 0; keep <= 1; keep++)
+    for (int keep = 0; keep <= 1; keep++) {
+        int64_t plain = INT64_MAX; /* the default write's work_bytes */
         for (int destroy = 0; destroy <= 1; destroy++) {
             tu_case(t, "work memory %s keep_buffers=%d destroy_input=%d", d.name, keep,
                     destroy);
@@ -421,56 +435,31 @@ static void test_work_memory(tu_ctx *t)
             if (TU_RC_ALL(t, rc, COLLIO_OK, "layout"))
                 rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
             if (TU_RC_ALL(t, rc, COLLIO_OK, "plan")) {
-                int64_t bytes = n * (int64_t)d.esize;
-                unsigned char *buf = malloc((size_t)bytes),
-                              *back = calloc(1, (size_t)bytes);
-                char path[1024];
-                tu_temp_path(t, "work", path, sizeof path);
-                for (int call = 0; call < 3; call++) { /* held buffers reused */
-                    uint64_t seed = 500 + (uint64_t)call;
-                    tu_fill(buf, idx, n, d.esize, seed);
-                    collio_stats st;
-                    if (write_file(t, p, path, COLLIO_BACKEND_POSIX, buf,
-                                   (size_t)bytes)) {
-                        collio_plan_stats(p, &st);
-                        if (pow2)
-                            TU_CHECK(t, st.work_bytes == (destroy ? 1 : 2) * bytes,
-                                     "write %d: work_bytes %lld, want %lld", call,
-                                     (long long)st.work_bytes,
-                                     (long long)((destroy ? 1 : 2) * bytes));
-                        if (!destroy && call == 0)
-                            plain_work = st.work_bytes;
-                        TU_CHECK(t, st.work_bytes <= plain_work,
-                                 "write %d: work_bytes %lld > default write's %lld", call,
-                                 (long long)st.work_bytes, (long long)plain_work);
-                        TU_CHECK(t,
-                                 tu_check_file(t, path, d.nglobal, d.esize, seed, 0, 0, 0)
-                                     == 0,
-                                 "write %d: file", call);
-                    }
-                    memset(back, 0, (size_t)bytes);
-                    if (read_file(t, p, path, COLLIO_BACKEND_POSIX, back,
-                                  (size_t)bytes)) {
-                        collio_plan_stats(p, &st);
-                        TU_CHECK(
-                            t,
-                            pow2 ? st.work_bytes == bytes : st.work_bytes <= plain_work,
-                            "read %d: work_bytes %lld, want %s %lld", call,
-                            (long long)st.work_bytes,
-                            pow2 ? "" : "<=", (long long)(pow2 ? bytes : plain_work));
-                        int64_t first;
-                        TU_CHECK(t, tu_compare(back, idx, n, d.esize, seed, &first) == 0,
-                                 "read %d: data", call);
-                    }
+                enum { CALLS = 3 };
+                collio_stats w[CALLS], r[CALLS];
+                memset(w, 0, sizeof w);
+                memset(r, 0, sizeof r);
+                plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r);
+                int64_t bytes = n * (int64_t)d.esize, want = (destroy ? 1 : 2) * bytes;
+                if (!destroy)
+                    plain = w[0].work_bytes;
+                for (int c = 0; c < CALLS; c++) {
+                    TU_CHECK(t, pow2 ? w[c].work_bytes == want : w[c].work_bytes <= plain,
+                             "write %d: work_bytes %lld, want %s%lld", c,
+                             (long long)w[c].work_bytes,
+                             pow2 ? "" : "<= ", (long long)(pow2 ? want : plain));
+                    TU_CHECK(t,
+                             pow2 ? r[c].work_bytes == bytes : r[c].work_bytes <= plain,
+                             "read %d: work_bytes %lld, want %s%lld", c,
+                             (long long)r[c].work_bytes,
+                             pow2 ? "" : "<= ", (long long)(pow2 ? bytes : plain));
                 }
-                tu_remove(t, path);
-                free(buf);
-                free(back);
             }
             collio_plan_free(&p);
             collio_layout_free(&l);
             free(idx);
         }
+    }
     tu_desc_free(&d);
 }
 
