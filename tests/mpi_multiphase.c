@@ -173,8 +173,19 @@ static void test_block_cyclic(tu_ctx *t)
         int64_t nx, bx;
         size_t es;
     } cases[] = {
-        {4096, 1, 4},   {5003, 1, 8}, {5003, 7, 4}, {4099, 7, 12}, {20000, 1000, 4},
-        {999, 1000, 8}, {0, 3, 4},    {1, 1, 4},    {17, 2, 4},
+        {4096, 1, 4},
+        {5003, 1, 8},
+        {5003, 7, 4},
+        {4099, 7, 12},
+        {20000, 1000, 4},
+        {999, 1000, 8},
+        {0, 3, 4},
+        {1, 1, 4},
+        {17, 2, 4},
+        /* long enough for several tiles of the final scatter / gather,
+         * the last one partial (multiphase_exec.c, copy_group) */
+        {100003, 1, 4},
+        {60001, 3, 4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tu_layout_desc d;
