@@ -145,6 +145,38 @@ static int open_bench_file(bench_ctx *x, const bench_case *c, const bench_varian
     return rc;
 }
 
+/* The timed part of a run: open the file (CREATE to write, READ to read),
+ * barrier, the collio call, close; the row gets the reduced stats and the
+ * memory the call added. Says what failed; a read the strategy does not
+ * support returns COLLIO_ERR_UNSUPPORTED quietly. Returns the agreed code. */
+static int timed_call(bench_ctx *x, bench_row *r, collio_plan *plan, unsigned char *buf,
+                      size_t bytes)
+{
+    const bench_case *c = &x->cases[r->ci];
+    const bench_variant *v = &x->vars[r->vi];
+    const int writing = r->op == BENCH_OP_WRITE;
+    collio_file *f = NULL;
+    int rc =
+        open_bench_file(x, c, v, writing ? COLLIO_FILE_CREATE : COLLIO_FILE_READ, &f);
+    if (rc)
+        return rc;
+    double rss0 = rss_before_call();
+    MPI_Barrier(x->comm);
+    rc = writing ? collio_write(plan, f, buf, bytes) : collio_read(plan, f, buf, bytes);
+    double hwm = bench_vm_kb("VmHWM");
+    int rc2 = collio_file_close(&f);
+    reduce_row(x, plan, rss0, hwm, bytes, r);
+    if (!writing && rc == COLLIO_ERR_UNSUPPORTED)
+        return rc; /* the caller notes it once, not an error */
+    if (rc || rc2) {
+        say_error(x, c, v,
+                  rc ? (writing ? "collio_write" : "collio_read") : "collio_file_close",
+                  rc ? rc : rc2);
+        return rc ? rc : rc2;
+    }
+    return COLLIO_OK;
+}
+
 /* One write (and its verification). Returns the agreed library code. */
 static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
                      const collio_layout *l, unsigned char *buf, size_t bytes)
@@ -158,22 +190,10 @@ static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
      * would make ext4 (auto_da_alloc) start writing that file back, and
      * the flusher then competes with the next timed run for the cores. */
     if (x->rank == 0)
-        unlink(x->path);
-    MPI_Barrier(x->comm);
-    collio_file *f = NULL;
-    int rc = open_bench_file(x, c, v, COLLIO_FILE_CREATE, &f);
+        unlink(x->path); /* before the collective open renames over it */
+    int rc = timed_call(x, r, plan, buf, bytes);
     if (rc)
         return rc;
-    double rss0 = rss_before_call();
-    MPI_Barrier(x->comm);
-    rc = collio_write(plan, f, buf, bytes);
-    double hwm = bench_vm_kb("VmHWM");
-    int rc2 = collio_file_close(&f);
-    reduce_row(x, plan, rss0, hwm, bytes, r);
-    if (rc || rc2) {
-        say_error(x, c, v, rc ? "collio_write" : "collio_file_close", rc ? rc : rc2);
-        return rc ? rc : rc2;
-    }
     r->verified = -1;
     if (v->canonical && cfg->verify) {
         int64_t bad =
@@ -196,22 +216,9 @@ static int run_read(bench_ctx *x, bench_row *r, collio_plan *plan, const collio_
     const bench_case *c = &x->cases[r->ci];
     const bench_variant *v = &x->vars[r->vi];
     memset(buf, 0, bytes);
-    collio_file *f = NULL;
-    int rc = open_bench_file(x, c, v, COLLIO_FILE_READ, &f);
+    int rc = timed_call(x, r, plan, buf, bytes);
     if (rc)
         return rc;
-    double rss0 = rss_before_call();
-    MPI_Barrier(x->comm);
-    rc = collio_read(plan, f, buf, bytes);
-    double hwm = bench_vm_kb("VmHWM");
-    int rc2 = collio_file_close(&f);
-    reduce_row(x, plan, rss0, hwm, bytes, r);
-    if (rc == COLLIO_ERR_UNSUPPORTED)
-        return rc; /* the caller notes it once, not an error */
-    if (rc || rc2) {
-        say_error(x, c, v, rc ? "collio_read" : "collio_file_close", rc ? rc : rc2);
-        return rc ? rc : rc2;
-    }
     r->verified = -1;
     if (v->canonical && cfg->verify) {
         int64_t bad = bench_check_buffer(l, (uint64_t)r->rep, buf), total = 0;

@@ -175,12 +175,8 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
         collio_file_options o;
         collio_file_options_init(&o);
         o.backend = be;
-        collio_file *f = NULL;
-        if (!TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &o, &f),
-                       COLLIO_OK, "open create"))
+        if (!tu_plan_io(t, p, path, &o, 1, buf, bytes))
             break;
-        TU_RC_ALL(t, collio_write(p, f, buf, bytes), COLLIO_OK, "write");
-        TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close");
         if (canonical)
             tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 1);
         int64_t fe, fo,
@@ -189,11 +185,8 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
                  (long long)bad);
 
         memset(buf, SENT_R, bytes);
-        if (!TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_READ, &o, &f),
-                       COLLIO_OK, "open read"))
+        if (!tu_plan_io(t, p, path, &o, 0, buf, bytes))
             break;
-        TU_RC_ALL(t, collio_read(p, f, buf, bytes), COLLIO_OK, "read");
-        TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close read");
         bad = compare_mem(buf, bytes, &m, idx, n, d->esize, seed, SENT_R, &fe, &fo);
         TU_CHECK(t, bad == 0,
                  "read-back: %lld bad bytes; first in own elements at byte %lld, "

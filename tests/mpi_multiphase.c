@@ -43,37 +43,26 @@ static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, int k,
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
 }
 
-/* Writes buf with plan p into a fresh file at path (CREATE). */
-static int write_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend be,
-                      const void *buf, size_t bytes)
+/* Writes buf with plan p into a fresh file at path (CREATE) / reads it. */
+static int file_io(tu_ctx *t, collio_plan *p, const char *path, collio_backend be,
+                   int writing, void *buf, size_t bytes)
 {
     collio_file_options fo;
     collio_file_options_init(&fo);
     fo.backend = be;
-    collio_file *f = NULL;
-    int rc = collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &fo, &f);
-    if (!TU_RC_ALL(t, rc, COLLIO_OK, "open CREATE"))
-        return 0;
-    rc = collio_write(p, f, buf, bytes);
-    int ok = TU_RC_ALL(t, rc, COLLIO_OK, "write");
-    rc = collio_file_close(&f);
-    return TU_RC_ALL(t, rc, COLLIO_OK, "close") && ok;
+    return tu_plan_io(t, p, path, &fo, writing, buf, bytes);
+}
+
+static int write_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend be,
+                      void *buf, size_t bytes)
+{
+    return file_io(t, p, path, be, 1, buf, bytes);
 }
 
 static int read_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend be,
                      void *buf, size_t bytes)
 {
-    collio_file_options fo;
-    collio_file_options_init(&fo);
-    fo.backend = be;
-    collio_file *f = NULL;
-    int rc = collio_file_open(t->comm, path, COLLIO_FILE_READ, &fo, &f);
-    if (!TU_RC_ALL(t, rc, COLLIO_OK, "open READ"))
-        return 0;
-    rc = collio_read(p, f, buf, bytes);
-    int ok = TU_RC_ALL(t, rc, COLLIO_OK, "read");
-    rc = collio_file_close(&f);
-    return TU_RC_ALL(t, rc, COLLIO_OK, "close") && ok;
+    return file_io(t, p, path, be, 0, buf, bytes);
 }
 
 static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)

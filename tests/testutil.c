@@ -223,6 +223,20 @@ int tu_count_strays(tu_ctx *t, const char *path)
     return n;
 }
 
+int tu_plan_io(tu_ctx *t, collio_plan *p, const char *path, const collio_file_options *fo,
+               int writing, void *buf, size_t bytes)
+{
+    collio_file *f = NULL;
+    int rc = collio_file_open(t->comm, path,
+                              writing ? COLLIO_FILE_CREATE : COLLIO_FILE_READ, fo, &f);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, writing ? "open create" : "open read"))
+        return 0;
+    rc = writing ? collio_write(p, f, buf, bytes) : collio_read(p, f, buf, bytes);
+    int ok = TU_RC_ALL(t, rc, COLLIO_OK, writing ? "write" : "read");
+    rc = collio_file_close(&f);
+    return TU_RC_ALL(t, rc, COLLIO_OK, writing ? "close" : "close read") && ok;
+}
+
 int tu_posix_put(tu_ctx *t, const char *path, const void *data, size_t n)
 {
     int ok = 1;

@@ -103,6 +103,13 @@ int tu_count_strays(tu_ctx *t, const char *path);
  * truncated) with plain POSIX; barrier. Returns 1 on success everywhere. */
 int tu_posix_put(tu_ctx *t, const char *path, const void *data, size_t n);
 
+/* Collective: one collio_write (writing = 1, file opened CREATE) or
+ * collio_read (0, opened READ) of buf through plan p, with file options fo
+ * (NULL: defaults), then close; each step checked to succeed on every
+ * rank. Returns 1 if all did. */
+int tu_plan_io(tu_ctx *t, collio_plan *p, const char *path, const collio_file_options *fo,
+               int writing, void *buf, size_t bytes);
+
 /* Collective: rank 0 reads the whole file; returns malloc'd bytes and
  * *n on every rank (broadcast), or NULL if it does not exist. */
 unsigned char *tu_posix_get(tu_ctx *t, const char *path, size_t *n);

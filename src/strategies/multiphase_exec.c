@@ -217,16 +217,34 @@ static char *slot_ptr(char *buf[2], char *stream, int slot)
     return slot < 0 ? stream : buf[slot];
 }
 
-static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int nmsg,
-                        double t)
+/* Stats of phase i: `sent` elements went out in nmsg messages, in t s. */
+static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int64_t sent,
+                        int nmsg, double t)
 {
-    int64_t bytes = ph->send_elems * (int64_t)p->layout->esize;
+    int64_t bytes = sent * (int64_t)p->layout->esize;
     p->stats.phase_s[i] = t;
     p->stats.phase_bytes[i] = bytes;
     p->stats.phase_tuples[i] = ph->tuples;
     p->stats.phase_messages[i] = nmsg;
     p->stats.bytes_sent += bytes;
     p->stats.messages += nmsg;
+}
+
+/* The kept pieces of a phase, A -> B (write) or back B -> A (read),
+ * timed into copy_s. */
+static void copy_kept(collio_plan *p, const collio__mp_phase *ph, char *a, char *b,
+                      int to_b)
+{
+    const int64_t es = (int64_t)p->layout->esize;
+    double t0 = collio__now();
+    for (int64_t c = 0; c < ph->nkeep; c++) {
+        const collio__mp_copy *k = &ph->keep[c];
+        if (to_b)
+            memcpy(b + k->dst * es, a + k->src * es, (size_t)(k->n * es));
+        else
+            memcpy(a + k->src * es, b + k->dst * es, (size_t)(k->n * es));
+    }
+    p->stats.copy_s += collio__now() - t0;
 }
 
 /* ------------------------------------------------------------ write */
@@ -246,7 +264,7 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
         const collio__mp_phase *ph = &mp->ph[i];
         double t0 = collio__now();
         if (ph->idle) {
-            count_phase(p, ph, i, 0, 0.0);
+            count_phase(p, ph, i, 0, 0, 0.0);
             continue;
         }
         char *b = buf[ph->dst_slot];
@@ -261,16 +279,11 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
                       &rq[nr++]);
         if (ph->send_elems > 0)
             MPI_Isend(a, 1, ph->send_type, to, TAG_EXEC + i, p->comm, &rq[nr++]);
-        double tc = collio__now();
-        for (int64_t c = 0; c < ph->nkeep; c++) {
-            const collio__mp_copy *k = &ph->keep[c];
-            memcpy(b + k->dst * (int64_t)es, a + k->src * (int64_t)es, (size_t)k->n * es);
-        }
-        p->stats.copy_s += collio__now() - tc;
+        copy_kept(p, ph, (char *)a, b, 1);
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (rc == COLLIO_OK)
             rc = w;
-        count_phase(p, ph, i, nr, collio__now() - t0);
+        count_phase(p, ph, i, ph->send_elems, nr, collio__now() - t0);
         a = b;
     }
     const collio__mp_final *fin = &mp->fin;
@@ -319,7 +332,7 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         const collio__mp_phase *ph = &mp->ph[i];
         double t0 = collio__now();
         if (ph->idle) {
-            count_phase(p, ph, i, 0, 0.0);
+            count_phase(p, ph, i, 0, 0, 0.0);
             continue;
         }
         char *b = buf[ph->dst_slot];
@@ -335,19 +348,12 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         if (ph->xrecv_elems > 0)
             MPI_Isend(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm,
                       &rq[nr++]);
-        double tc = collio__now();
-        for (int64_t c = 0; c < ph->nkeep; c++) {
-            const collio__mp_copy *k = &ph->keep[c];
-            memcpy(a + k->src * (int64_t)es, b + k->dst * (int64_t)es, (size_t)k->n * es);
-        }
-        p->stats.copy_s += collio__now() - tc;
+        copy_kept(p, ph, a, b, 0);
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (rc == COLLIO_OK)
             rc = w;
-        /* bytes sent in a read phase: what goes back to the senders */
-        collio__mp_phase back = *ph;
-        back.send_elems = ph->recv_elems + ph->xrecv_elems;
-        count_phase(p, &back, i, nr, collio__now() - t0);
+        /* sent in a read phase: what goes back to the senders */
+        count_phase(p, ph, i, ph->recv_elems + ph->xrecv_elems, nr, collio__now() - t0);
     }
     p->stats.exchange_s += collio__now() - tx;
     bufs_done(p, &wb);
