@@ -465,7 +465,7 @@ static void test_work_memory(tu_ctx *t)
 
 static void test_options(tu_ctx *t)
 {
-    tu_case(t, "phases option out of range");
+    tu_case(t, "phases, keep_buffers, destroy_input out of range");
     if (!tu_case_enabled(t))
         return;
     tu_layout_desc d;
@@ -490,6 +490,17 @@ static void test_options(tu_ctx *t)
         o.phases = -1;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "phases = -1");
+        TU_CHECK(t, p == NULL, "no plan after an error");
+        /* the two flags take 0 or 1 only, rejected on every rank */
+        collio_plan_options_init(&o);
+        o.keep_buffers = 2;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "keep_buffers = 2");
+        collio_plan_options_init(&o);
+        o.destroy_input = -1;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "destroy_input = -1");
+        TU_CHECK(t, p == NULL, "no plan after an error");
     }
     collio_layout_free(&l);
     tu_desc_free(&d);
