@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_VARIANTS (2 * COLLIO_BENCH_MAX_LIST)
+#define MAX_VARIANTS (4 * COLLIO_BENCH_MAX_LIST)
 
 typedef struct bench_ctx {
     MPI_Comm comm;
@@ -67,7 +67,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 12 + COLLIO_BENCH_PHASE_COLS };
+    enum { NMAX = 13 + COLLIO_BENCH_PHASE_COLS };
     double mx[NMAX] = {st.inspect_s,
                        st.exchange_s,
                        st.file_s,
@@ -79,9 +79,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
                        (double)st.plan_bytes,
                        (double)st.nphases,
                        st.copy_s,
-                       (double)st.work_bytes / (1024.0 * 1024.0)};
+                       (double)st.work_bytes / (1024.0 * 1024.0),
+                       (double)st.nrounds};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[12 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+        mx[13 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
     int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
@@ -100,7 +101,8 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     if (r->nphases > COLLIO_BENCH_PHASE_COLS)
         r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[12 + i];
+        r->phase_s[i] = gmx[13 + i];
+    r->nrounds = (int)gmx[12];
     r->copy_s = gmx[10];
     r->work_mb = gmx[11];
     r->bytes_sent = gsm[0];
@@ -258,6 +260,7 @@ static int run_case(bench_ctx *x, int ci)
         collio_plan_options po;
         collio_plan_options_init(&po);
         po.phases = x->vars[vi].phases;
+        po.write_rounds = x->vars[vi].rounds;
         po.destroy_input = cfg->destroy_input;
         rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);
         if (rc) {
@@ -349,19 +352,25 @@ static int make_variants(bench_ctx *x)
             }
             return COLLIO_ERR_STRATEGY;
         }
-        int mp = strcmp(s, "multiphase") == 0 && cfg->nphases > 0;
-        int nk = mp ? cfg->nphases : 1;
-        for (int k = 0; k < nk; k++) {
+        int mp = strcmp(s, "multiphase") == 0;
+        int nk = mp && cfg->nphases > 0 ? cfg->nphases : 1;
+        int nr = mp && cfg->nrounds > 0 ? cfg->nrounds : 1;
+        for (int k = 0; k < nk * nr; k++) {
             if (x->nvars >= MAX_VARIANTS)
                 return COLLIO_ERR_ARG;
             bench_variant *v = &x->vars[x->nvars++];
             snprintf(v->strategy, sizeof v->strategy, "%s", s);
-            v->phases = mp ? cfg->phases[k] : 0; /* 0: all phases */
+            v->phases = mp && cfg->nphases > 0 ? cfg->phases[k / nr] : 0; /* 0: all */
+            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[k % nr] : 0; /* 0: auto */
             v->canonical = canon;
-            if (v->phases > 0)
-                snprintf(v->label, sizeof v->label, "%s(k=%d)", s, v->phases);
-            else
-                snprintf(v->label, sizeof v->label, "%s", s);
+            char opt[40] = "";
+            if (v->phases > 0 && cfg->nrounds > 0)
+                snprintf(opt, sizeof opt, "(k=%d,r=%d)", v->phases, v->rounds);
+            else if (v->phases > 0)
+                snprintf(opt, sizeof opt, "(k=%d)", v->phases);
+            else if (mp && cfg->nrounds > 0)
+                snprintf(opt, sizeof opt, "(r=%d)", v->rounds);
+            snprintf(v->label, sizeof v->label, "%s%s", s, opt);
         }
     }
     return COLLIO_OK;

@@ -46,6 +46,8 @@ typedef struct collio_bench_config {
     int nstrategies;                   /* 0: every registered one */
     int phases[COLLIO_BENCH_MAX_LIST]; /* multiphase: k values */
     int nphases;                       /* 0: one variant, all phases */
+    int rounds[COLLIO_BENCH_MAX_LIST]; /* multiphase: write_rounds values */
+    int nrounds;                       /* 0: one variant, default rounds */
     int reps;                          /* runs per (case, variant, op) */
     double max_time;                   /* s per (case, variant): stop its
                                           reps once exceeded; 0: never */

@@ -43,6 +43,10 @@ void collio_bench_usage(FILE *out)
                  "  --ops write[,read]     operations to time (write)\n"
                  "  --phases k[,k...]      multiphase: one variant per phase count\n"
                  "                         (0 = all phases; default: all)\n"
+                 "  --write-rounds r[,r...] multiphase: one variant per write_rounds\n"
+                 "                         plan option (0 = automatic, the default;\n"
+                 "                         -1 = one pass; r = r halvings); crossed\n"
+                 "                         with --phases\n"
                  "  --esize BYTES          element size (4, i.e. float32)\n"
                  "  --dir DIR              where the files go (.); removed after\n"
                  "  --csv FILE             one row per run\n"
@@ -175,6 +179,15 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
                 cfg->phases[k] = (int)list[k];
             }
             cfg->nphases = n;
+        } else if (strcmp(o, "--write-rounds") == 0) {
+            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
+                goto bad;
+            for (int k = 0; k < n; k++) {
+                if (list[k] < -1 || list[k] > 62)
+                    goto bad;
+                cfg->rounds[k] = (int)list[k];
+            }
+            cfg->nrounds = n;
         } else if (strcmp(o, "--esize") == 0) {
             if (parse_i64(a, &v) || v < 1 || v > (1 << 20))
                 goto bad;

@@ -22,8 +22,9 @@ typedef struct bench_case {
 /* How it is written: a strategy, with multiphase's requested phases. */
 typedef struct bench_variant {
     char strategy[COLLIO_BENCH_NAME_LEN];
-    char label[COLLIO_BENCH_NAME_LEN + 16]; /* "multiphase(k=2)" */
+    char label[COLLIO_BENCH_NAME_LEN + 24]; /* "multiphase(k=2,r=3)" */
     int phases;                             /* plan option; 0 = all */
+    int rounds;                             /* plan option write_rounds */
     int canonical;                          /* writes canonical order */
 } bench_variant;
 
@@ -37,6 +38,7 @@ typedef struct bench_row {
     double copy_s;  /* the part of exchange_s in local copies */
     double work_mb; /* stats.work_bytes in MiB, max over ranks */
     int nphases;
+    int nrounds; /* stats.nrounds, max over ranks */
     double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;
     int64_t file_requests_max, plan_bytes_max;

@@ -14,7 +14,8 @@ static const char *csv_header =
     "total_s,verified,phases,bytes_sent,messages,file_requests,peak_rss_mb,"
     "phase0_s,phase1_s,phase2_s,phase3_s,phase4_s,phase5_s,phase6_s,"
     "phase7_s,shape,esize,backend,file_requests_max,file_bytes,"
-    "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb\n";
+    "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
+    "variant\n";
 
 FILE *bench_csv_open(const char *path)
 {
@@ -44,12 +45,12 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
         else
             fputc(',', f);
     }
-    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f\n",
+    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,%s\n",
             c->shape ? c->shape->name : "", cfg->esize,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
             (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb,
-            cfg->destroy_input, r->copy_s, r->work_mb);
+            cfg->destroy_input, r->copy_s, r->work_mb, r->nrounds, v->label);
     fflush(f);
 }
 

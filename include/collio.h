@@ -253,6 +253,18 @@ typedef struct collio_plan_options {
                             (extra memory 1x instead of 2x the local data;
                             reads always do so, their buffer is output).
                             0 (default): the buffer is left untouched. */
+    int write_rounds;    /* multiphase writes that leave the user's buffer
+                            untouched: the data moves in rounds (half of
+                            every domain, then a quarter, ...) whose work
+                            buffers lie in the rank's final file-order
+                            buffer, so that extra memory is about 1x the
+                            local data, not 2x (docs/multiphase.md).
+                            0 (default): automatic -- rounds while the last
+                            keeps >= 128 KiB per rank, at most 7 rounds;
+                            r >= 1: r halvings (r + 1 rounds) where the
+                            data allows; -1: no rounds (one pass, two work
+                            buffers). Up to 62; other values:
+                            COLLIO_ERR_ARG. */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
@@ -315,6 +327,8 @@ typedef struct collio_stats {
                            user's buffer (multiphase; kept by the plan
                            between executions under keep_buffers); 0 for
                            strategies that do not report it */
+    int nrounds;        /* rounds of the last write (multiphase writes in
+                           rounds, plan option write_rounds); 0: one pass */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

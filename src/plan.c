@@ -35,7 +35,8 @@ static int options_valid(const collio_plan_options *o)
 {
     return o->phases >= 0 && o->phases <= COLLIO_MAX_PHASES && o->chunk_bytes >= 1
            && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1)
-           && (o->keep_buffers == 0 || o->keep_buffers == 1);
+           && (o->keep_buffers == 0 || o->keep_buffers == 1) && o->write_rounds >= -1
+           && o->write_rounds <= 62;
 }
 
 /* Frees what a (possibly half-built) plan owns. Not collective by itself
@@ -266,7 +267,6 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
             double tp = collio__now();
             rc = collio__layout_unpack(plan->layout, stream, buf);
             plan->stats.exchange_s += collio__now() - tp;
-            plan->stats.copy_s += collio__now() - tp;
             plan->stats.copy_s += collio__now() - tp;
         }
         rc = collio__agree(plan->comm, rc);

@@ -32,15 +32,39 @@ static int all_phases(int P)
     return n;
 }
 
-static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, int k,
-                     int destroy, collio_plan **p)
+/* The plan options the tests vary: phases, destroy_input, write_rounds. */
+typedef struct mp_opts {
+    int k, destroy, rounds;
+} mp_opts;
+
+static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp_opts *mo,
+                     collio_plan **p)
 {
     collio_plan_options o;
     collio_plan_options_init(&o);
-    o.phases = k;
-    o.destroy_input = destroy;
+    if (mo != NULL) {
+        o.phases = mo->k;
+        o.destroy_input = mo->destroy;
+        o.write_rounds = mo->rounds;
+    }
     int rc = collio_plan_create(t->comm, l, strategy, &o, p);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
+}
+
+/* Rounds a write should run (the rule of collio.h's write_rounds, for
+ * r >= 1: r halvings while the smallest domain, nglobal / P elements,
+ * still has an element to give; only with all phases, P >= 2 and the
+ * user's buffer left untouched; fewer than 2 rounds: none). */
+static int want_rounds(const tu_ctx *t, int64_t nglobal, const mp_opts *mo)
+{
+    int all = all_phases(t->nranks);
+    if (mo->rounds < 1 || mo->destroy || all == 0 || (mo->k != 0 && mo->k < all))
+        return 0;
+    int64_t m = nglobal / t->nranks;
+    int h = 0;
+    while (h < mo->rounds && (m >> (h + 1)) >= 1)
+        h++;
+    return h > 0 ? h + 1 : 0;
 }
 
 /* Writes buf with plan p into a fresh file at path (CREATE) / reads it. */
@@ -87,9 +111,11 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
         msgs += s.phase_messages[i];
     TU_CHECK(t, msgs == s.messages, "messages per phase add up (%lld vs %lld)",
              (long long)msgs, (long long)s.messages);
-    /* a phase exchanges with at most a partner and a lonely neighbour */
+    /* a phase exchanges with at most a partner and a lonely neighbour,
+     * once per round of a write in rounds */
+    int64_t most = 3 * (s.nrounds > 0 ? s.nrounds : 1);
     for (int i = 0; i < s.nphases; i++)
-        TU_CHECK(t, s.phase_messages[i] >= 0 && s.phase_messages[i] <= 3,
+        TU_CHECK(t, s.phase_messages[i] >= 0 && s.phase_messages[i] <= most,
                  "phase %d posts %lld messages", i, (long long)s.phase_messages[i]);
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
     TU_CHECK(t, s.copy_s >= 0.0 && s.copy_s <= s.exchange_s,
@@ -99,11 +125,13 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
 /* Write, check the file against the expectation (and, unless destroy,
  * that the user's buffer is untouched), read back, compare. destroy:
  * the plan may use the user's buffer as scratch (destroy_input). */
-static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, int destroy,
+static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
                       collio_backend be, uint64_t seed)
 {
-    tu_case(t, "%s k=%d %s%s", d->name, k, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
-            destroy ? " destroy_input" : "");
+    const int k = mo->k, destroy = mo->destroy;
+    tu_case(t, "%s k=%d %s%s write_rounds=%d", d->name, k,
+            be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio", destroy ? " destroy_input" : "",
+            mo->rounds);
     if (!tu_case_enabled(t))
         return;
     collio_layout *l = NULL;
@@ -113,7 +141,7 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, int destroy,
     int64_t *idx = NULL, n = 0;
     tu_enumerate(d, t->rank, t->nranks, &idx, &n);
     collio_plan *p = NULL;
-    if (make_plan(t, l, "multiphase", k, destroy, &p)) {
+    if (make_plan(t, l, "multiphase", mo, &p)) {
         size_t bytes = (size_t)n * d->esize;
         unsigned char *buf = malloc(bytes + 1), *back = calloc(1, bytes + 1);
         tu_fill(buf, idx, n, d->esize, seed);
@@ -129,6 +157,12 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, int k, int destroy,
                          "write changed the user's buffer (element %lld)",
                          (long long)first);
             check_stats(t, p, k, d->nglobal);
+            collio_stats s;
+            collio_plan_stats(p, &s);
+            if (mo->rounds >= 1)
+                TU_CHECK(t, s.nrounds == want_rounds(t, d->nglobal, mo),
+                         "write in %d rounds, want %d", s.nrounds,
+                         want_rounds(t, d->nglobal, mo));
             if (read_file(t, p, path, be, back, bytes)) {
                 int64_t diff = tu_compare(back, idx, n, d->esize, seed, &first);
                 TU_CHECK(t, diff == 0,
@@ -149,11 +183,16 @@ static void all_k(tu_ctx *t, const tu_layout_desc *d, uint64_t seed)
 {
     int all = all_phases(t->nranks);
     for (int k = 0; k <= all; k++)
-        roundtrip(t, d, k, 0, COLLIO_BACKEND_POSIX, seed + (uint64_t)k);
+        roundtrip(t, d, &(mp_opts){k, 0, -1}, COLLIO_BACKEND_POSIX, seed + (uint64_t)k);
     /* the user's buffer as the second work buffer: all phases and one */
-    roundtrip(t, d, 0, 1, COLLIO_BACKEND_POSIX, seed + 100);
+    roundtrip(t, d, &(mp_opts){0, 1, 0}, COLLIO_BACKEND_POSIX, seed + 100);
     if (all > 1)
-        roundtrip(t, d, 1, 1, COLLIO_BACKEND_POSIX, seed + 101);
+        roundtrip(t, d, &(mp_opts){1, 1, 0}, COLLIO_BACKEND_POSIX, seed + 101);
+    /* writes in rounds: one halving, a few, and more than the data allows */
+    static const int rounds[] = {1, 3, 40};
+    for (int i = 0; i < 3; i++)
+        roundtrip(t, d, &(mp_opts){0, 0, rounds[i]}, COLLIO_BACKEND_POSIX,
+                  seed + 200 + (uint64_t)i);
 }
 
 static void test_block_cyclic(tu_ctx *t)
@@ -184,7 +223,8 @@ static void test_block_cyclic(tu_ctx *t)
     }
     tu_layout_desc d; /* the MPI-IO backend once */
     tu_desc_block_cyclic(&d, 3001, 3, 4);
-    roundtrip(t, &d, 0, 0, COLLIO_BACKEND_MPIIO, 7);
+    roundtrip(t, &d, &(mp_opts){0, 0, 0}, COLLIO_BACKEND_MPIIO, 7);
+    roundtrip(t, &d, &(mp_opts){0, 0, 2}, COLLIO_BACKEND_MPIIO, 8);
     tu_desc_free(&d);
 }
 
@@ -291,9 +331,16 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
         uint64_t seed = 9000 + (uint64_t)c;
         tu_layout_desc d;
         random_desc(&d, t->rank, t->nranks, seed);
-        int k = all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0;
-        int destroy = (int)(c % 2); /* half with the user's buffer as scratch */
-        tu_case(t, "%s vs serial k=%d%s", d.name, k, destroy ? " destroy_input" : "");
+        /* a third each: random k; all phases with the user's buffer as
+         * scratch; all phases in 1..4 halving rounds */
+        mp_opts mo = {all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0, 0, -1};
+        if (c % 3 == 1)
+            mo = (mp_opts){0, 1, 0};
+        else if (c % 3 == 2)
+            mo = (mp_opts){0, 0, 1 + c % 4};
+        const int destroy = mo.destroy;
+        tu_case(t, "%s vs serial k=%d%s write_rounds=%d", d.name, mo.k,
+                destroy ? " destroy_input" : "", mo.rounds);
         if (!tu_case_enabled(t)) {
             tu_desc_free(&d);
             continue;
@@ -302,8 +349,8 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
         int rc = tu_desc_make(&d, t->comm, &l);
         collio_plan *pm = NULL, *ps = NULL;
         if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")
-            && make_plan(t, l, "multiphase", k, destroy, &pm)
-            && make_plan(t, l, "serial", 0, 0, &ps)) {
+            && make_plan(t, l, "multiphase", &mo, &pm)
+            && make_plan(t, l, "serial", NULL, &ps)) {
             size_t bytes = (size_t)d.nlocal * d.esize;
             unsigned char *buf = malloc(bytes + 1);
             tu_fill(buf, d.idx, d.nlocal, d.esize, seed);
@@ -382,15 +429,17 @@ static void test_reuse(tu_ctx *t)
 {
     tu_layout_desc d;
     tu_desc_block_cyclic(&d, 7777, 3, 4);
-    tu_case(t, "plan reused for 10 writes: %s", d.name);
-    if (tu_case_enabled(t)) {
+    for (int rounds = -1; rounds <= 3; rounds += 4) { /* one pass; rounds */
+        tu_case(t, "plan reused for 10 writes: %s write_rounds=%d", d.name, rounds);
+        if (!tu_case_enabled(t))
+            continue;
         collio_layout *l = NULL;
         int rc = tu_desc_make(&d, t->comm, &l);
         int64_t *idx = NULL, n = 0;
         tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
         collio_plan *p = NULL;
         if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")
-            && make_plan(t, l, "multiphase", 0, 0, &p)) {
+            && make_plan(t, l, "multiphase", &(mp_opts){0, 0, rounds}, &p)) {
             collio_layout_free(&l); /* the plan keeps what it needs */
             plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL);
         }
@@ -401,26 +450,38 @@ static void test_reuse(tu_ctx *t)
     tu_desc_free(&d);
 }
 
-/* Work memory (stats.work_bytes) of a block-cyclic layout with nx a
- * multiple of bx * P. At P = 2^n every phase then holds exactly the local
- * data: a default write needs two work buffers (2x local bytes), a write
- * under destroy_input and a read one (1x; the user's buffer is the
- * second). Other P hold more in some phases (a rank receives from two),
- * so there only: never more than the default write. Checked with the
- * plan keeping its buffers between calls and without, over 3 calls
- * (kept buffers reused), every file and read back verified. */
+/* Work memory (stats.work_bytes: the work buffers a call used, by their
+ * allocated size) of a bx = 1 layout of 262144 elements per rank, whose
+ * domains split into rounds of multiples of P elements starting at
+ * multiples of P. At P = 2^n every rank then holds exactly its share in
+ * every phase and round, so the rule gives exact sizes (n local bytes):
+ *   one pass (write_rounds = -1), default write: 2 work buffers     2n
+ *   destroy_input write; any read: 1 (the user's buffer is the second) n
+ *   write_rounds = 2 (3 rounds): F plus the last round's second
+ *     buffer running past F                                   n + n/4
+ *   automatic (write_rounds = 0): halvings while the last round keeps
+ *     128 KiB: 3 here, 4 rounds                               n + n/8
+ *   a read reuses the plan's kept buffer (keep_buffers = 1): its size.
+ * Other P hold more in some phases (a rank receives from two), so there
+ * only: never more than the one-pass default write for the automatic
+ * choice (it keeps rounds only where they need less; a read that reuses
+ * the write's kept buffer for a slot holds up to that buffer more; the
+ * explicit write_rounds = 2 may need more). Over 3 calls of a
+ * plan (kept buffers reused), every file and read back verified. */
 static void test_work_memory(tu_ctx *t)
 {
     if (t->nranks < 2)
         return; /* no phases, no work buffers */
     tu_layout_desc d;
-    tu_desc_block_cyclic(&d, (int64_t)t->nranks * 3 * 40, 3, 4);
+    tu_desc_block_cyclic(&d, (int64_t)t->nranks * 262144, 1, 4);
     const int pow2 = (t->nranks & (t->nranks - 1)) == 0;
+    static const mp_opts variants[] = {{0, 0, -1}, {0, 1, 0}, {0, 0, 2}, {0, 0, 0}};
     for (int keep = 0; keep <= 1; keep++) {
-        int64_t plain = INT64_MAX; /* the default write's work_bytes */
-        for (int destroy = 0; destroy <= 1; destroy++) {
-            tu_case(t, "work memory %s keep_buffers=%d destroy_input=%d", d.name, keep,
-                    destroy);
+        int64_t plain = INT64_MAX; /* the one-pass default write's work_bytes */
+        for (int v = 0; v < 4; v++) {
+            const mp_opts *mo = &variants[v];
+            tu_case(t, "work memory %s keep_buffers=%d destroy_input=%d write_rounds=%d",
+                    d.name, keep, mo->destroy, mo->rounds);
             if (!tu_case_enabled(t))
                 continue;
             collio_layout *l = NULL;
@@ -430,7 +491,8 @@ static void test_work_memory(tu_ctx *t)
             collio_plan_options o;
             collio_plan_options_init(&o);
             o.keep_buffers = keep;
-            o.destroy_input = destroy;
+            o.destroy_input = mo->destroy;
+            o.write_rounds = mo->rounds;
             collio_plan *p = NULL;
             if (TU_RC_ALL(t, rc, COLLIO_OK, "layout"))
                 rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
@@ -440,20 +502,33 @@ static void test_work_memory(tu_ctx *t)
                 memset(w, 0, sizeof w);
                 memset(r, 0, sizeof r);
                 plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r);
-                int64_t bytes = n * (int64_t)d.esize, want = (destroy ? 1 : 2) * bytes;
-                if (!destroy)
+                const int64_t b = n * (int64_t)d.esize;
+                const int64_t want[4] = {2 * b, b, b + b / 4, b + b / 8};
+                const int rounds[4] = {0, 0, 3, 4};
+                int64_t want_r = keep && v >= 2 ? want[v] : b;
+                if (v == 0)
                     plain = w[0].work_bytes;
-                for (int c = 0; c < CALLS; c++) {
-                    TU_CHECK(t, pow2 ? w[c].work_bytes == want : w[c].work_bytes <= plain,
-                             "write %d: work_bytes %lld, want %s%lld", c,
-                             (long long)w[c].work_bytes,
-                             pow2 ? "" : "<= ", (long long)(pow2 ? want : plain));
-                    TU_CHECK(t,
-                             pow2 ? r[c].work_bytes == bytes : r[c].work_bytes <= plain,
-                             "read %d: work_bytes %lld, want %s%lld", c,
-                             (long long)r[c].work_bytes,
-                             pow2 ? "" : "<= ", (long long)(pow2 ? bytes : plain));
+                for (int c = 0; c < CALLS && pow2; c++) {
+                    TU_CHECK(t, w[c].work_bytes == want[v],
+                             "write %d: work_bytes %lld, want %lld", c,
+                             (long long)w[c].work_bytes, (long long)want[v]);
+                    TU_CHECK(t, r[c].work_bytes == want_r,
+                             "read %d: work_bytes %lld, want %lld", c,
+                             (long long)r[c].work_bytes, (long long)want_r);
+                    TU_CHECK(t, w[c].nrounds == rounds[v] && r[c].nrounds == 0,
+                             "rounds %d / %d, want %d / 0", w[c].nrounds, r[c].nrounds,
+                             rounds[v]);
                 }
+                /* (a read may reuse the write's kept buffer for a slot it
+                 * more than fills: up to that buffer more) */
+                for (int c = 0; c < CALLS && !pow2 && v != 2; c++)
+                    TU_CHECK(t,
+                             w[c].work_bytes <= plain
+                                 && r[c].work_bytes
+                                        <= plain + (keep && v == 3 ? w[c].work_bytes : 0),
+                             "call %d: work_bytes %lld / %lld, want <= %lld", c,
+                             (long long)w[c].work_bytes, (long long)r[c].work_bytes,
+                             (long long)plain);
             }
             collio_plan_free(&p);
             collio_layout_free(&l);
@@ -465,7 +540,7 @@ static void test_work_memory(tu_ctx *t)
 
 static void test_options(tu_ctx *t)
 {
-    tu_case(t, "phases, keep_buffers, destroy_input out of range");
+    tu_case(t, "phases, keep_buffers, destroy_input, write_rounds out of range");
     if (!tu_case_enabled(t))
         return;
     tu_layout_desc d;
@@ -490,6 +565,15 @@ static void test_options(tu_ctx *t)
         o.phases = -1;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "phases = -1");
+        TU_CHECK(t, p == NULL, "no plan after an error");
+        /* write_rounds: -1..62 */
+        collio_plan_options_init(&o);
+        o.write_rounds = -2;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "write_rounds = -2");
+        o.write_rounds = 63;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "write_rounds = 63");
         TU_CHECK(t, p == NULL, "no plan after an error");
         /* the two flags take 0 or 1 only, rejected on every rank */
         collio_plan_options_init(&o);

@@ -179,23 +179,204 @@ static int other_slot(int s)
     return s == 0 ? 1 : 0;
 }
 
-static void use_slot(collio__mp_plan *mp, int slot, int64_t elems)
+static void use_slot(collio__mp_pass *ps, int slot, int64_t elems)
 {
-    if (slot >= 0 && elems > mp->bufsize[slot])
-        mp->bufsize[slot] = elems;
+    if (slot >= 0 && elems > ps->bufsize[slot])
+        ps->bufsize[slot] = elems;
 }
 
-static int64_t plan_bytes(const collio__mp_plan *mp)
+static int64_t pass_bytes(const collio__mp_pass *ps, int k)
 {
-    int64_t b = (int64_t)sizeof *mp;
-    for (int i = 0; i < mp->nphases; i++) {
-        const collio__mp_phase *ph = &mp->ph[i];
+    int64_t b = 0;
+    for (int i = 0; i < k; i++) {
+        const collio__mp_phase *ph = &ps->ph[i];
         b += ph->nkeep * (int64_t)sizeof(collio__mp_copy);
         b += ph->nsend
              * (int64_t)(sizeof(collio__mp_range) + sizeof(int) + sizeof(MPI_Aint));
     }
-    b += (mp->fin.nops + mp->fin.nruns) * (int64_t)sizeof(collio__seg);
+    return b + (ps->fin.nops + ps->fin.nruns) * (int64_t)sizeof(collio__seg);
+}
+
+static int64_t plan_bytes(const collio__mp_plan *mp)
+{
+    int64_t b = (int64_t)sizeof *mp + pass_bytes(&mp->whole, mp->nphases);
+    for (int r = 0; r < mp->nrounds; r++)
+        b += (int64_t)sizeof *mp->rounds + pass_bytes(&mp->rounds[r].pass, mp->nphases);
     return b;
+}
+
+/* Collective: the k phases and the final step of one pass over the data
+ * `held` (segments with their positions in the stream; consumed), ending
+ * with the file range [lo, hi) of the rank's group (its domain after all
+ * phases; lo = -1: the group range after k phases). Slots alternate
+ * -1 (stream), 0, 1, 0, ... from the first phase that moves data; the
+ * final scatter goes to the other slot (fin_in_slot) or elsewhere. */
+static int build_pass(collio_plan *p, collio__mp_pass *ps, collio__segvec *held,
+                      int64_t a_elems, int k, int64_t lo, int64_t hi, int fin_in_slot)
+{
+    const collio_layout *l = p->layout;
+    int rc = COLLIO_OK;
+    int cur = -1; /* buffer slot holding the current data; -1 = stream */
+    for (int ph = 0; ph < k; ph++) {
+        collio__mp_phase *phs = &ps->ph[ph];
+        collio__mp_step st;
+        collio__mp_step_of(p->nranks, l->nglobal, p->rank, ph, &st);
+        phs->step = st;
+        collio__segvec kept = {0}, out = {0};
+        if (rc == COLLIO_OK)
+            rc = collio__mp_phase_split(held->v, held->n, a_elems, &st, phs, &kept, &out);
+        collio__seg *rp = NULL, *rx = NULL;
+        int64_t nrp = 0, nrx = 0;
+        int agreed = COLLIO_OK;
+        rc = exchange_desc(p, &st, ph, rc, &out, &rp, &nrp, &rx, &nrx, &agreed);
+        phs->src_slot = phs->dst_slot = cur;
+        if (rc == COLLIO_OK && !phs->idle) {
+            rc = collio__mp_phase_join(phs, &kept, rp, nrp, rx, nrx);
+            collio__segvec_free(held);
+            *held = kept;
+            kept = (collio__segvec){0};
+            phs->dst_slot = other_slot(cur);
+            cur = phs->dst_slot;
+            use_slot(ps, cur, phs->b_elems);
+            a_elems = phs->b_elems;
+        }
+        collio__segvec_free(&kept);
+        collio__segvec_free(&out);
+        free(rp);
+        free(rx);
+        /* a local failure is carried to the next phase's agreement, so
+         * only an agreed failure stops the loop (on every rank at once) */
+        if (agreed != COLLIO_OK)
+            break;
+    }
+    if (rc == COLLIO_OK) {
+        if (lo < 0) {
+            collio__mp_step st; /* the group range after k phases */
+            collio__mp_step_of(p->nranks, l->nglobal, p->rank, k, &st);
+            lo = st.group_lo;
+            hi = st.group_hi;
+        }
+        rc = collio__mp_final_build(held->v, held->n, lo, hi, &ps->fin);
+        ps->fin.src_slot = cur;
+        ps->fin.dst_slot = ps->fin.identity ? cur : other_slot(cur);
+        if (!ps->fin.identity && fin_in_slot)
+            use_slot(ps, ps->fin.dst_slot, ps->fin.nelems);
+    }
+    collio__segvec_free(held);
+    for (int ph = 0; ph < k && rc == COLLIO_OK; ph++)
+        if (!ps->ph[ph].idle)
+            rc = phase_types(&ps->ph[ph], l->esize);
+    return rc;
+}
+
+/* A round's pass ends in slot 1 (its final scatter goes to F, not to a
+ * slot): swap the slot labels where the last phase filled slot 0. */
+static void round_slots(collio__mp_round *r, int k)
+{
+    collio__mp_pass *ps = &r->pass;
+    if (ps->fin.src_slot != 0)
+        return;
+    for (int i = 0; i < k; i++) {
+        collio__mp_phase *ph = &ps->ph[i];
+        if (ph->src_slot >= 0)
+            ph->src_slot = other_slot(ph->src_slot);
+        if (ph->dst_slot >= 0)
+            ph->dst_slot = other_slot(ph->dst_slot);
+    }
+    ps->fin.src_slot = 1;
+    int64_t t = ps->bufsize[0];
+    ps->bufsize[0] = ps->bufsize[1];
+    ps->bufsize[1] = t;
+}
+
+/* Collective: the rounds of a write that keeps the stream intact
+ * (multiphase_rounds.c), when all phases run and there is enough data for
+ * rounds to pay; else none (such writes take the whole pass). */
+static void pass_free(collio__mp_pass *ps)
+{
+    for (int i = 0; i < COLLIO_MAX_PHASES; i++) {
+        collio__mp_phase *ph = &ps->ph[i];
+        collio__mp_phase_free(ph);
+        if (ph->send_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ph->send_type);
+        if (ph->recv_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ph->recv_type);
+        if (ph->xrecv_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ph->xrecv_type);
+    }
+    collio__mp_final_free(&ps->fin);
+}
+
+/* Frees a plan's rounds (they are not used). */
+static void drop_rounds(collio__mp_plan *mp)
+{
+    for (int r = 0; r < mp->nrounds; r++)
+        pass_free(&mp->rounds[r].pass);
+    free(mp->rounds);
+    mp->rounds = NULL;
+    mp->nrounds = 0;
+    mp->fsize = mp->spill = 0;
+}
+
+/* Collective. The automatic choice keeps the rounds only where they need
+ * less memory than one pass on the rank that needs the most: at P = 2^n
+ * they do (F + spill against two work buffers); where a rank receives
+ * from a lonely rank too (other P), they can need more. */
+static int keep_rounds_if_smaller(collio_plan *p, collio__mp_plan *mp)
+{
+    int64_t mine[2] = {mp->fsize + mp->spill, mp->whole.bufsize[0] + mp->whole.bufsize[1]};
+    int64_t most[2];
+    if (MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
+        return COLLIO_ERR_MPI;
+    if (most[0] >= most[1])
+        drop_rounds(mp);
+    return COLLIO_OK;
+}
+
+static int build_rounds(collio_plan *p, collio__mp_plan *mp)
+{
+    const collio_layout *l = p->layout;
+    /* (options and sizes only: the same decision on every rank) */
+    if (mp->nphases != mp->allphases || mp->allphases == 0 || p->opts.destroy_input
+        || p->opts.write_rounds < 0)
+        return COLLIO_OK;
+    int n = collio__mp_round_count(l->nglobal / p->nranks, l->esize, p->opts.write_rounds);
+    if (n == 0)
+        return COLLIO_OK;
+    mp->rounds = calloc((size_t)n, sizeof *mp->rounds);
+    if (mp->rounds == NULL)
+        return COLLIO_ERR_NOMEM; /* same sizes everywhere: every rank fails */
+    mp->nrounds = n;
+    for (int i = 0; i < n; i++)
+        for (int ph = 0; ph < COLLIO_MAX_PHASES; ph++)
+            mp->rounds[i].pass.ph[ph].send_type = mp->rounds[i].pass.ph[ph].recv_type =
+                mp->rounds[i].pass.ph[ph].xrecv_type = MPI_DATATYPE_NULL;
+    int64_t dlo, dhi;
+    collio__domain_range(l->nglobal, p->nranks,
+                         collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);
+    mp->fsize = dhi - dlo;
+    int rc = COLLIO_OK;
+    for (int i = 0; i < n; i++) {
+        collio__mp_round *r = &mp->rounds[i];
+        collio__segvec held = {0};
+        if (rc == COLLIO_OK)
+            rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, i, n, &held);
+        r->target = collio__mp_round_start(mp->fsize, i, n);
+        int64_t hi = dlo + collio__mp_round_start(mp->fsize, i + 1, n);
+        /* collective even after a local failure: the phases agree on it */
+        int brc = build_pass(p, &r->pass, &held, collio__segs_elements(held.v, held.n),
+                             mp->nphases, dlo + r->target, hi, 0);
+        if (rc == COLLIO_OK)
+            rc = brc;
+        rc = collio__agree(p->comm, rc); /* every rank stops at one round */
+        if (rc != COLLIO_OK)
+            break;
+        round_slots(r, mp->nphases);
+        collio__mp_round_place(r, mp->fsize, &mp->spill);
+    }
+    if (rc == COLLIO_OK && p->opts.write_rounds == 0)
+        rc = keep_rounds_if_smaller(p, mp);
+    return rc;
 }
 
 static int mp_plan(collio_plan *p)
@@ -206,8 +387,8 @@ static int mp_plan(collio_plan *p)
         return COLLIO_ERR_NOMEM;
     p->impl = mp;
     for (int i = 0; i < COLLIO_MAX_PHASES; i++)
-        mp->ph[i].send_type = mp->ph[i].recv_type = mp->ph[i].xrecv_type =
-            MPI_DATATYPE_NULL;
+        mp->whole.ph[i].send_type = mp->whole.ph[i].recv_type =
+            mp->whole.ph[i].xrecv_type = MPI_DATATYPE_NULL;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
@@ -225,53 +406,12 @@ static int mp_plan(collio_plan *p)
     int rc = COLLIO_OK;
     for (int64_t i = 0; i < l->nsegs && rc == COLLIO_OK; i++)
         rc = collio__segvec_push_seg(&held, &l->segs[i]);
-    int64_t a_elems = l->nlocal;
-    int cur = -1; /* buffer slot holding the current data; -1 = stream */
-    for (int ph = 0; ph < k; ph++) {
-        collio__mp_phase *phs = &mp->ph[ph];
-        collio__mp_step st;
-        collio__mp_step_of(p->nranks, l->nglobal, p->rank, ph, &st);
-        phs->step = st;
-        collio__segvec kept = {0}, out = {0};
-        if (rc == COLLIO_OK)
-            rc = collio__mp_phase_split(held.v, held.n, a_elems, &st, phs, &kept, &out);
-        collio__seg *rp = NULL, *rx = NULL;
-        int64_t nrp = 0, nrx = 0;
-        int agreed = COLLIO_OK;
-        rc = exchange_desc(p, &st, ph, rc, &out, &rp, &nrp, &rx, &nrx, &agreed);
-        phs->src_slot = phs->dst_slot = cur;
-        if (rc == COLLIO_OK && !phs->idle) {
-            rc = collio__mp_phase_join(phs, &kept, rp, nrp, rx, nrx);
-            collio__segvec_free(&held);
-            held = kept;
-            kept = (collio__segvec){0};
-            phs->dst_slot = other_slot(cur);
-            cur = phs->dst_slot;
-            use_slot(mp, cur, phs->b_elems);
-            a_elems = phs->b_elems;
-        }
-        collio__segvec_free(&kept);
-        collio__segvec_free(&out);
-        free(rp);
-        free(rx);
-        /* a local failure is carried to the next phase's agreement, so
-         * only an agreed failure stops the loop (on every rank at once) */
-        if (agreed != COLLIO_OK)
-            break;
-    }
-    if (rc == COLLIO_OK) {
-        collio__mp_step st; /* the group range after k phases */
-        collio__mp_step_of(p->nranks, l->nglobal, p->rank, k, &st);
-        rc = collio__mp_final_build(held.v, held.n, st.group_lo, st.group_hi, &mp->fin);
-        mp->fin.src_slot = cur;
-        mp->fin.dst_slot = mp->fin.identity ? cur : other_slot(cur);
-        if (!mp->fin.identity)
-            use_slot(mp, mp->fin.dst_slot, mp->fin.nelems);
-    }
-    collio__segvec_free(&held);
-    for (int ph = 0; ph < k && rc == COLLIO_OK; ph++)
-        if (!mp->ph[ph].idle)
-            rc = phase_types(&mp->ph[ph], l->esize);
+    /* collective even after a local failure: the phases agree on it */
+    int brc = build_pass(p, &mp->whole, &held, l->nlocal, k, -1, -1, 1);
+    if (rc == COLLIO_OK)
+        rc = brc;
+    if (rc == COLLIO_OK)
+        rc = build_rounds(p, mp);
     if (rc == COLLIO_OK)
         p->stats.plan_bytes = plan_bytes(mp);
     return rc;
@@ -282,17 +422,8 @@ static void mp_free(collio_plan *p)
     collio__mp_plan *mp = p->impl;
     if (mp == NULL)
         return;
-    for (int i = 0; i < COLLIO_MAX_PHASES; i++) {
-        collio__mp_phase *ph = &mp->ph[i];
-        collio__mp_phase_free(ph);
-        if (ph->send_type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&ph->send_type);
-        if (ph->recv_type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&ph->recv_type);
-        if (ph->xrecv_type != MPI_DATATYPE_NULL)
-            MPI_Type_free(&ph->xrecv_type);
-    }
-    collio__mp_final_free(&mp->fin);
+    pass_free(&mp->whole);
+    drop_rounds(mp);
     collio__bigbuf_free(mp->held[0]);
     collio__bigbuf_free(mp->held[1]);
     free(mp);

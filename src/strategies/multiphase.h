@@ -61,15 +61,37 @@ typedef struct collio__mp_final {
     int src_slot, dst_slot; /* A's and F's buffer (-1 = user stream) */
 } collio__mp_final;
 
+/* Phases plus final step over (a part of) the rank's data, with the sizes
+ * of the two work buffers ("slots") they use. */
+typedef struct collio__mp_pass {
+    collio__mp_phase ph[COLLIO_MAX_PHASES];
+    collio__mp_final fin;
+    int64_t bufsize[2]; /* elements of slot 0 and slot 1 */
+} collio__mp_pass;
+
+/* One round of a low-memory write (multiphase_rounds.c): the pass over the
+ * data that lands in F[target, target + fin.nelems) of the rank's domain
+ * buffer F, its slots placed in F from there on (running into the spill
+ * area after F where F has no room left). */
+typedef struct collio__mp_round {
+    collio__mp_pass pass;
+    int64_t target;      /* F position of the round's first element */
+    int64_t slot_pos[2]; /* F position of each slot */
+} collio__mp_round;
+
 typedef struct collio__mp_plan {
     int nphases;   /* phases run (k) */
     int allphases; /* ceil(log2 P) */
     size_t esize;
-    collio__mp_phase ph[COLLIO_MAX_PHASES];
-    collio__mp_final fin;
-    int64_t bufsize[2]; /* elements of the two work buffers */
-    char *held[2];      /* the work buffers kept between executions
-                           (opts.keep_buffers; NULL until first used) */
+    collio__mp_pass whole; /* all data at once: reads, and writes whose
+                              stream may serve as scratch */
+    collio__mp_round *rounds; /* writes that keep the stream intact */
+    int nrounds;              /* 0: such writes use `whole` too */
+    int64_t fsize;            /* rounds: elements of F (the domain) */
+    int64_t spill;            /* rounds: elements of the spill area after F */
+    char *held[2];            /* the work buffers kept between executions
+                                 (opts.keep_buffers; NULL until first used) */
+    size_t held_bytes[2];
 } collio__mp_plan;
 
 /* ---- pure inspector steps (no MPI), used by the plan and the unit test */
@@ -100,6 +122,29 @@ int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo, i
 
 void collio__mp_phase_free(collio__mp_phase *ph);
 void collio__mp_final_free(collio__mp_final *fin);
+
+/* ---- rounds (multiphase_rounds.c) */
+
+/* Start, relative to a domain of m elements, of round i of a write in
+ * nrounds rounds (i = nrounds gives m): round i < nrounds - 1 takes half of
+ * what earlier rounds left, the last one the rest. */
+int64_t collio__mp_round_start(int64_t m, int i, int nrounds);
+
+/* Halving rounds for domains of at least m_min elements of esize bytes:
+ * `want` > 0 asks for want + 1 rounds, 0 for the automatic choice; at most
+ * as many as leave every round non-empty. Returns the number of rounds,
+ * 0 for none (fewer than 2 make no sense). */
+int collio__mp_round_count(int64_t m_min, size_t esize, int want);
+
+/* The pieces of the layout's segments that lie in round i of every domain
+ * (P balanced domains of [0, nglobal)), positions in the stream kept. */
+int collio__mp_round_clip(const collio__seg *segs, int64_t nsegs, int64_t nglobal, int P,
+                          int i, int nrounds, collio__segvec *out);
+
+/* Places a round's slots (r->pass.bufsize, r->target and the round's
+ * element count set) in F (fsize elements); raises *spill to how far they
+ * run past F's end. */
+void collio__mp_round_place(collio__mp_round *r, int64_t fsize, int64_t *spill);
 
 /* Scatter (A -> F, file order) and gather (F -> A) of the final ops. */
 void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,

@@ -122,10 +122,12 @@ void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
 
 /* ------------------------------------------------------ buffers */
 
-/* The two work buffers of an execution; buf[1] may be the stream. */
+/* The two work buffers of an execution: the slots of a pass, or F and the
+ * spill buffer of a write in rounds; buf[1] may be the stream. */
 typedef struct work_bufs {
     char *buf[2];
     int owned[2];
+    size_t bytes[2];
 } work_bufs;
 
 /* End of an execution: the plan keeps its own buffers for the next one
@@ -134,52 +136,63 @@ static void bufs_done(collio_plan *p, work_bufs *w)
 {
     collio__mp_plan *mp = p->impl;
     for (int s = 0; s < 2; s++) {
-        if (w->owned[s] && p->opts.keep_buffers)
+        if (w->owned[s] && p->opts.keep_buffers) {
             mp->held[s] = w->buf[s];
-        else if (w->owned[s])
+            mp->held_bytes[s] = w->bytes[s];
+        } else if (w->owned[s]) {
             collio__bigbuf_free(w->buf[s]);
+        }
         w->buf[s] = NULL;
         w->owned[s] = 0;
     }
 }
 
-/* Collective: the plan's two work buffers, agreed across ranks so that
- * nobody starts exchanging alone; on failure nothing stays allocated.
+/* Collective: two work buffers of need[0] and need[1] elements, agreed
+ * across ranks so that nobody starts exchanging alone; on failure nothing
+ * stays allocated.
  *
- * Slot 1 is the stream itself when the stream may serve as scratch
- * (p->scratch) and is large enough: the stream is read (write) or written
- * (read) only by the first exchange phase, whose other buffer is slot 0,
- * and slot 1 is used only after (write) or before (read) it -- the slots
- * alternate -1 (stream), 0, 1, 0, ... (multiphase.c). Extra memory is then
- * one buffer, not two.
+ * With stream_ok, buffer 1 is the stream itself when the stream may serve
+ * as scratch (p->scratch) and is large enough: the stream is read (write)
+ * or written (read) only by the first exchange phase, whose other buffer
+ * is slot 0, and slot 1 is used only after (write) or before (read) it --
+ * the slots alternate -1 (stream), 0, 1, 0, ... (multiphase.c). Extra
+ * memory is then one buffer, not two.
  *
  * With opts.keep_buffers the plan's buffers of the previous execution are
- * reused: a fresh 12 MB mapping per call and buffer costs its page faults
- * every call, and on this machine (8 ranks, 2 cores, huge pages) every
- * other call became 3-4x slower (docs/multiphase.md). */
-static int bufs_alloc(collio_plan *p, work_bufs *w)
+ * reused when large enough: a fresh 12 MB mapping per call and buffer
+ * costs its page faults every call, and on this machine (8 ranks, 2 cores,
+ * huge pages) every other call became 3-4x slower (docs/multiphase.md). */
+static int bufs_alloc(collio_plan *p, work_bufs *w, const int64_t need[2], int stream_ok)
 {
     collio__mp_plan *mp = p->impl;
     int rc = COLLIO_OK;
-    *w = (work_bufs){{NULL, NULL}, {0, 0}};
-    if (p->scratch != NULL && mp->bufsize[1] > 0 && mp->bufsize[1] <= p->layout->nlocal)
+    *w = (work_bufs){{NULL, NULL}, {0, 0}, {0, 0}};
+    if (stream_ok && p->scratch != NULL && need[1] > 0 && need[1] <= p->layout->nlocal)
         w->buf[1] = p->scratch;
     for (int s = 0; s < 2 && rc == COLLIO_OK; s++) {
-        if (mp->bufsize[s] <= 0 || w->buf[s] != NULL)
+        if (need[s] <= 0 || w->buf[s] != NULL)
             continue;
-        w->owned[s] = 1;
-        if (mp->held[s] != NULL) {
+        if ((uint64_t)need[s] > SIZE_MAX / mp->esize) {
+            rc = COLLIO_ERR_NOMEM;
+            break;
+        }
+        size_t bytes = (size_t)need[s] * mp->esize;
+        if (mp->held[s] != NULL && mp->held_bytes[s] >= bytes) {
             w->buf[s] = mp->held[s]; /* the plan's, from an earlier call */
-            mp->held[s] = NULL;
-        } else if ((uint64_t)mp->bufsize[s] > SIZE_MAX / mp->esize)
+            w->bytes[s] = mp->held_bytes[s];
+        } else {
+            collio__bigbuf_free(mp->held[s]); /* too small for this call */
+            w->buf[s] = collio__bigbuf_alloc(bytes);
+            w->bytes[s] = bytes;
+        }
+        mp->held[s] = NULL;
+        mp->held_bytes[s] = 0;
+        if (w->buf[s] == NULL) {
             rc = COLLIO_ERR_NOMEM;
-        else if ((w->buf[s] = collio__bigbuf_alloc((size_t)mp->bufsize[s] * mp->esize))
-                 == NULL)
-            rc = COLLIO_ERR_NOMEM;
-        if (w->buf[s] == NULL)
-            w->owned[s] = 0;
-        else
-            p->stats.work_bytes += mp->bufsize[s] * (int64_t)mp->esize;
+        } else {
+            w->owned[s] = 1;
+            p->stats.work_bytes += (int64_t)w->bytes[s];
+        }
     }
     rc = collio__agree(p->comm, rc);
     p->stats.nphases = mp->nphases;
@@ -188,11 +201,11 @@ static int bufs_alloc(collio_plan *p, work_bufs *w)
     return rc;
 }
 
-/* The final file requests: the plan's runs between F and the file, one
+/* The final file requests: the runs of `fin` between F and the file, one
  * request per block (to_file: write, else read); counted into stats. */
-static int file_runs(collio_plan *p, collio_file *f, char *F, int to_file)
+static int file_runs(collio_plan *p, const collio__mp_final *fin, collio_file *f, char *F,
+                     int to_file)
 {
-    const collio__mp_final *fin = &((const collio__mp_plan *)p->impl)->fin;
     const int64_t es = (int64_t)p->layout->esize;
     int rc = COLLIO_OK;
     double t0 = collio__now();
@@ -217,15 +230,16 @@ static char *slot_ptr(char *buf[2], char *stream, int slot)
     return slot < 0 ? stream : buf[slot];
 }
 
-/* Stats of phase i: `sent` elements went out in nmsg messages, in t s. */
+/* Stats of phase i: `sent` elements went out in nmsg messages, in t s
+ * (summed over the rounds of a write in rounds). */
 static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int64_t sent,
                         int nmsg, double t)
 {
     int64_t bytes = sent * (int64_t)p->layout->esize;
-    p->stats.phase_s[i] = t;
-    p->stats.phase_bytes[i] = bytes;
-    p->stats.phase_tuples[i] = ph->tuples;
-    p->stats.phase_messages[i] = nmsg;
+    p->stats.phase_s[i] += t;
+    p->stats.phase_bytes[i] += bytes;
+    p->stats.phase_tuples[i] += ph->tuples;
+    p->stats.phase_messages[i] += nmsg;
     p->stats.bytes_sent += bytes;
     p->stats.messages += nmsg;
 }
@@ -247,27 +261,31 @@ static void copy_kept(collio_plan *p, const collio__mp_phase *ph, char *a, char 
     p->stats.copy_s += collio__now() - t0;
 }
 
+/* Scatter A -> F (file order), timed into copy_s. */
+static void scatter(collio_plan *p, const collio__mp_final *fin, const char *a, char *f)
+{
+    double t0 = collio__now();
+    collio__mp_scatter(fin, p->layout->esize, a, f);
+    p->stats.copy_s += collio__now() - t0;
+}
+
 /* ------------------------------------------------------------ write */
 
-int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
+/* The phases of a pass, from the stream through the slots; returns where
+ * the data is after them (the stream if no phase moved any). */
+static const char *write_phases(collio_plan *p, const collio__mp_pass *ps, char *slot[2],
+                                const char *stream, int *rc)
 {
     collio__mp_plan *mp = p->impl;
-    const size_t es = mp->esize;
-    work_bufs wb;
-    int rc = bufs_alloc(p, &wb);
-    if (rc != COLLIO_OK)
-        return rc;
-    char **buf = wb.buf;
-    double tx = collio__now();
     const char *a = stream;
     for (int i = 0; i < mp->nphases; i++) {
-        const collio__mp_phase *ph = &mp->ph[i];
+        const collio__mp_phase *ph = &ps->ph[i];
         double t0 = collio__now();
         if (ph->idle) {
             count_phase(p, ph, i, 0, 0, 0.0);
             continue;
         }
-        char *b = buf[ph->dst_slot];
+        char *b = slot[ph->dst_slot];
         const collio__mp_step *st = &ph->step;
         int to = st->partner >= 0 ? st->partner : st->lonely_to;
         MPI_Request rq[3];
@@ -281,26 +299,72 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
             MPI_Isend(a, 1, ph->send_type, to, TAG_EXEC + i, p->comm, &rq[nr++]);
         copy_kept(p, ph, (char *)a, b, 1);
         int w = collio__waitall(nr, rq, p->oversubscribed);
-        if (rc == COLLIO_OK)
-            rc = w;
+        if (*rc == COLLIO_OK)
+            *rc = w;
         count_phase(p, ph, i, ph->send_elems, nr, collio__now() - t0);
         a = b;
     }
-    const collio__mp_final *fin = &mp->fin;
-    const char *F = a;
+    return a;
+}
+
+/* One pass over all data: slots 0 and 1, the second possibly the stream. */
+static int write_whole(collio_plan *p, collio_file *f, const char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    const collio__mp_final *fin = &mp->whole.fin;
+    work_bufs wb;
+    int rc = bufs_alloc(p, &wb, mp->whole.bufsize, 1);
+    if (rc != COLLIO_OK)
+        return rc;
+    double tx = collio__now();
+    const char *F = write_phases(p, &mp->whole, wb.buf, stream, &rc);
     if (!fin->identity) {
-        double tc = collio__now();
-        char *d = buf[fin->dst_slot];
-        collio__mp_scatter(fin, es, a, d);
-        F = d;
-        p->stats.copy_s += collio__now() - tc;
+        scatter(p, fin, F, wb.buf[fin->dst_slot]);
+        F = wb.buf[fin->dst_slot];
     }
     p->stats.exchange_s += collio__now() - tx;
-
     if (rc == COLLIO_OK)
-        rc = file_runs(p, f, (char *)F, 1); /* only read when writing */
+        rc = file_runs(p, fin, f, (char *)F, 1); /* only read when writing */
     bufs_done(p, &wb);
     return rc;
+}
+
+/* In rounds (multiphase_rounds.c): each round's pass runs in slots placed
+ * in F (and the spill area after it) and scatters into its range of F;
+ * then F, the rank's domain in file order, goes out in one request. */
+static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    const int64_t es = (int64_t)mp->esize;
+    const int64_t need[2] = {mp->fsize + mp->spill, 0};
+    work_bufs wb;
+    int rc = bufs_alloc(p, &wb, need, 0);
+    if (rc != COLLIO_OK)
+        return rc;
+    char *F = wb.buf[0];
+    p->stats.nrounds = mp->nrounds;
+    double tx = collio__now();
+    for (int i = 0; i < mp->nrounds; i++) {
+        const collio__mp_round *r = &mp->rounds[i];
+        char *slot[2];
+        for (int s = 0; s < 2; s++)
+            slot[s] = r->pass.bufsize[s] > 0 ? F + r->slot_pos[s] * es : NULL;
+        const char *a = write_phases(p, &r->pass, slot, stream, &rc);
+        scatter(p, &r->pass.fin, a, F + r->target * es);
+    }
+    p->stats.exchange_s += collio__now() - tx;
+    if (rc == COLLIO_OK)
+        rc = file_runs(p, &mp->whole.fin, f, F, 1);
+    bufs_done(p, &wb);
+    return rc;
+}
+
+int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    if (mp->nrounds > 0 && p->scratch == NULL)
+        return write_rounds(p, f, stream);
+    return write_whole(p, f, stream);
 }
 
 /* ------------------------------------------------------------- read */
@@ -310,18 +374,18 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
     collio__mp_plan *mp = p->impl;
     const size_t es = mp->esize;
     work_bufs wb;
-    int rc = bufs_alloc(p, &wb);
+    int rc = bufs_alloc(p, &wb, mp->whole.bufsize, 1);
     if (rc != COLLIO_OK)
         return rc;
     char **buf = wb.buf;
-    const collio__mp_final *fin = &mp->fin;
+    const collio__mp_final *fin = &mp->whole.fin;
     char *a = slot_ptr(buf, stream, fin->src_slot);
     char *F = fin->identity ? a : buf[fin->dst_slot];
 
     /* A failed read still takes part in every phase (the others wait for
      * its messages); the error is returned at the end. */
     if (rc == COLLIO_OK)
-        rc = file_runs(p, f, F, 0);
+        rc = file_runs(p, fin, f, F, 0);
 
     double tx = collio__now();
     if (!fin->identity) {
@@ -329,7 +393,7 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
         p->stats.copy_s += collio__now() - tx;
     }
     for (int i = mp->nphases - 1; i >= 0; i--) {
-        const collio__mp_phase *ph = &mp->ph[i];
+        const collio__mp_phase *ph = &mp->whole.ph[i];
         double t0 = collio__now();
         if (ph->idle) {
             count_phase(p, ph, i, 0, 0, 0.0);
