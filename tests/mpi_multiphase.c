@@ -130,8 +130,8 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
 {
     const int k = mo->k, destroy = mo->destroy;
     tu_case(t, "%s k=%d %s%s write_rounds=%d", d->name, k,
-            be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio", destroy ? " destroy_input" : "",
-            mo->rounds);
+            be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
+            destroy ? " destroy_input" : "", mo->rounds);
     if (!tu_case_enabled(t))
         return;
     collio_layout *l = NULL;

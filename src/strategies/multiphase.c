@@ -324,7 +324,8 @@ static void drop_rounds(collio__mp_plan *mp)
  * from a lonely rank too (other P), they can need more. */
 static int keep_rounds_if_smaller(collio_plan *p, collio__mp_plan *mp)
 {
-    int64_t mine[2] = {mp->fsize + mp->spill, mp->whole.bufsize[0] + mp->whole.bufsize[1]};
+    int64_t mine[2] = {mp->fsize + mp->spill,
+                       mp->whole.bufsize[0] + mp->whole.bufsize[1]};
     int64_t most[2];
     if (MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
@@ -340,7 +341,8 @@ static int build_rounds(collio_plan *p, collio__mp_plan *mp)
     if (mp->nphases != mp->allphases || mp->allphases == 0 || p->opts.destroy_input
         || p->opts.write_rounds < 0)
         return COLLIO_OK;
-    int n = collio__mp_round_count(l->nglobal / p->nranks, l->esize, p->opts.write_rounds);
+    int n =
+        collio__mp_round_count(l->nglobal / p->nranks, l->esize, p->opts.write_rounds);
     if (n == 0)
         return COLLIO_OK;
     mp->rounds = calloc((size_t)n, sizeof *mp->rounds);
@@ -360,7 +362,8 @@ static int build_rounds(collio_plan *p, collio__mp_plan *mp)
         collio__mp_round *r = &mp->rounds[i];
         collio__segvec held = {0};
         if (rc == COLLIO_OK)
-            rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, i, n, &held);
+            rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, i, n,
+                                       &held);
         r->target = collio__mp_round_start(mp->fsize, i, n);
         int64_t hi = dlo + collio__mp_round_start(mp->fsize, i + 1, n);
         /* collective even after a local failure: the phases agree on it */

@@ -83,8 +83,8 @@ typedef struct collio__mp_plan {
     int nphases;   /* phases run (k) */
     int allphases; /* ceil(log2 P) */
     size_t esize;
-    collio__mp_pass whole; /* all data at once: reads, and writes whose
-                              stream may serve as scratch */
+    collio__mp_pass whole;    /* all data at once: reads, and writes whose
+                                 stream may serve as scratch */
     collio__mp_round *rounds; /* writes that keep the stream intact */
     int nrounds;              /* 0: such writes use `whole` too */
     int64_t fsize;            /* rounds: elements of F (the domain) */
