@@ -10,11 +10,15 @@
  * at position i, each element written exactly once, for P = 1..12, every
  * k, block-cyclic (several bx) and random index lists with empty ranks.
  * The layouts' segments are built here from the definitions, element by
- * element (not with the library's layout code).
+ * element (not with the library's layout code). Rounds of a low-memory
+ * write (multiphase_rounds.c): counts, starts, the clip of random strided
+ * segments (every element in exactly the round the rule gives it) and the
+ * placement of a round's buffers.
  */
 #include "strategies/multiphase.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit_check.h"
@@ -371,11 +375,149 @@ static void test_simulations(void)
     }
 }
 
+/* ------------------------------------------------ rounds */
+
+/* Round of file element o (reference: the rule in multiphase_rounds.c's
+ * header: round i < n - 1 of a domain of m elements covers relative
+ * positions [m - (m >> i), m - (m >> (i + 1))), the last round the rest),
+ * by scanning the domains. */
+static int ref_round(int64_t N, int P, int nrounds, int64_t o)
+{
+    for (int d = 0; d < P; d++) {
+        int64_t lo, hi;
+        collio__domain_range(N, P, d, &lo, &hi);
+        if (o < lo || o >= hi)
+            continue;
+        int64_t m = hi - lo, rel = o - lo;
+        for (int i = 0; i < nrounds - 1; i++)
+            if (rel < m - (m >> (i + 1)))
+                return i;
+        return nrounds - 1;
+    }
+    return -1;
+}
+
+static void test_rounds(void)
+{
+    /* how many rounds: want halvings while the smallest domain has an
+     * element to give; automatic: halvings while the last round keeps
+     * 128 KiB, at most 6 */
+    CHECK(collio__mp_round_count(1000, 4, 3) == 4, "3 halvings: 4 rounds");
+    CHECK(collio__mp_round_count(8, 4, 40) == 4, "8 elements: 3 halvings at most");
+    CHECK(collio__mp_round_count(1, 4, 5) == 0, "1 element: no rounds");
+    CHECK(collio__mp_round_count(3276800, 4, 0) == 7, "100 MB / 8 ranks: 7 rounds");
+    CHECK(collio__mp_round_count(65536, 4, 0) == 2, "256 KiB: 2 rounds");
+    CHECK(collio__mp_round_count(65535, 4, 0) == 0, "under 256 KiB: none");
+    CHECK(collio__mp_round_count(65536, 8, 0) == 3, "512 KiB of doubles: 3 rounds");
+
+    /* starts: 0, then half of what is left each time, the last round the
+     * rest */
+    for (int64_t m = 0; m < 300; m += 7)
+        for (int n = 2; n < 8; n++) {
+            int64_t prev = 0;
+            CHECK(collio__mp_round_start(m, 0, n) == 0, "m=%lld starts at 0",
+                  (long long)m);
+            for (int i = 1; i <= n; i++) {
+                int64_t a = collio__mp_round_start(m, i, n);
+                int64_t want = i < n ? prev + ((m - prev) - (m - prev) / 2) : m;
+                CHECK(a == want, "m=%lld n=%d start(%d) = %lld, want %lld", (long long)m,
+                      n, i, (long long)a, (long long)want);
+                prev = a;
+            }
+        }
+
+    /* clip: every element of random strided segments lands in exactly one
+     * round, the right one, with its stream position kept */
+    uint64_t seed = 77;
+    for (int c = 0; c < 200; c++) {
+        int P = 1 + (int)(unit_splitmix(&seed) % 9);
+        int nrounds = 2 + (int)(unit_splitmix(&seed) % 5);
+        int64_t N = 1 + (int64_t)(unit_splitmix(&seed) % 3000);
+        int64_t *mem = malloc((size_t)N * sizeof *mem);
+        for (int64_t e = 0; e < N; e++)
+            mem[e] = -1;
+        collio__segvec segs = {0};
+        int64_t pos = 0;
+        for (int64_t off = (int64_t)(unit_splitmix(&seed) % 5); off < N;) {
+            collio__seg g;
+            g.off = off;
+            g.len = 1 + (int64_t)(unit_splitmix(&seed) % 9);
+            g.stride = g.len + (int64_t)(unit_splitmix(&seed) % 4);
+            g.count = 1 + (int64_t)(unit_splitmix(&seed) % 20);
+            while (g.count > 1 && g.off + (g.count - 1) * g.stride + g.len > N)
+                g.count--;
+            if (g.off + g.len > N)
+                g.len = N - g.off;
+            g.mem = pos;
+            for (int64_t b = 0; b < g.count; b++)
+                for (int64_t j = 0; j < g.len; j++)
+                    mem[g.off + b * g.stride + j] = pos++;
+            collio__segvec_push_seg(&segs, &g);
+            off = g.off + (g.count - 1) * g.stride + g.len + (g.stride > g.len ? 0 : 1);
+            if (g.stride > g.len) /* the gaps are somebody else's: skip them */
+                off = g.off + g.count * g.stride;
+        }
+        int64_t *seen = calloc((size_t)N, sizeof *seen), bad = 0;
+        for (int i = 0; i < nrounds; i++) {
+            collio__segvec out = {0};
+            int rc = collio__mp_round_clip(segs.v, segs.n, N, P, i, nrounds, &out);
+            CHECK(rc == COLLIO_OK, "clip rc");
+            for (int64_t q = 0; q < out.n; q++) {
+                const collio__seg *g = &out.v[q];
+                for (int64_t b = 0; b < g->count; b++)
+                    for (int64_t j = 0; j < g->len; j++) {
+                        int64_t o = g->off + b * g->stride + j;
+                        int64_t at = g->mem + b * g->len + j;
+                        if (o < 0 || o >= N || mem[o] != at
+                            || ref_round(N, P, nrounds, o) != i)
+                            bad++;
+                        else
+                            seen[o]++;
+                    }
+            }
+            collio__segvec_free(&out);
+        }
+        for (int64_t e = 0; e < N; e++)
+            if (seen[e] != (mem[e] >= 0))
+                bad++;
+        CHECK(bad == 0, "P=%d N=%lld rounds=%d: %lld elements misplaced", P, (long long)N,
+              nrounds, (long long)bad);
+        free(seen);
+        free(mem);
+        collio__segvec_free(&segs);
+    }
+
+    /* place: slots do not overlap each other, slot 1 stays clear of the
+     * round's target range, all within F plus the spill */
+    for (int c = 0; c < 500; c++) {
+        collio__mp_round r;
+        memset(&r, 0, sizeof r);
+        int64_t fsize = 1 + (int64_t)(unit_splitmix(&seed) % 1000);
+        r.target = (int64_t)(unit_splitmix(&seed) % (uint64_t)fsize);
+        r.pass.fin.nelems =
+            (int64_t)(unit_splitmix(&seed) % (uint64_t)(fsize - r.target + 1));
+        r.pass.bufsize[0] = (int64_t)(unit_splitmix(&seed) % 600);
+        r.pass.bufsize[1] = (int64_t)(unit_splitmix(&seed) % 600);
+        int64_t spill = 0;
+        collio__mp_round_place(&r, fsize, &spill);
+        int64_t a0 = r.slot_pos[0], b0 = a0 + r.pass.bufsize[0];
+        int64_t a1 = r.slot_pos[1], b1 = a1 + r.pass.bufsize[1];
+        int64_t t0 = r.target, t1 = r.target + r.pass.fin.nelems;
+        CHECK(a0 >= r.target && a1 >= r.target && b0 <= fsize + spill
+                  && b1 <= fsize + spill,
+              "slots inside [target, F + spill)");
+        CHECK(b0 <= a1 || b1 <= a0, "slots disjoint");
+        CHECK(b1 <= t0 || t1 <= a1, "slot 1 clear of the target");
+        CHECK(spill >= 0 && (spill == 0 || b1 == fsize + spill), "spill is the overrun");
+    }
+}
+
 int main(void)
 {
     test_tables();
     test_domains();
     test_seed004();
     test_simulations();
+    test_rounds();
     return unit_summary("unit_multiphase");
 }
