@@ -259,8 +259,10 @@ typedef struct collio_plan_options {
                             buffers lie in the rank's final file-order
                             buffer, so that extra memory is about 1x the
                             local data, not 2x (docs/multiphase.md).
-                            0 (default): automatic -- rounds while the last
-                            keeps >= 128 KiB per rank, at most 7 rounds;
+                            0 (default): automatic -- halvings while the
+                            last round keeps >= 32 KiB per rank, at most
+                            8, and only where that needs less memory than
+                            one pass;
                             r >= 1: r halvings (r + 1 rounds) where the
                             data allows; -1: no rounds (one pass, two work
                             buffers). Up to 62; other values:
@@ -324,9 +326,11 @@ typedef struct collio_stats {
     int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
     int64_t plan_bytes; /* memory of the plan's descriptors on this rank */
     int64_t work_bytes; /* work buffers the last execution used beyond the
-                           user's buffer (multiphase; kept by the plan
-                           between executions under keep_buffers); 0 for
-                           strategies that do not report it */
+                           user's buffer, by their allocated size
+                           (multiphase; kept by the plan between
+                           executions under keep_buffers, and then
+                           reused where large enough); 0 for strategies
+                           that do not report it */
     int nrounds;        /* rounds of the last write (multiphase writes in
                            rounds, plan option write_rounds); 0: one pass */
 } collio_stats;

@@ -17,7 +17,9 @@ from collections import defaultdict
 
 
 def label(row, multi_phases):
-    s = row["strategy"]
+    if row.get("variant"):  # the bench's label: "multiphase(k=2,r=3)"
+        return row["variant"]
+    s = row["strategy"]  # CSVs from before the variant column
     if s in multi_phases and len(multi_phases[s]) > 1:
         return "%s(p=%s)" % (s, row["phases"])
     return s

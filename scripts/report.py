@@ -30,7 +30,9 @@ def main():
     if not rows:
         return
     def name(r):
-        n = r["strategy"]
+        if r.get("variant"):  # the bench's label: "multiphase(k=2,r=3)"
+            return r["variant"]
+        n = r["strategy"]  # CSVs from before the variant column
         if n == "multiphase" and len({x["phases"] for x in rows if x["strategy"] == n}) > 1:
             n += "(k=%s)" % r["phases"]
         return n

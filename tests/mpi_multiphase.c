@@ -460,7 +460,7 @@ static void test_reuse(tu_ctx *t)
  *   write_rounds = 2 (3 rounds): F plus the last round's second
  *     buffer running past F                                   n + n/4
  *   automatic (write_rounds = 0): halvings while the last round keeps
- *     128 KiB: 3 here, 4 rounds                               n + n/8
+ *     32 KiB: 5 here, 6 rounds                                n + n/32
  *   a read reuses the plan's kept buffer (keep_buffers = 1): its size.
  * Other P hold more in some phases (a rank receives from two), so there
  * only: never more than the one-pass default write for the automatic
@@ -503,8 +503,8 @@ static void test_work_memory(tu_ctx *t)
                 memset(r, 0, sizeof r);
                 plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r);
                 const int64_t b = n * (int64_t)d.esize;
-                const int64_t want[4] = {2 * b, b, b + b / 4, b + b / 8};
-                const int rounds[4] = {0, 0, 3, 4};
+                const int64_t want[4] = {2 * b, b, b + b / 4, b + b / 32};
+                const int rounds[4] = {0, 0, 3, 6};
                 int64_t want_r = keep && v >= 2 ? want[v] : b;
                 if (v == 0)
                     plain = w[0].work_bytes;

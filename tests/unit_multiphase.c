@@ -401,14 +401,14 @@ static void test_rounds(void)
 {
     /* how many rounds: want halvings while the smallest domain has an
      * element to give; automatic: halvings while the last round keeps
-     * 128 KiB, at most 6 */
+     * 32 KiB, at most 8 */
     CHECK(collio__mp_round_count(1000, 4, 3) == 4, "3 halvings: 4 rounds");
     CHECK(collio__mp_round_count(8, 4, 40) == 4, "8 elements: 3 halvings at most");
     CHECK(collio__mp_round_count(1, 4, 5) == 0, "1 element: no rounds");
-    CHECK(collio__mp_round_count(3276800, 4, 0) == 7, "100 MB / 8 ranks: 7 rounds");
-    CHECK(collio__mp_round_count(65536, 4, 0) == 2, "256 KiB: 2 rounds");
-    CHECK(collio__mp_round_count(65535, 4, 0) == 0, "under 256 KiB: none");
-    CHECK(collio__mp_round_count(65536, 8, 0) == 3, "512 KiB of doubles: 3 rounds");
+    CHECK(collio__mp_round_count(3276800, 4, 0) == 9, "100 MB / 8 ranks: 9 rounds");
+    CHECK(collio__mp_round_count(16384, 4, 0) == 2, "64 KiB: 2 rounds");
+    CHECK(collio__mp_round_count(16383, 4, 0) == 0, "under 64 KiB: none");
+    CHECK(collio__mp_round_count(16384, 8, 0) == 3, "128 KiB of doubles: 3 rounds");
 
     /* starts: 0, then half of what is left each time, the last round the
      * rest */

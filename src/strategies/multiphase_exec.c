@@ -6,15 +6,19 @@
  * region per sender), send the pieces of A (one message, an MPI hindexed
  * type over a few large ranges), copy the kept pieces A -> B meanwhile,
  * wait; A = B. Then scatter A into file order (F) unless it already is, and
- * issue the file runs (one request after all phases). Read: the same
- * backwards: file runs into F, gather F -> A, phases in reverse (what was
+ * issue the file runs (one request after all phases). A write that must
+ * leave the stream intact runs that once per round (multiphase_rounds.c),
+ * with the round's A and B inside F, each round scattering into its range
+ * of F; then F goes out in one request. Read: the same backwards (one
+ * pass): file runs into F, gather F -> A, phases in reverse (what was
  * received goes back to its sender, the sent pieces come back into A).
  *
- * Memory: the two work buffers of the plan (their sizes are the largest
- * amounts held in any phase), allocated per call and freed before return;
- * the second one is the stream when it may serve as scratch (bufs_alloc).
- * Phase 0 of a write reads the user's stream, and the last phase of a read
- * writes it, directly.
+ * Memory: the two work buffers of a pass (their sizes are the largest
+ * amounts held in any phase), the second one the stream when it may serve
+ * as scratch (bufs_alloc); or, in rounds, F plus its spill area. Kept by
+ * the plan between calls under opts.keep_buffers. Phase 0 of a write
+ * reads the user's stream, and the last phase of a read writes it,
+ * directly.
  *
  * Timing: stats.phase_s[ph] per phase, exchange_s = all phases plus the
  * final scatter / gather, file_s = the file requests.

@@ -31,8 +31,8 @@
 
 /* Automatic choice: halve while the last round keeps at least this many
  * bytes per rank, and at most this many times. */
-#define ROUND_MIN_BYTES ((int64_t)128 << 10)
-#define AUTO_MAX_HALVINGS 6
+#define ROUND_MIN_BYTES ((int64_t)32 << 10)
+#define AUTO_MAX_HALVINGS 8
 
 int64_t collio__mp_round_start(int64_t m, int i, int nrounds)
 {
