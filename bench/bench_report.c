@@ -45,7 +45,8 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
         else
             fputc(',', f);
     }
-    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,%s\n",
+    /* (the variant label is quoted: "multiphase(k=2,r=3)" has a comma) */
+    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\"\n",
             c->shape ? c->shape->name : "", cfg->esize,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,

@@ -155,6 +155,87 @@ static void test_array(tu_ctx *t)
     tu_remove(t, csv);
 }
 
+/* Rank 0: in the CSV, each write row of variant "multiphase(r=R)" has
+ * `rounds` == want[R == -1 ? 0 : 1], every read row 0. Returns rows seen. */
+static int check_rounds_csv(tu_ctx *t, const char *path, const int want[2])
+{
+    FILE *f = fopen(path, "r");
+    if (!TU_CHECK(t, f != NULL, "CSV %s exists", path))
+        return 0;
+    char line[4096];
+    int op_col = -1, rounds_col = -1, variant_col = -1, rows = 0;
+    if (fgets(line, sizeof line, f)) {
+        int c = 0;
+        for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), c++) {
+            if (strcmp(tok, "op") == 0)
+                op_col = c;
+            if (strcmp(tok, "rounds") == 0)
+                rounds_col = c;
+            if (strcmp(tok, "variant") == 0)
+                variant_col = c;
+        }
+    }
+    TU_CHECK(t, op_col >= 0 && rounds_col >= 0 && variant_col >= 0,
+             "CSV has op, rounds, variant columns");
+    while (op_col >= 0 && rounds_col >= 0 && variant_col >= 0
+           && fgets(line, sizeof line, f)) {
+        char *field[64];
+        int n = 0;
+        for (char *p = line; n < 64;) {
+            field[n++] = p;
+            char *comma = strchr(p, ',');
+            if (!comma)
+                break;
+            *comma = '\0';
+            p = comma + 1;
+        }
+        if (variant_col >= n)
+            continue;
+        rows++;
+        int writing = strcmp(field[op_col], "write") == 0;
+        int one_pass = strstr(field[variant_col], "multiphase(r=-1)") != NULL;
+        int got = atoi(field[rounds_col]);
+        int want_here = writing ? want[one_pass ? 0 : 1] : 0;
+        TU_CHECK(t, got == want_here, "row %d (%s %s): rounds %d, want %d", rows,
+                 field[op_col], field[variant_col], got, want_here);
+    }
+    fclose(f);
+    return rows;
+}
+
+static void test_write_rounds(tu_ctx *t)
+{
+    tu_case(t, "vector workload, multiphase --write-rounds -1,2");
+    char csv[1024];
+    tu_temp_path(t, "rounds.csv", csv, sizeof csv);
+    collio_bench_config c;
+    base_config(t, &c, csv);
+    c.workload = COLLIO_BENCH_VECTOR;
+    c.nx = 4099 * (int64_t)t->nranks;
+    c.nbx = 1;
+    c.bx[0] = 3;
+    snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "multiphase");
+    c.nstrategies = 1;
+    c.rounds[0] = -1;
+    c.rounds[1] = 2;
+    c.nrounds = 2;
+    collio_bench_summary sum;
+    int rc = collio_bench_run(t->comm, &c, &sum);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
+        return;
+    int want_runs = 2 * 2 * c.reps; /* two variants, write + read */
+    TU_CHECK(t, sum.runs == want_runs && sum.verified == want_runs && sum.failed == 0,
+             "runs %d, verified %d, failed %d; want %d verified", sum.runs, sum.verified,
+             sum.failed, want_runs);
+    if (t->rank == 0) {
+        /* 2 halvings = 3 rounds wherever there are phases (P >= 2) */
+        const int want[2] = {0, t->nranks > 1 ? 3 : 0};
+        int rows = check_rounds_csv(t, csv, want);
+        TU_CHECK(t, rows == want_runs, "CSV rows %d, want %d", rows, want_runs);
+    }
+    tu_remove(t, csv);
+}
+
 static void test_unknown_strategy(tu_ctx *t)
 {
     tu_case(t, "unknown strategy");
@@ -175,6 +256,7 @@ int main(int argc, char **argv)
     tu_init(&t, &argc, &argv, "mpi_bench");
     test_vector(&t);
     test_array(&t);
+    test_write_rounds(&t);
     test_unknown_strategy(&t);
     return tu_finish(&t);
 }
