@@ -259,6 +259,8 @@ typedef struct collio_plan_options {
                             buffers lie in the rank's final file-order
                             buffer, so that extra memory is about 1x the
                             local data, not 2x (docs/multiphase.md).
+                            Reads through such a plan use the same rounds
+                            and buffer, backwards.
                             0 (default): automatic -- halvings while the
                             last round keeps >= 32 KiB per rank, at most
                             8, and only where that needs less memory than
@@ -331,8 +333,9 @@ typedef struct collio_stats {
                            executions under keep_buffers, and then
                            reused where large enough); 0 for strategies
                            that do not report it */
-    int nrounds;        /* rounds of the last write (multiphase writes in
-                           rounds, plan option write_rounds); 0: one pass */
+    int nrounds;        /* rounds of the last execution (multiphase writes
+                           and reads in rounds, plan option write_rounds);
+                           0: one pass */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

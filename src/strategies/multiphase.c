@@ -46,7 +46,15 @@
  * tuples per phase and rank for regular layouts). The second buffer is
  * the stream itself when the stream may be overwritten (reads; writes
  * with destroy_input or a non-packed memory kind) and is large enough:
- * then the extra memory is one buffer, about 1x the local data.
+ * then the extra memory is one buffer, about 1x the local data. A write
+ * that must leave the stream intact runs in rounds instead
+ * (multiphase_rounds.c; opts.write_rounds): the same phases once per
+ * round, over the data of half of every domain, then a quarter, ..., with
+ * the work buffers inside the rank's domain buffer F: F plus a small spill
+ * area, about (1 + 2^-(rounds-1)) x the local data; reads through such a
+ * plan run the rounds backwards in the same buffer. The plan holds both
+ * the one pass (writes with scratch; plans without rounds) and the
+ * rounds.
  */
 #include "multiphase.h"
 

@@ -373,38 +373,29 @@ int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
 
 /* ------------------------------------------------------------- read */
 
-int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
+/* Gather F (file order) -> A, timed into copy_s. */
+static void gather(collio_plan *p, const collio__mp_final *fin, const char *f, char *a)
+{
+    double t0 = collio__now();
+    collio__mp_gather(fin, p->layout->esize, f, a);
+    p->stats.copy_s += collio__now() - t0;
+}
+
+/* The phases of a pass backwards, from the slots into the stream: what
+ * was received goes back to its sender, the sent pieces come back. */
+static void read_phases(collio_plan *p, const collio__mp_pass *ps, char *slot[2],
+                        char *stream, int *rc)
 {
     collio__mp_plan *mp = p->impl;
-    const size_t es = mp->esize;
-    work_bufs wb;
-    int rc = bufs_alloc(p, &wb, mp->whole.bufsize, 1);
-    if (rc != COLLIO_OK)
-        return rc;
-    char **buf = wb.buf;
-    const collio__mp_final *fin = &mp->whole.fin;
-    char *a = slot_ptr(buf, stream, fin->src_slot);
-    char *F = fin->identity ? a : buf[fin->dst_slot];
-
-    /* A failed read still takes part in every phase (the others wait for
-     * its messages); the error is returned at the end. */
-    if (rc == COLLIO_OK)
-        rc = file_runs(p, fin, f, F, 0);
-
-    double tx = collio__now();
-    if (!fin->identity) {
-        collio__mp_gather(fin, es, F, a);
-        p->stats.copy_s += collio__now() - tx;
-    }
     for (int i = mp->nphases - 1; i >= 0; i--) {
-        const collio__mp_phase *ph = &mp->whole.ph[i];
+        const collio__mp_phase *ph = &ps->ph[i];
         double t0 = collio__now();
         if (ph->idle) {
             count_phase(p, ph, i, 0, 0, 0.0);
             continue;
         }
-        char *b = buf[ph->dst_slot];
-        a = slot_ptr(buf, stream, ph->src_slot);
+        char *b = slot[ph->dst_slot];
+        char *a = slot_ptr(slot, stream, ph->src_slot);
         const collio__mp_step *st = &ph->step;
         int from = st->partner >= 0 ? st->partner : st->lonely_to;
         MPI_Request rq[3];
@@ -418,12 +409,72 @@ int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
                       &rq[nr++]);
         copy_kept(p, ph, a, b, 0);
         int w = collio__waitall(nr, rq, p->oversubscribed);
-        if (rc == COLLIO_OK)
-            rc = w;
+        if (*rc == COLLIO_OK)
+            *rc = w;
         /* sent in a read phase: what goes back to the senders */
         count_phase(p, ph, i, ph->recv_elems + ph->xrecv_elems, nr, collio__now() - t0);
+    }
+}
+
+/* One pass: slots 0 and 1, the second the stream where it fits. A failed
+ * file read still takes part in every phase (the others wait for its
+ * messages); the error is returned at the end. */
+static int read_whole(collio_plan *p, collio_file *f, char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    work_bufs wb;
+    int rc = bufs_alloc(p, &wb, mp->whole.bufsize, 1);
+    if (rc != COLLIO_OK)
+        return rc;
+    const collio__mp_final *fin = &mp->whole.fin;
+    char *a = slot_ptr(wb.buf, stream, fin->src_slot);
+    char *F = fin->identity ? a : wb.buf[fin->dst_slot];
+    rc = file_runs(p, fin, f, F, 0);
+    double tx = collio__now();
+    if (!fin->identity)
+        gather(p, fin, F, a);
+    read_phases(p, &mp->whole, wb.buf, stream, &rc);
+    p->stats.exchange_s += collio__now() - tx;
+    bufs_done(p, &wb);
+    return rc;
+}
+
+/* In rounds, last round first: F is read in one request; round i's slots
+ * lie in F from its own range on, which the later rounds (already done)
+ * no longer need, so the write's placement serves backwards too. */
+static int read_rounds(collio_plan *p, collio_file *f, char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    const int64_t es = (int64_t)mp->esize;
+    const int64_t need[2] = {mp->fsize + mp->spill, 0};
+    work_bufs wb;
+    int rc = bufs_alloc(p, &wb, need, 0);
+    if (rc != COLLIO_OK)
+        return rc;
+    char *F = wb.buf[0];
+    p->stats.nrounds = mp->nrounds;
+    rc = file_runs(p, &mp->whole.fin, f, F, 0);
+    double tx = collio__now();
+    for (int i = mp->nrounds - 1; i >= 0; i--) {
+        const collio__mp_round *r = &mp->rounds[i];
+        char *slot[2];
+        for (int s = 0; s < 2; s++)
+            slot[s] = r->pass.bufsize[s] > 0 ? F + r->slot_pos[s] * es : NULL;
+        gather(p, &r->pass.fin, F + r->target * es,
+               slot_ptr(slot, stream, r->pass.fin.src_slot));
+        read_phases(p, &r->pass, slot, stream, &rc);
     }
     p->stats.exchange_s += collio__now() - tx;
     bufs_done(p, &wb);
     return rc;
+}
+
+/* Rounds where the plan has them: one buffer (F and its spill) serves
+ * writes and reads alike; else one pass. */
+int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    if (mp->nrounds > 0)
+        return read_rounds(p, f, stream);
+    return read_whole(p, f, stream);
 }
