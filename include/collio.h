@@ -261,10 +261,10 @@ typedef struct collio_plan_options {
                             local data, not 2x (docs/multiphase.md).
                             Reads through such a plan use the same rounds
                             and buffer, backwards.
-                            0 (default): automatic -- halvings while the
-                            last round keeps >= 32 KiB per rank, at most
-                            8, and only where that needs less memory than
-                            one pass;
+                            0 (default): automatic -- for domains of 4 MiB
+                            or more, halvings while the last round keeps
+                            >= 64 KiB per rank, at most 8, and only where
+                            that needs less memory than one pass;
                             r >= 1: r halvings (r + 1 rounds) where the
                             data allows; -1: no rounds (one pass, two work
                             buffers). Up to 62; other values:

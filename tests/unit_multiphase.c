@@ -401,14 +401,16 @@ static void test_rounds(void)
 {
     /* how many rounds: want halvings while the smallest domain has an
      * element to give; automatic: halvings while the last round keeps
-     * 32 KiB, at most 8 */
+     * 64 KiB, at most 8, for domains of 4 MiB or more */
     CHECK(collio__mp_round_count(1000, 4, 3) == 4, "3 halvings: 4 rounds");
     CHECK(collio__mp_round_count(8, 4, 40) == 4, "8 elements: 3 halvings at most");
     CHECK(collio__mp_round_count(1, 4, 5) == 0, "1 element: no rounds");
-    CHECK(collio__mp_round_count(3276800, 4, 0) == 9, "100 MB / 8 ranks: 9 rounds");
-    CHECK(collio__mp_round_count(16384, 4, 0) == 2, "64 KiB: 2 rounds");
-    CHECK(collio__mp_round_count(16383, 4, 0) == 0, "under 64 KiB: none");
-    CHECK(collio__mp_round_count(16384, 8, 0) == 3, "128 KiB of doubles: 3 rounds");
+    CHECK(collio__mp_round_count(3276800, 4, 0) == 8, "100 MB / 8 ranks: 8 rounds");
+    CHECK(collio__mp_round_count(1638400, 4, 0) == 7, "100 MB / 16 ranks: 7 rounds");
+    CHECK(collio__mp_round_count(1048576, 4, 0) == 7, "4 MiB: 7 rounds");
+    CHECK(collio__mp_round_count(1048575, 4, 0) == 0, "under 4 MiB: none");
+    CHECK(collio__mp_round_count(524288, 8, 0) == 7, "4 MiB of doubles: 7 rounds");
+    CHECK(collio__mp_round_count(1 << 30, 4, 0) == 9, "4 GiB: 8 halvings at most");
 
     /* starts: 0, then half of what is left each time, the last round the
      * rest */

@@ -123,6 +123,19 @@ int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo, i
 void collio__mp_phase_free(collio__mp_phase *ph);
 void collio__mp_final_free(collio__mp_final *fin);
 
+/* ---- the collective inspector (multiphase_inspect.c) */
+
+/* Collective: builds mp->whole and, for writes that leave the stream
+ * intact, mp->rounds from p->layout (mp->nphases, allphases and esize
+ * set). Returns the code every rank agreed on. */
+int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp);
+
+/* Frees a pass's descriptors and datatypes (not the pass itself). */
+void collio__mp_pass_free(collio__mp_pass *ps);
+
+/* Frees a plan's rounds; the plan then has none. */
+void collio__mp_drop_rounds(collio__mp_plan *mp);
+
 /* ---- rounds (multiphase_rounds.c) */
 
 /* Start, relative to a domain of m elements, of round i of a write in
@@ -131,9 +144,9 @@ void collio__mp_final_free(collio__mp_final *fin);
 int64_t collio__mp_round_start(int64_t m, int i, int nrounds);
 
 /* Halving rounds for domains of at least m_min elements of esize bytes:
- * `want` > 0 asks for want + 1 rounds, 0 for the automatic choice; at most
- * as many as leave every round non-empty. Returns the number of rounds,
- * 0 for none (fewer than 2 make no sense). */
+ * `want` > 0 asks for want + 1 rounds, at most as many as leave every
+ * round non-empty; 0 for the automatic choice (multiphase_rounds.c).
+ * Returns the number of rounds, 0 for none (fewer than 2 make no sense). */
 int collio__mp_round_count(int64_t m_min, size_t esize, int want);
 
 /* The pieces of the layout's segments that lie in round i of every domain

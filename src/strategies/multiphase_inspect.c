@@ -1,0 +1,399 @@
+/*
+ * multiphase_inspect.c -- the collective part of the multiphase inspector:
+ * builds the passes of a plan (multiphase.h) from the layout, exchanging
+ * descriptors with the phase partners once, at plan time.
+ *
+ * A plan has one pass over all data (`whole`) and, for writes that leave
+ * the user's buffer intact, one pass per round (multiphase_rounds.c). The
+ * passes are independent of each other but follow the same schedule, so
+ * they are built side by side: per phase, every pass is split
+ * (multiphase_plan.c), the descriptors of all passes go to the partner in
+ * ONE count message and ONE descriptor message, and every pass is joined
+ * with its slice. Nine rounds plus the whole pass therefore cost the
+ * messages of one pass (measured: P = 16, 16 MB, bx = 1, 9 rounds, plan
+ * creation 6 ms with a message pair per pass and phase, 2 ms batched).
+ *
+ * Every collective step is taken by every rank (a local failure travels
+ * as an error code into the next agreement), so all ranks stop at the
+ * same point.
+ */
+#include "multiphase.h"
+
+#include <string.h>
+
+#define TAG_COUNT 11
+#define TAG_DESC 12
+#define MAX_BLOCK ((int64_t)1 << 30) /* elements per datatype block */
+
+/* The element type descriptors travel as: 5 x int64 per segment. */
+static MPI_Datatype seg_type(void)
+{
+    return MPI_INT64_T;
+}
+
+/* An MPI type covering n ranges (positions in elements) of a buffer; in
+ * bytes, blocks split at MAX_BLOCK elements. *t = MPI_DATATYPE_NULL if the
+ * ranges hold nothing. */
+static int ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
+                       MPI_Datatype *t)
+{
+    *t = MPI_DATATYPE_NULL;
+    int64_t nb = 0;
+    for (int64_t i = 0; i < n; i++)
+        nb += (r[i].n + MAX_BLOCK - 1) / MAX_BLOCK;
+    if (nb == 0)
+        return COLLIO_OK;
+    if (nb > INT32_MAX)
+        return COLLIO_ERR_OVERFLOW;
+    int *len = malloc((size_t)nb * sizeof *len);
+    MPI_Aint *disp = malloc((size_t)nb * sizeof *disp);
+    int rc = (len && disp) ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    MPI_Datatype el = MPI_DATATYPE_NULL;
+    if (rc == COLLIO_OK && MPI_Type_contiguous((int)esize, MPI_BYTE, &el) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    int64_t j = 0;
+    for (int64_t i = 0; i < n && rc == COLLIO_OK; i++)
+        for (int64_t o = 0; o < r[i].n; o += MAX_BLOCK) {
+            len[j] = (int)(r[i].n - o < MAX_BLOCK ? r[i].n - o : MAX_BLOCK);
+            disp[j] = (MPI_Aint)((r[i].pos + o) * (int64_t)esize);
+            j++;
+        }
+    if (rc == COLLIO_OK
+        && (MPI_Type_create_hindexed((int)nb, len, disp, el, t) != MPI_SUCCESS
+            || MPI_Type_commit(t) != MPI_SUCCESS))
+        rc = COLLIO_ERR_MPI;
+    if (el != MPI_DATATYPE_NULL)
+        MPI_Type_free(&el);
+    free(len);
+    free(disp);
+    return rc;
+}
+
+static int phase_types(collio__mp_phase *ph, size_t esize)
+{
+    int rc = ranges_type(ph->send, ph->nsend, esize, &ph->send_type);
+    collio__mp_range r = {ph->recv_pos, ph->recv_elems};
+    if (rc == COLLIO_OK)
+        rc = ranges_type(&r, 1, esize, &ph->recv_type);
+    r = (collio__mp_range){ph->xrecv_pos, ph->xrecv_elems};
+    if (rc == COLLIO_OK)
+        rc = ranges_type(&r, 1, esize, &ph->xrecv_type);
+    return rc;
+}
+
+/* (a real status array: MPICH's MPI_STATUSES_IGNORE sentinel trips gcc's
+ * -Wstringop-overflow) */
+static int waitall(MPI_Request *rq, int n)
+{
+    MPI_Status st[4];
+    return MPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
+}
+
+/* Collective step of one phase at plan time, for n passes at once: the
+ * passes' descriptor counts (mine[j] for pass j; zeros after a local
+ * failure), then, if every rank is fine, their descriptors (out: all
+ * passes' concatenated), one message of each per peer. On return pc[j] /
+ * xc[j] are the counts from the partner / the lonely rank, *rp / *rx their
+ * descriptors concatenated (malloc'd); *agreed is the code every rank
+ * agreed on before the descriptors moved (non-OK: every rank stops). */
+static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int rc, int n,
+                         int64_t *mine, const collio__segvec *out, int64_t *pc,
+                         int64_t *xc, collio__seg **rp, collio__seg **rx, int *agreed)
+{
+    MPI_Request rq[4];
+    int nr = 0;
+    int to = st->partner >= 0 ? st->partner : st->lonely_to;
+    int64_t nmine = 0, nrp = 0, nrx = 0;
+    for (int j = 0; j < n; j++) {
+        if (rc != COLLIO_OK)
+            mine[j] = 0;
+        nmine += mine[j];
+        pc[j] = xc[j] = 0;
+    }
+    if (st->partner >= 0)
+        MPI_Irecv(pc, n, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm, &rq[nr++]);
+    if (st->extra_from >= 0)
+        MPI_Irecv(xc, n, MPI_INT64_T, st->extra_from, TAG_COUNT + 16 * ph, p->comm,
+                  &rq[nr++]);
+    if (to >= 0)
+        MPI_Isend(mine, n, MPI_INT64_T, to, TAG_COUNT + 16 * ph, p->comm, &rq[nr++]);
+    int wrc = waitall(rq, nr);
+    if (rc == COLLIO_OK)
+        rc = wrc;
+    for (int j = 0; j < n && rc == COLLIO_OK; j++) {
+        if (pc[j] < 0 || xc[j] < 0 || pc[j] > INT32_MAX || xc[j] > INT32_MAX)
+            rc = COLLIO_ERR_OVERFLOW;
+        nrp += pc[j];
+        nrx += xc[j];
+    }
+    if (rc == COLLIO_OK
+        && (nrp > INT32_MAX / 5 || nrx > INT32_MAX / 5 || nmine > INT32_MAX / 5))
+        rc = COLLIO_ERR_OVERFLOW;
+    if (rc == COLLIO_OK) {
+        *rp = malloc((size_t)(nrp > 0 ? nrp : 1) * sizeof **rp);
+        *rx = malloc((size_t)(nrx > 0 ? nrx : 1) * sizeof **rx);
+        if (*rp == NULL || *rx == NULL)
+            rc = COLLIO_ERR_NOMEM;
+    }
+    rc = collio__agree(p->comm, rc);
+    *agreed = rc;
+    if (rc != COLLIO_OK)
+        return rc;
+    nr = 0;
+    if (nrp > 0)
+        MPI_Irecv(*rp, (int)(5 * nrp), seg_type(), st->partner, TAG_DESC + 16 * ph, p->comm,
+                  &rq[nr++]);
+    if (nrx > 0)
+        MPI_Irecv(*rx, (int)(5 * nrx), seg_type(), st->extra_from, TAG_DESC + 16 * ph,
+                  p->comm, &rq[nr++]);
+    if (nmine > 0)
+        MPI_Isend(out->v, (int)(5 * nmine), seg_type(), to, TAG_DESC + 16 * ph, p->comm,
+                  &rq[nr++]);
+    return waitall(rq, nr);
+}
+
+static int other_slot(int s)
+{
+    return s == 0 ? 1 : 0;
+}
+
+static void use_slot(collio__mp_pass *ps, int slot, int64_t elems)
+{
+    if (slot >= 0 && elems > ps->bufsize[slot])
+        ps->bufsize[slot] = elems;
+}
+
+/* One pass being built: the data it holds (segments with their positions
+ * in the current buffer; owned), and where it ends: the file range
+ * [lo, hi) (lo < 0: the group range after the phases) and whether the
+ * final scatter goes to a slot (the whole pass) or elsewhere (a round's
+ * goes to F). */
+typedef struct pass_job {
+    collio__mp_pass *ps;
+    collio__segvec held;
+    int64_t a_elems;
+    int64_t lo, hi;
+    int fin_in_slot;
+    int cur; /* buffer slot holding the current data; -1 = stream */
+} pass_job;
+
+/* After the phases: the final step of a job and its MPI datatypes. */
+static int finish_job(collio_plan *p, pass_job *j, int k)
+{
+    collio__mp_pass *ps = j->ps;
+    if (j->lo < 0) {
+        collio__mp_step st; /* the group range after k phases */
+        collio__mp_step_of(p->nranks, p->layout->nglobal, p->rank, k, &st);
+        j->lo = st.group_lo;
+        j->hi = st.group_hi;
+    }
+    int rc = collio__mp_final_build(j->held.v, j->held.n, j->lo, j->hi, &ps->fin);
+    ps->fin.src_slot = j->cur;
+    ps->fin.dst_slot = ps->fin.identity ? j->cur : other_slot(j->cur);
+    if (!ps->fin.identity && j->fin_in_slot)
+        use_slot(ps, ps->fin.dst_slot, ps->fin.nelems);
+    for (int ph = 0; ph < k && rc == COLLIO_OK; ph++)
+        if (!ps->ph[ph].idle)
+            rc = phase_types(&ps->ph[ph], p->layout->esize);
+    return rc;
+}
+
+/* Collective: the k phases and the final steps of n passes side by side
+ * (rc: a local failure from before, carried into the first agreement).
+ * Slots alternate -1 (stream), 0, 1, 0, ... from the first phase that
+ * moves data. Returns the code every rank agreed on. */
+static int build_passes(collio_plan *p, pass_job *jobs, int n, int k, int rc)
+{
+    int64_t *cnt = calloc((size_t)3 * (size_t)n, sizeof *cnt);
+    collio__segvec *kept = calloc((size_t)n, sizeof *kept);
+    if (rc == COLLIO_OK && (cnt == NULL || kept == NULL))
+        rc = COLLIO_ERR_NOMEM;
+    rc = collio__agree(p->comm, rc); /* the arrays below exist everywhere */
+    int64_t *mine = cnt, *pc = cnt + n, *xc = cnt + 2 * n;
+    for (int ph = 0; ph < k && rc == COLLIO_OK; ph++) {
+        collio__mp_step st;
+        collio__mp_step_of(p->nranks, p->layout->nglobal, p->rank, ph, &st);
+        collio__segvec out = {0};
+        for (int j = 0; j < n; j++) {
+            int64_t before = out.n;
+            kept[j] = (collio__segvec){0};
+            if (rc == COLLIO_OK)
+                rc = collio__mp_phase_split(jobs[j].held.v, jobs[j].held.n,
+                                            jobs[j].a_elems, &st, &jobs[j].ps->ph[ph],
+                                            &kept[j], &out);
+            mine[j] = out.n - before;
+        }
+        collio__seg *rp = NULL, *rx = NULL;
+        int agreed = COLLIO_OK;
+        rc = exchange_desc(p, &st, ph, rc, n, mine, &out, pc, xc, &rp, &rx, &agreed);
+        int64_t at_p = 0, at_x = 0; /* each pass's slice of what came in */
+        for (int j = 0; j < n; j++) {
+            pass_job *jb = &jobs[j];
+            collio__mp_phase *phs = &jb->ps->ph[ph];
+            phs->src_slot = phs->dst_slot = jb->cur;
+            if (rc == COLLIO_OK && !phs->idle) {
+                rc = collio__mp_phase_join(phs, &kept[j], rp + at_p, pc[j], rx + at_x,
+                                           xc[j]);
+                collio__segvec_free(&jb->held);
+                jb->held = kept[j];
+                kept[j] = (collio__segvec){0};
+                phs->dst_slot = other_slot(jb->cur);
+                jb->cur = phs->dst_slot;
+                use_slot(jb->ps, jb->cur, phs->b_elems);
+                jb->a_elems = phs->b_elems;
+            }
+            at_p += pc[j];
+            at_x += xc[j];
+            collio__segvec_free(&kept[j]);
+        }
+        collio__segvec_free(&out);
+        free(rp);
+        free(rx);
+        /* a local failure is carried to the next phase's agreement, so
+         * only an agreed failure stops the loop (on every rank at once) */
+        if (agreed != COLLIO_OK)
+            break;
+    }
+    for (int j = 0; j < n && rc == COLLIO_OK; j++)
+        rc = finish_job(p, &jobs[j], k);
+    free(cnt);
+    free(kept);
+    return collio__agree(p->comm, rc);
+}
+
+/* A round's pass ends in slot 1 (its final scatter goes to F, not to a
+ * slot): swap the slot labels where the last phase filled slot 0. */
+static void round_slots(collio__mp_round *r, int k)
+{
+    collio__mp_pass *ps = &r->pass;
+    if (ps->fin.src_slot != 0)
+        return;
+    for (int i = 0; i < k; i++) {
+        collio__mp_phase *ph = &ps->ph[i];
+        if (ph->src_slot >= 0)
+            ph->src_slot = other_slot(ph->src_slot);
+        if (ph->dst_slot >= 0)
+            ph->dst_slot = other_slot(ph->dst_slot);
+    }
+    ps->fin.src_slot = 1;
+    int64_t t = ps->bufsize[0];
+    ps->bufsize[0] = ps->bufsize[1];
+    ps->bufsize[1] = t;
+}
+
+void collio__mp_pass_free(collio__mp_pass *ps)
+{
+    for (int i = 0; i < COLLIO_MAX_PHASES; i++) {
+        collio__mp_phase *ph = &ps->ph[i];
+        collio__mp_phase_free(ph);
+        if (ph->send_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ph->send_type);
+        if (ph->recv_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ph->recv_type);
+        if (ph->xrecv_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ph->xrecv_type);
+    }
+    collio__mp_final_free(&ps->fin);
+}
+
+void collio__mp_drop_rounds(collio__mp_plan *mp)
+{
+    for (int r = 0; r < mp->nrounds; r++)
+        collio__mp_pass_free(&mp->rounds[r].pass);
+    free(mp->rounds);
+    mp->rounds = NULL;
+    mp->nrounds = 0;
+    mp->fsize = mp->spill = 0;
+}
+
+/* Collective. The automatic choice keeps the rounds only where they need
+ * less memory than one pass on the rank that needs the most: at P = 2^n
+ * they do (F + spill against two work buffers); where a rank receives
+ * from a lonely rank too (other P), they can need more. */
+static int keep_rounds_if_smaller(collio_plan *p, collio__mp_plan *mp)
+{
+    int64_t mine[2] = {mp->fsize + mp->spill,
+                       mp->whole.bufsize[0] + mp->whole.bufsize[1]};
+    int64_t most[2];
+    if (MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
+        return COLLIO_ERR_MPI;
+    if (most[0] >= most[1])
+        collio__mp_drop_rounds(mp);
+    return COLLIO_OK;
+}
+
+/* Sets up the rounds of a plan without building them: count (options
+ * and sizes only, so the same on every rank), F's size, each round's
+ * target. 0 rounds where there are none to build. */
+static int rounds_setup(collio_plan *p, collio__mp_plan *mp)
+{
+    const collio_layout *l = p->layout;
+    if (mp->nphases != mp->allphases || mp->allphases == 0 || p->opts.destroy_input
+        || p->opts.write_rounds < 0)
+        return COLLIO_OK;
+    int n =
+        collio__mp_round_count(l->nglobal / p->nranks, l->esize, p->opts.write_rounds);
+    if (n == 0)
+        return COLLIO_OK;
+    mp->rounds = calloc((size_t)n, sizeof *mp->rounds);
+    if (mp->rounds == NULL)
+        return COLLIO_ERR_NOMEM;
+    mp->nrounds = n;
+    for (int i = 0; i < n; i++)
+        for (int ph = 0; ph < COLLIO_MAX_PHASES; ph++)
+            mp->rounds[i].pass.ph[ph].send_type = mp->rounds[i].pass.ph[ph].recv_type =
+                mp->rounds[i].pass.ph[ph].xrecv_type = MPI_DATATYPE_NULL;
+    int64_t dlo, dhi;
+    collio__domain_range(l->nglobal, p->nranks,
+                         collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);
+    mp->fsize = dhi - dlo;
+    for (int i = 0; i < n; i++)
+        mp->rounds[i].target = collio__mp_round_start(mp->fsize, i, n);
+    return COLLIO_OK;
+}
+
+int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
+{
+    const collio_layout *l = p->layout;
+    for (int i = 0; i < COLLIO_MAX_PHASES; i++)
+        mp->whole.ph[i].send_type = mp->whole.ph[i].recv_type =
+            mp->whole.ph[i].xrecv_type = MPI_DATATYPE_NULL;
+    /* the same decision on every rank, so a failure here is everybody's */
+    int rc = rounds_setup(p, mp);
+    if (rc != COLLIO_OK)
+        return rc;
+    const int n = 1 + mp->nrounds;
+    pass_job *jobs = calloc((size_t)n, sizeof *jobs);
+    if (jobs == NULL)
+        rc = COLLIO_ERR_NOMEM;
+    rc = collio__agree(p->comm, rc);
+    if (rc != COLLIO_OK)
+        return rc;
+    int64_t dlo = 0, dhi = 0;
+    collio__domain_range(l->nglobal, p->nranks,
+                         collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);
+    jobs[0] = (pass_job){&mp->whole, {0}, l->nlocal, -1, -1, 1, -1};
+    for (int64_t i = 0; i < l->nsegs && rc == COLLIO_OK; i++)
+        rc = collio__segvec_push_seg(&jobs[0].held, &l->segs[i]);
+    for (int i = 0; i < mp->nrounds; i++) {
+        collio__mp_round *r = &mp->rounds[i];
+        pass_job *j = &jobs[1 + i];
+        *j = (pass_job){&r->pass, {0}, 0, dlo + r->target,
+                        dlo + collio__mp_round_start(mp->fsize, i + 1, mp->nrounds), 0, -1};
+        if (rc == COLLIO_OK)
+            rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, i,
+                                       mp->nrounds, &j->held);
+        j->a_elems = collio__segs_elements(j->held.v, j->held.n);
+    }
+    rc = build_passes(p, jobs, n, mp->nphases, rc);
+    for (int j = 0; j < n; j++)
+        collio__segvec_free(&jobs[j].held);
+    free(jobs);
+    for (int i = 0; i < mp->nrounds && rc == COLLIO_OK; i++) {
+        round_slots(&mp->rounds[i], mp->nphases);
+        collio__mp_round_place(&mp->rounds[i], mp->fsize, &mp->spill);
+    }
+    if (rc == COLLIO_OK && mp->nrounds > 0 && p->opts.write_rounds == 0)
+        rc = keep_rounds_if_smaller(p, mp);
+    return rc;
+}
