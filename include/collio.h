@@ -261,7 +261,7 @@ typedef struct collio_plan_options {
                             local data, not 2x (docs/multiphase.md).
                             Reads through such a plan use the same rounds
                             and buffer, backwards.
-                            0 (default): automatic -- for domains of 4 MiB
+                            0 (default): automatic -- for domains of 1 MiB
                             or more, halvings while the last round keeps
                             >= 64 KiB per rank, at most 8, and only where
                             that needs less memory than one pass;

@@ -451,7 +451,7 @@ static void test_reuse(tu_ctx *t)
 }
 
 /* Work memory (stats.work_bytes: the work buffers a call used, by their
- * allocated size) of a bx = 1 layout of 4 MiB (2^20 elements) per rank,
+ * allocated size) of a bx = 1 layout of 1 MiB (2^18 elements) per rank,
  * whose
  * domains split into rounds of multiples of P elements starting at
  * multiples of P. At P = 2^n every rank then holds exactly its share in
@@ -462,7 +462,7 @@ static void test_reuse(tu_ctx *t)
  *   write_rounds = 2 (3 rounds): F plus the last round's second
  *     buffer running past F, for writes and reads             n + n/4
  *   automatic (write_rounds = 0): halvings while the last round keeps
- *     64 KiB: 6 here, 7 rounds                                n + n/64
+ *     64 KiB: 4 here, 5 rounds                                n + n/16
  * Other P hold more in some phases (a rank receives from two), so there
  * only: never more than the one-pass default write for the automatic
  * choice (it keeps rounds only where they need less; the explicit
@@ -473,7 +473,7 @@ static void test_work_memory(tu_ctx *t)
     if (t->nranks < 2)
         return; /* no phases, no work buffers */
     tu_layout_desc d;
-    tu_desc_block_cyclic(&d, (int64_t)t->nranks * 1048576, 1, 4);
+    tu_desc_block_cyclic(&d, (int64_t)t->nranks * 262144, 1, 4);
     const int pow2 = (t->nranks & (t->nranks - 1)) == 0;
     static const mp_opts variants[] = {{0, 0, -1}, {0, 1, 0}, {0, 0, 2}, {0, 0, 0}};
     for (int keep = 0; keep <= 1; keep++) {
@@ -503,8 +503,8 @@ static void test_work_memory(tu_ctx *t)
                 memset(r, 0, sizeof r);
                 plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r);
                 const int64_t b = n * (int64_t)d.esize;
-                const int64_t want[4] = {2 * b, b, b + b / 4, b + b / 64};
-                const int rounds[4] = {0, 0, 3, 7};
+                const int64_t want[4] = {2 * b, b, b + b / 4, b + b / 16};
+                const int rounds[4] = {0, 0, 3, 5};
                 int64_t want_r = v >= 2 ? want[v] : b;
                 if (v == 0)
                     plain = w[0].work_bytes;

@@ -401,14 +401,16 @@ static void test_rounds(void)
 {
     /* how many rounds: want halvings while the smallest domain has an
      * element to give; automatic: halvings while the last round keeps
-     * 64 KiB, at most 8, for domains of 4 MiB or more */
+     * 64 KiB, at most 8, for domains of 1 MiB or more */
     CHECK(collio__mp_round_count(1000, 4, 3) == 4, "3 halvings: 4 rounds");
     CHECK(collio__mp_round_count(8, 4, 40) == 4, "8 elements: 3 halvings at most");
     CHECK(collio__mp_round_count(1, 4, 5) == 0, "1 element: no rounds");
     CHECK(collio__mp_round_count(3276800, 4, 0) == 8, "100 MB / 8 ranks: 8 rounds");
     CHECK(collio__mp_round_count(1638400, 4, 0) == 7, "100 MB / 16 ranks: 7 rounds");
     CHECK(collio__mp_round_count(1048576, 4, 0) == 7, "4 MiB: 7 rounds");
-    CHECK(collio__mp_round_count(1048575, 4, 0) == 0, "under 4 MiB: none");
+    CHECK(collio__mp_round_count(1048575, 4, 0) == 6, "4 MiB - 4 B: 6 rounds");
+    CHECK(collio__mp_round_count(262144, 4, 0) == 5, "1 MiB: 5 rounds");
+    CHECK(collio__mp_round_count(262143, 4, 0) == 0, "under 1 MiB: none");
     CHECK(collio__mp_round_count(524288, 8, 0) == 7, "4 MiB of doubles: 7 rounds");
     CHECK(collio__mp_round_count(1 << 30, 4, 0) == 9, "4 GiB: 8 halvings at most");
 

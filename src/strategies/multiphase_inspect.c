@@ -111,7 +111,8 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
         pc[j] = xc[j] = 0;
     }
     if (st->partner >= 0)
-        MPI_Irecv(pc, n, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm, &rq[nr++]);
+        MPI_Irecv(pc, n, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm,
+                  &rq[nr++]);
     if (st->extra_from >= 0)
         MPI_Irecv(xc, n, MPI_INT64_T, st->extra_from, TAG_COUNT + 16 * ph, p->comm,
                   &rq[nr++]);
@@ -141,8 +142,8 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
         return rc;
     nr = 0;
     if (nrp > 0)
-        MPI_Irecv(*rp, (int)(5 * nrp), seg_type(), st->partner, TAG_DESC + 16 * ph, p->comm,
-                  &rq[nr++]);
+        MPI_Irecv(*rp, (int)(5 * nrp), seg_type(), st->partner, TAG_DESC + 16 * ph,
+                  p->comm, &rq[nr++]);
     if (nrx > 0)
         MPI_Irecv(*rx, (int)(5 * nrx), seg_type(), st->extra_from, TAG_DESC + 16 * ph,
                   p->comm, &rq[nr++]);
@@ -378,8 +379,13 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
     for (int i = 0; i < mp->nrounds; i++) {
         collio__mp_round *r = &mp->rounds[i];
         pass_job *j = &jobs[1 + i];
-        *j = (pass_job){&r->pass, {0}, 0, dlo + r->target,
-                        dlo + collio__mp_round_start(mp->fsize, i + 1, mp->nrounds), 0, -1};
+        *j = (pass_job){&r->pass,
+                        {0},
+                        0,
+                        dlo + r->target,
+                        dlo + collio__mp_round_start(mp->fsize, i + 1, mp->nrounds),
+                        0,
+                        -1};
         if (rc == COLLIO_OK)
             rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, i,
                                        mp->nrounds, &j->held);

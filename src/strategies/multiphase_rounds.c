@@ -32,10 +32,12 @@
 /* Automatic choice: rounds only for domains of at least AUTO_MIN_DOMAIN
  * bytes; halve while the last round keeps at least ROUND_MIN_BYTES, at
  * most AUTO_MAX_HALVINGS times. Why: each round costs a message per
- * phase and partner, which shows on small domains (16 MB at P = 16, 1 MB
- * per rank: 9 rounds 0.0087 s against 0.0074 s one pass, median of 9),
- * while at 12.5 MB per rank rounds are as fast as one pass or faster. */
-#define AUTO_MIN_DOMAIN ((int64_t)4 << 20)
+ * phase and partner. Measured (median of 11, one run each P): at 1 MiB per
+ * rank (16 MB, P = 16) 4-5 rounds are 7-15% slower than one pass and
+ * need 1.1-1.5x instead of 2-3x; at 2 MiB per rank (P = 8) they are faster
+ * (bx = 1: 0.0059 s against 0.0073 s); at 12.5 MiB per rank as fast or
+ * faster. Below 1 MiB the latency wins and the memory is small anyway. */
+#define AUTO_MIN_DOMAIN ((int64_t)1 << 20)
 #define ROUND_MIN_BYTES ((int64_t)64 << 10)
 #define AUTO_MAX_HALVINGS 8
 
