@@ -22,7 +22,7 @@ typedef struct bench_case {
 /* How it is written: a strategy, with multiphase's requested phases. */
 typedef struct bench_variant {
     char strategy[COLLIO_BENCH_NAME_LEN];
-    char label[COLLIO_BENCH_NAME_LEN + 24]; /* "multiphase(k=2,r=3)" */
+    char label[COLLIO_BENCH_NAME_LEN + 40]; /* "multiphase(k=2,r=3)" */
     int phases;                             /* plan option; 0 = all */
     int rounds;                             /* plan option write_rounds */
     int canonical;                          /* writes canonical order */
