@@ -20,6 +20,22 @@ static const char *const required[] = {
     "rep",      "op",       "inspect_s", "exchange_s",  "file_s",
     "total_s",  "verified", "phases",    "peak_rss_mb", "phase0_s"};
 
+/* Splits a CSV line in place at its commas, keeping empty fields; returns
+ * the number of fields (at most max). */
+static int split_fields(char *line, char **field, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max;) {
+        field[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return n;
+}
+
 /* Rank 0: checks the CSV: required columns, `want_rows` rows, verified
  * column 1 for canonical strategies and empty for non-canonical ones. */
 static void check_csv(tu_ctx *t, const char *path, int want_rows)
@@ -51,17 +67,8 @@ static void check_csv(tu_ctx *t, const char *path, int want_rows)
     }
     while (fgets(line, sizeof line, f)) {
         rows++;
-        /* split keeping empty fields */
         char *field[64];
-        int n = 0;
-        for (char *p = line; n < 64;) {
-            field[n++] = p;
-            char *comma = strchr(p, ',');
-            if (!comma)
-                break;
-            *comma = '\0';
-            p = comma + 1;
-        }
+        int n = split_fields(line, field, 64);
         if (strategy_col < 0 || verified_col < 0 || verified_col >= n)
             continue;
         char *nl = strchr(field[verified_col], '\n');
@@ -180,15 +187,7 @@ static int check_rounds_csv(tu_ctx *t, const char *path, const int want[2])
     while (op_col >= 0 && rounds_col >= 0 && variant_col >= 0
            && fgets(line, sizeof line, f)) {
         char *field[64];
-        int n = 0;
-        for (char *p = line; n < 64;) {
-            field[n++] = p;
-            char *comma = strchr(p, ',');
-            if (!comma)
-                break;
-            *comma = '\0';
-            p = comma + 1;
-        }
+        int n = split_fields(line, field, 64);
         if (variant_col >= n)
             continue;
         rows++;

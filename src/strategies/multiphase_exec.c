@@ -333,28 +333,43 @@ static int write_whole(collio_plan *p, collio_file *f, const char *stream)
     return rc;
 }
 
+/* Collective: the one buffer of a plan's rounds, F and its spill area
+ * (buf[0]); counts the rounds into the stats. */
+static int rounds_alloc(collio_plan *p, work_bufs *wb)
+{
+    collio__mp_plan *mp = p->impl;
+    const int64_t need[2] = {mp->fsize + mp->spill, 0};
+    int rc = bufs_alloc(p, wb, need, 0);
+    if (rc == COLLIO_OK)
+        p->stats.nrounds = mp->nrounds;
+    return rc;
+}
+
+/* Where the slots of round r lie in F. */
+static void round_slots(const collio__mp_round *r, char *F, size_t esize, char *slot[2])
+{
+    for (int s = 0; s < 2; s++)
+        slot[s] = r->pass.bufsize[s] > 0 ? F + r->slot_pos[s] * (int64_t)esize : NULL;
+}
+
 /* In rounds (multiphase_rounds.c): each round's pass runs in slots placed
  * in F (and the spill area after it) and scatters into its range of F;
  * then F, the rank's domain in file order, goes out in one request. */
 static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const int64_t es = (int64_t)mp->esize;
-    const int64_t need[2] = {mp->fsize + mp->spill, 0};
     work_bufs wb;
-    int rc = bufs_alloc(p, &wb, need, 0);
+    int rc = rounds_alloc(p, &wb);
     if (rc != COLLIO_OK)
         return rc;
     char *F = wb.buf[0];
-    p->stats.nrounds = mp->nrounds;
     double tx = collio__now();
     for (int i = 0; i < mp->nrounds; i++) {
         const collio__mp_round *r = &mp->rounds[i];
         char *slot[2];
-        for (int s = 0; s < 2; s++)
-            slot[s] = r->pass.bufsize[s] > 0 ? F + r->slot_pos[s] * es : NULL;
+        round_slots(r, F, mp->esize, slot);
         const char *a = write_phases(p, &r->pass, slot, stream, &rc);
-        scatter(p, &r->pass.fin, a, F + r->target * es);
+        scatter(p, &r->pass.fin, a, F + r->target * (int64_t)mp->esize);
     }
     p->stats.exchange_s += collio__now() - tx;
     if (rc == COLLIO_OK)
@@ -445,22 +460,18 @@ static int read_whole(collio_plan *p, collio_file *f, char *stream)
 static int read_rounds(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const int64_t es = (int64_t)mp->esize;
-    const int64_t need[2] = {mp->fsize + mp->spill, 0};
     work_bufs wb;
-    int rc = bufs_alloc(p, &wb, need, 0);
+    int rc = rounds_alloc(p, &wb);
     if (rc != COLLIO_OK)
         return rc;
     char *F = wb.buf[0];
-    p->stats.nrounds = mp->nrounds;
     rc = file_runs(p, &mp->whole.fin, f, F, 0);
     double tx = collio__now();
     for (int i = mp->nrounds - 1; i >= 0; i--) {
         const collio__mp_round *r = &mp->rounds[i];
         char *slot[2];
-        for (int s = 0; s < 2; s++)
-            slot[s] = r->pass.bufsize[s] > 0 ? F + r->slot_pos[s] * es : NULL;
-        gather(p, &r->pass.fin, F + r->target * es,
+        round_slots(r, F, mp->esize, slot);
+        gather(p, &r->pass.fin, F + r->target * (int64_t)mp->esize,
                slot_ptr(slot, stream, r->pass.fin.src_slot));
         read_phases(p, &r->pass, slot, stream, &rc);
     }
