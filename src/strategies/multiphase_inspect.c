@@ -25,6 +25,12 @@
 #define TAG_DESC 12
 #define MAX_BLOCK ((int64_t)1 << 30) /* elements per datatype block */
 
+/* Passes a plan can have: the whole pass and up to 63 rounds (62
+ * halvings, the most write_rounds asks for). The count messages always
+ * carry MAX_PASSES counts, so that they match even where a rank failed
+ * before it knew how many passes it has. */
+#define MAX_PASSES 64
+
 /* The element type descriptors travel as: 5 x int64 per segment. */
 static MPI_Datatype seg_type(void)
 {
@@ -90,12 +96,13 @@ static int waitall(MPI_Request *rq, int n)
 }
 
 /* Collective step of one phase at plan time, for n passes at once: the
- * passes' descriptor counts (mine[j] for pass j; zeros after a local
- * failure), then, if every rank is fine, their descriptors (out: all
- * passes' concatenated), one message of each per peer. On return pc[j] /
- * xc[j] are the counts from the partner / the lonely rank, *rp / *rx their
- * descriptors concatenated (malloc'd); *agreed is the code every rank
- * agreed on before the descriptors moved (non-OK: every rank stops). */
+ * passes' descriptor counts (mine[j] for pass j; arrays of MAX_PASSES,
+ * zeros past n and after a local failure), then, if every rank is fine,
+ * their descriptors (out: all passes' concatenated), one message of each
+ * per peer. On return pc[j] / xc[j] are the counts from the partner / the
+ * lonely rank, *rp / *rx their descriptors concatenated (malloc'd);
+ * *agreed is the code every rank agreed on before the descriptors moved
+ * (non-OK: every rank stops). */
 static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int rc, int n,
                          int64_t *mine, const collio__segvec *out, int64_t *pc,
                          int64_t *xc, collio__seg **rp, collio__seg **rx, int *agreed)
@@ -104,25 +111,27 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
     int nr = 0;
     int to = st->partner >= 0 ? st->partner : st->lonely_to;
     int64_t nmine = 0, nrp = 0, nrx = 0;
-    for (int j = 0; j < n; j++) {
-        if (rc != COLLIO_OK)
+    for (int j = 0; j < MAX_PASSES; j++) {
+        if (rc != COLLIO_OK || j >= n)
             mine[j] = 0;
         nmine += mine[j];
         pc[j] = xc[j] = 0;
     }
     if (st->partner >= 0)
-        MPI_Irecv(pc, n, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm,
+        MPI_Irecv(pc, MAX_PASSES, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm,
                   &rq[nr++]);
     if (st->extra_from >= 0)
-        MPI_Irecv(xc, n, MPI_INT64_T, st->extra_from, TAG_COUNT + 16 * ph, p->comm,
-                  &rq[nr++]);
+        MPI_Irecv(xc, MAX_PASSES, MPI_INT64_T, st->extra_from, TAG_COUNT + 16 * ph,
+                  p->comm, &rq[nr++]);
     if (to >= 0)
-        MPI_Isend(mine, n, MPI_INT64_T, to, TAG_COUNT + 16 * ph, p->comm, &rq[nr++]);
+        MPI_Isend(mine, MAX_PASSES, MPI_INT64_T, to, TAG_COUNT + 16 * ph, p->comm,
+                  &rq[nr++]);
     int wrc = waitall(rq, nr);
     if (rc == COLLIO_OK)
         rc = wrc;
-    for (int j = 0; j < n && rc == COLLIO_OK; j++) {
-        if (pc[j] < 0 || xc[j] < 0 || pc[j] > INT32_MAX || xc[j] > INT32_MAX)
+    for (int j = 0; j < MAX_PASSES && rc == COLLIO_OK; j++) {
+        if (pc[j] < 0 || xc[j] < 0 || pc[j] > INT32_MAX || xc[j] > INT32_MAX
+            || (j >= n && (pc[j] > 0 || xc[j] > 0)))
             rc = COLLIO_ERR_OVERFLOW;
         nrp += pc[j];
         nrx += xc[j];
@@ -199,18 +208,16 @@ static int finish_job(collio_plan *p, pass_job *j, int k)
     return rc;
 }
 
-/* Collective: the k phases and the final steps of n passes side by side
- * (rc: a local failure from before, carried into the first agreement).
- * Slots alternate -1 (stream), 0, 1, 0, ... from the first phase that
- * moves data. Returns the code every rank agreed on. */
+/* Collective: the k phases and the final steps of n <= MAX_PASSES passes
+ * side by side (rc: a local failure from before, carried into the first
+ * phase's agreement). Slots alternate -1 (stream), 0, 1, 0, ... from the
+ * first phase that moves data. Returns this rank's code: every rank
+ * stopped at the same phase, but a failure in the final steps is local
+ * (the caller agrees on it). */
 static int build_passes(collio_plan *p, pass_job *jobs, int n, int k, int rc)
 {
-    int64_t *cnt = calloc((size_t)3 * (size_t)n, sizeof *cnt);
-    collio__segvec *kept = calloc((size_t)n, sizeof *kept);
-    if (rc == COLLIO_OK && (cnt == NULL || kept == NULL))
-        rc = COLLIO_ERR_NOMEM;
-    rc = collio__agree(p->comm, rc); /* the arrays below exist everywhere */
-    int64_t *mine = cnt, *pc = cnt + n, *xc = cnt + 2 * n;
+    int64_t mine[MAX_PASSES], pc[MAX_PASSES], xc[MAX_PASSES];
+    collio__segvec kept[MAX_PASSES];
     for (int ph = 0; ph < k && rc == COLLIO_OK; ph++) {
         collio__mp_step st;
         collio__mp_step_of(p->nranks, p->layout->nglobal, p->rank, ph, &st);
@@ -257,9 +264,7 @@ static int build_passes(collio_plan *p, pass_job *jobs, int n, int k, int rc)
     }
     for (int j = 0; j < n && rc == COLLIO_OK; j++)
         rc = finish_job(p, &jobs[j], k);
-    free(cnt);
-    free(kept);
-    return collio__agree(p->comm, rc);
+    return rc;
 }
 
 /* A round's pass ends in slot 1 (its final scatter goes to F, not to a
@@ -307,20 +312,24 @@ void collio__mp_drop_rounds(collio__mp_plan *mp)
     mp->fsize = mp->spill = 0;
 }
 
-/* Collective. The automatic choice keeps the rounds only where they need
- * less memory than one pass on the rank that needs the most: at P = 2^n
- * they do (F + spill against two work buffers); where a rank receives
- * from a lonely rank too (other P), they can need more. */
-static int keep_rounds_if_smaller(collio_plan *p, collio__mp_plan *mp)
+/* Collective: agrees on rc and, for the automatic choice, keeps the
+ * rounds only where they need less memory than one pass on the rank that
+ * needs the most -- one MPI_Allreduce for both. At P = 2^n they do (F +
+ * spill against two work buffers); where a rank receives from a lonely
+ * rank too (other P), or a round holds a block more than its share, they
+ * can need more. */
+static int agree_and_choose(collio_plan *p, collio__mp_plan *mp, int rc)
 {
-    int64_t mine[2] = {mp->fsize + mp->spill,
+    int64_t mine[3] = {rc, mp->fsize + mp->spill,
                        mp->whole.bufsize[0] + mp->whole.bufsize[1]};
-    int64_t most[2];
-    if (MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
+    int64_t most[3];
+    if (MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
-    if (most[0] >= most[1])
+    rc = (int)most[0];
+    if (rc == COLLIO_OK && mp->nrounds > 0 && p->opts.write_rounds == 0
+        && most[1] >= most[2])
         collio__mp_drop_rounds(mp);
-    return COLLIO_OK;
+    return rc;
 }
 
 /* Sets up the rounds of a plan without building them: count (options
@@ -359,17 +368,12 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
     for (int i = 0; i < COLLIO_MAX_PHASES; i++)
         mp->whole.ph[i].send_type = mp->whole.ph[i].recv_type =
             mp->whole.ph[i].xrecv_type = MPI_DATATYPE_NULL;
-    /* the same decision on every rank, so a failure here is everybody's */
+    /* (a failed allocation leaves this rank without rounds: its error
+     * reaches the others at the first agreement, before any count of
+     * passes matters) */
     int rc = rounds_setup(p, mp);
-    if (rc != COLLIO_OK)
-        return rc;
-    const int n = 1 + mp->nrounds;
-    pass_job *jobs = calloc((size_t)n, sizeof *jobs);
-    if (jobs == NULL)
-        rc = COLLIO_ERR_NOMEM;
-    rc = collio__agree(p->comm, rc);
-    if (rc != COLLIO_OK)
-        return rc;
+    const int n = 1 + mp->nrounds; /* <= MAX_PASSES: write_rounds <= 62 */
+    pass_job jobs[MAX_PASSES];
     int64_t dlo = 0, dhi = 0;
     collio__domain_range(l->nglobal, p->nranks,
                          collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);
@@ -394,12 +398,9 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
     rc = build_passes(p, jobs, n, mp->nphases, rc);
     for (int j = 0; j < n; j++)
         collio__segvec_free(&jobs[j].held);
-    free(jobs);
     for (int i = 0; i < mp->nrounds && rc == COLLIO_OK; i++) {
         round_slots(&mp->rounds[i], mp->nphases);
         collio__mp_round_place(&mp->rounds[i], mp->fsize, &mp->spill);
     }
-    if (rc == COLLIO_OK && mp->nrounds > 0 && p->opts.write_rounds == 0)
-        rc = keep_rounds_if_smaller(p, mp);
-    return rc;
+    return agree_and_choose(p, mp, rc);
 }
