@@ -249,10 +249,11 @@ typedef struct collio_plan_options {
     int destroy_input;   /* 1: collio_write may use the user's buffer as
                             scratch space; its contents are undefined
                             after the call (as FFTW_DESTROY_INPUT). Lets
-                            multiphase keep one work buffer instead of two
-                            (extra memory 1x instead of 2x the local data;
-                            reads always do so, their buffer is output).
-                            0 (default): the buffer is left untouched. */
+                            multiphase use it as its second work buffer:
+                            one pass (no rounds) with 1x the local data in
+                            work buffers. 0 (default): the buffer is left
+                            untouched (multiphase then writes in rounds,
+                            see write_rounds). */
     int write_rounds;    /* multiphase writes that leave the user's buffer
                             untouched: the data moves in rounds (half of
                             every domain, then a quarter, ...) whose work
