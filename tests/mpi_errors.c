@@ -310,11 +310,18 @@ static void file_errors(tu_ctx *t)
     tu_remove(t, path);
 }
 
-/* Writes that must fail, per strategy and backend. */
-static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
+/* Writes that must fail, per strategy and backend; rounds != 0: the plan
+ * option write_rounds (multiphase: writes and reads in rounds, which the
+ * small data here does not get by default). */
+static void write_errors(tu_ctx *t, const char *strategy, int rounds, collio_backend be)
 {
     const char *bn = be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio";
-    char what[256], path[1024];
+    char what[256], path[1024], label[96];
+    snprintf(label, sizeof label, rounds ? "%s(write_rounds=%d)" : "%s", strategy,
+             rounds);
+    collio_plan_options po;
+    collio_plan_options_init(&po);
+    po.write_rounds = rounds;
     int64_t n = 0;
     const int64_t ng = 1000;
     const size_t es = 8;
@@ -322,7 +329,7 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
     collio_plan *p = NULL;
     collio_file *f = NULL;
     if (!l
-        || !TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, NULL, &p), COLLIO_OK,
+        || !TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
                       "plan")) {
         collio_layout_free(&l);
         return;
@@ -341,7 +348,7 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
 
     snprintf(what, sizeof what,
              "BUFSIZE: write, one byte more on the last rank strategy=%s backend=%s",
-             strategy, bn);
+             label, bn);
     if (begin(t, what)) {
         tu_posix_put(t, path, prev, prevn);
         if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK,
@@ -357,8 +364,8 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
             free(got);
         }
     }
-    snprintf(what, sizeof what, "ABORT: after a good write strategy=%s backend=%s",
-             strategy, bn);
+    snprintf(what, sizeof what, "ABORT: after a good write strategy=%s backend=%s", label,
+             bn);
     if (begin(t, what)) {
         tu_posix_put(t, path, prev, prevn);
         if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_CREATE, be, 0, &f), COLLIO_OK,
@@ -391,7 +398,7 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
                  victim < 0    ? "all ranks"
                  : victim == 0 ? "rank 0"
                                : "the last rank",
-                 strategy, bn);
+                 label, bn);
         if (!begin(t, what))
             continue;
         tu_posix_put(t, path, prev, prevn);
@@ -418,8 +425,8 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
         free(got);
     }
     /* Reads. */
-    snprintf(what, sizeof what, "EOF/BUFSIZE/STATE: reads strategy=%s backend=%s",
-             strategy, bn);
+    snprintf(what, sizeof what, "EOF/BUFSIZE/STATE: reads strategy=%s backend=%s", label,
+             bn);
     if (begin(t, what)) {
         size_t fulln = 0;
         unsigned char *full = tu_expected_file(ng, es, 3, 24, 1, &fulln);
@@ -456,7 +463,7 @@ static void write_errors(tu_ctx *t, const char *strategy, collio_backend be)
     }
     snprintf(what, sizeof what,
              "OVERFLOW: base_offset + data beyond INT64_MAX strategy=%s backend=%s",
-             strategy, bn);
+             label, bn);
     if (begin(t, what)) {
         if (TU_RC_ALL(t, open_be(t, path, COLLIO_FILE_INPLACE, be, INT64_MAX - 100, &f),
                       COLLIO_OK, "open with huge base")) {
@@ -500,8 +507,9 @@ int main(int argc, char **argv)
         const char *name = collio_strategy_name(s);
         if (collio_strategy_is_canonical(name) != 1)
             continue;
-        write_errors(&t, name, COLLIO_BACKEND_POSIX);
-        write_errors(&t, name, COLLIO_BACKEND_MPIIO);
+        write_errors(&t, name, 0, COLLIO_BACKEND_POSIX);
+        write_errors(&t, name, 0, COLLIO_BACKEND_MPIIO);
     }
+    write_errors(&t, "multiphase", 2, COLLIO_BACKEND_POSIX);
     return tu_finish(&t);
 }
