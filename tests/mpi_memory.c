@@ -8,6 +8,7 @@
  *  - collio_layout_set_memory_datatype: elements at a stride with gaps
  *    (resized type x nlocal; one vector type), and in reversed memory order
  *    (hindexed); gap bytes must be left untouched by reads.
+ * multiphase also runs with write_rounds = 2 (reads in rounds).
  * File bytes are checked against the independent expectation (testutil),
  * read buffers against the independent enumeration of the rank's indices.
  *
@@ -125,11 +126,13 @@ static int64_t compare_mem(const unsigned char *buf, size_t bytes, const mem_map
     return bad;
 }
 
+/* rounds != 0: plan option write_rounds (multiphase in rounds). */
 static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
-                     mem_kind mk, collio_backend be, uint64_t seed0)
+                     mem_kind mk, collio_backend be, uint64_t seed0, int rounds)
 {
-    tu_case(t, "%s memory=%s strategy=%s backend=%s", d->name, mem_names[mk], strategy,
-            be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio");
+    tu_case(t, "%s memory=%s strategy=%s backend=%s write_rounds=%d", d->name,
+            mem_names[mk], strategy, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
+            rounds);
     if (!tu_case_enabled(t))
         return;
     int canonical = collio_strategy_is_canonical(strategy) == 1;
@@ -163,7 +166,10 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     if (bytes < m.need)
         bytes = m.need; /* keep going without overrunning our own buffer */
     buf = malloc(bytes + 1);
-    if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, NULL, &p), COLLIO_OK,
+    collio_plan_options po;
+    collio_plan_options_init(&po);
+    po.write_rounds = rounds;
+    if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
                    "plan"))
         goto done;
     collio_layout_free(&l);
@@ -213,8 +219,13 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
         for (int mk = 0; mk < MEM__N; mk++)
             run_case(t, d, name, (mem_kind)mk,
                      (mk + s + which) % 2 ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX,
-                     (uint64_t)(100 * which + mk));
+                     (uint64_t)(100 * which + mk), 0);
     }
+    /* multiphase in rounds: reads through the rounds into the library's
+     * packed copy (writes with a packed copy take one pass) */
+    for (int mk = 0; mk < MEM__N; mk++)
+        run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
+                 (uint64_t)(100 * which + 50 + mk), 2);
     tu_desc_free(d);
 }
 
