@@ -20,12 +20,16 @@
  *   memory: F + spill, about (1 + 2^-(nrounds-1)) x the local data for
  *   balanced layouts.
  *
- * A round is an ordinary pass of phases (multiphase.c builds it from the
- * round's pieces of the layout, with the same schedule), so every rank
+ * A round is an ordinary pass of phases (multiphase_inspect.c builds it
+ * from the round's pieces of the layout, with the same schedule, side by
+ * side with the other rounds), so every rank
  * still ends with one contiguous domain and writes it once. Where a round
  * holds more than its share in some phase (uneven layouts, or the rank
  * that also receives from a lonely rank at P != 2^n), its buffers take the
- * room they need, and the spill area grows to the largest overrun.
+ * room they need, and the spill area grows to the largest overrun (at
+ * P = 16, 100 MB, bx = 65536 a round of a few 256 KiB blocks has a rank
+ * holding a block more than its share: 1.12x). Reads run the rounds
+ * backwards in the same buffer (multiphase_exec.c).
  */
 #include "multiphase.h"
 
