@@ -1,6 +1,6 @@
 /*
  * multiphase_exec.c -- the executor of the multiphase strategy: runs a plan
- * made by multiphase_plan.c / multiphase.c, moving data only.
+ * made by multiphase_inspect.c, moving data only.
  *
  * Write: for each phase, post the receives into buffer B (one contiguous
  * region per sender), send the pieces of A (one message, an MPI hindexed
@@ -9,9 +9,10 @@
  * issue the file runs (one request after all phases). A write that must
  * leave the stream intact runs that once per round (multiphase_rounds.c),
  * with the round's A and B inside F, each round scattering into its range
- * of F; then F goes out in one request. Read: the same backwards (one
- * pass): file runs into F, gather F -> A, phases in reverse (what was
- * received goes back to its sender, the sent pieces come back into A).
+ * of F; then F goes out in one request. Read: the same backwards: file
+ * runs into F, gather F -> A, phases in reverse (what was received goes
+ * back to its sender, the sent pieces come back into A); through a plan
+ * with rounds, round by round, last round first.
  *
  * Memory: the two work buffers of a pass (their sizes are the largest
  * amounts held in any phase), the second one the stream when it may serve
