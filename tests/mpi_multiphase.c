@@ -32,9 +32,10 @@ static int all_phases(int P)
     return n;
 }
 
-/* The plan options the tests vary: phases, destroy_input, write_rounds. */
+/* The plan options the tests vary: phases, destroy_input, write_rounds,
+ * and keep_buffers = 0 (fresh; 0 keeps the default). */
 typedef struct mp_opts {
-    int k, destroy, rounds;
+    int k, destroy, rounds, fresh;
 } mp_opts;
 
 static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp_opts *mo,
@@ -46,9 +47,26 @@ static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp
         o.phases = mo->k;
         o.destroy_input = mo->destroy;
         o.write_rounds = mo->rounds;
+        o.keep_buffers = !mo->fresh;
     }
     int rc = collio_plan_create(t->comm, l, strategy, &o, p);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
+}
+
+/* A multiphase plan of d with options mo (the layout, made here, is freed
+ * again: the plan keeps what it needs) and the rank's global indices
+ * (*idx / *n, malloc'd; the caller frees them either way). 1 if the plan
+ * was made. */
+static int plan_of(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo, int64_t **idx,
+                   int64_t *n, collio_plan **p)
+{
+    collio_layout *l = NULL;
+    int rc = tu_desc_make(d, t->comm, &l);
+    tu_enumerate(d, t->rank, t->nranks, idx, n);
+    int ok =
+        TU_RC_ALL(t, rc, COLLIO_OK, "layout") && make_plan(t, l, "multiphase", mo, p);
+    collio_layout_free(&l);
+    return ok;
 }
 
 /* Rounds a write should run (the rule of collio.h's write_rounds, for
@@ -134,14 +152,9 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
             destroy ? " destroy_input" : "", mo->rounds);
     if (!tu_case_enabled(t))
         return;
-    collio_layout *l = NULL;
-    int rc = tu_desc_make(d, t->comm, &l);
-    if (!TU_RC_ALL(t, rc, COLLIO_OK, "layout"))
-        return;
     int64_t *idx = NULL, n = 0;
-    tu_enumerate(d, t->rank, t->nranks, &idx, &n);
     collio_plan *p = NULL;
-    if (make_plan(t, l, "multiphase", mo, &p)) {
+    if (plan_of(t, d, mo, &idx, &n, &p)) {
         size_t bytes = (size_t)n * d->esize;
         unsigned char *buf = malloc(bytes + 1), *back = calloc(1, bytes + 1);
         tu_fill(buf, idx, n, d->esize, seed);
@@ -173,25 +186,25 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
         tu_remove(t, path);
         free(buf);
         free(back);
-        collio_plan_free(&p);
     }
+    collio_plan_free(&p);
     free(idx);
-    collio_layout_free(&l);
 }
 
 static void all_k(tu_ctx *t, const tu_layout_desc *d, uint64_t seed)
 {
     int all = all_phases(t->nranks);
     for (int k = 0; k <= all; k++)
-        roundtrip(t, d, &(mp_opts){k, 0, -1}, COLLIO_BACKEND_POSIX, seed + (uint64_t)k);
+        roundtrip(t, d, &(mp_opts){k, 0, -1, 0}, COLLIO_BACKEND_POSIX,
+                  seed + (uint64_t)k);
     /* the user's buffer as the second work buffer: all phases and one */
-    roundtrip(t, d, &(mp_opts){0, 1, 0}, COLLIO_BACKEND_POSIX, seed + 100);
+    roundtrip(t, d, &(mp_opts){0, 1, 0, 0}, COLLIO_BACKEND_POSIX, seed + 100);
     if (all > 1)
-        roundtrip(t, d, &(mp_opts){1, 1, 0}, COLLIO_BACKEND_POSIX, seed + 101);
+        roundtrip(t, d, &(mp_opts){1, 1, 0, 0}, COLLIO_BACKEND_POSIX, seed + 101);
     /* writes in rounds: one halving, a few, and more than the data allows */
     static const int rounds[] = {1, 3, 40};
     for (int i = 0; i < 3; i++)
-        roundtrip(t, d, &(mp_opts){0, 0, rounds[i]}, COLLIO_BACKEND_POSIX,
+        roundtrip(t, d, &(mp_opts){0, 0, rounds[i], 0}, COLLIO_BACKEND_POSIX,
                   seed + 200 + (uint64_t)i);
 }
 
@@ -223,8 +236,8 @@ static void test_block_cyclic(tu_ctx *t)
     }
     tu_layout_desc d; /* the MPI-IO backend once */
     tu_desc_block_cyclic(&d, 3001, 3, 4);
-    roundtrip(t, &d, &(mp_opts){0, 0, 0}, COLLIO_BACKEND_MPIIO, 7);
-    roundtrip(t, &d, &(mp_opts){0, 0, 2}, COLLIO_BACKEND_MPIIO, 8);
+    roundtrip(t, &d, &(mp_opts){0, 0, 0, 0}, COLLIO_BACKEND_MPIIO, 7);
+    roundtrip(t, &d, &(mp_opts){0, 0, 2, 0}, COLLIO_BACKEND_MPIIO, 8);
     tu_desc_free(&d);
 }
 
@@ -333,11 +346,11 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
         random_desc(&d, t->rank, t->nranks, seed);
         /* a third each: random k; all phases with the user's buffer as
          * scratch; all phases in 1..4 halving rounds */
-        mp_opts mo = {all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0, 0, -1};
+        mp_opts mo = {all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0, 0, -1, 0};
         if (c % 3 == 1)
-            mo = (mp_opts){0, 1, 0};
+            mo = (mp_opts){0, 1, 0, 0};
         else if (c % 3 == 2)
-            mo = (mp_opts){0, 0, 1 + c % 4};
+            mo = (mp_opts){0, 0, 1 + c % 4, 0};
         const int destroy = mo.destroy;
         tu_case(t, "%s vs serial k=%d%s write_rounds=%d", d.name, mo.k,
                 destroy ? " destroy_input" : "", mo.rounds);
@@ -433,18 +446,11 @@ static void test_reuse(tu_ctx *t)
         tu_case(t, "plan reused for 10 writes: %s write_rounds=%d", d.name, rounds);
         if (!tu_case_enabled(t))
             continue;
-        collio_layout *l = NULL;
-        int rc = tu_desc_make(&d, t->comm, &l);
         int64_t *idx = NULL, n = 0;
-        tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
-        collio_plan *p = NULL;
-        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")
-            && make_plan(t, l, "multiphase", &(mp_opts){0, 0, rounds}, &p)) {
-            collio_layout_free(&l); /* the plan keeps what it needs */
+        collio_plan *p = NULL; /* (its layout is freed already) */
+        if (plan_of(t, &d, &(mp_opts){0, 0, rounds, 0}, &idx, &n, &p))
             plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL);
-        }
         collio_plan_free(&p);
-        collio_layout_free(&l);
         free(idx);
     }
     tu_desc_free(&d);
@@ -475,7 +481,8 @@ static void test_work_memory(tu_ctx *t)
     tu_layout_desc d;
     tu_desc_block_cyclic(&d, (int64_t)t->nranks * 262144, 1, 4);
     const int pow2 = (t->nranks & (t->nranks - 1)) == 0;
-    static const mp_opts variants[] = {{0, 0, -1}, {0, 1, 0}, {0, 0, 2}, {0, 0, 0}};
+    static const mp_opts variants[] = {
+        {0, 0, -1, 0}, {0, 1, 0, 0}, {0, 0, 2, 0}, {0, 0, 0, 0}};
     for (int keep = 0; keep <= 1; keep++) {
         int64_t plain = INT64_MAX; /* the one-pass default write's work_bytes */
         for (int v = 0; v < 4; v++) {
@@ -484,19 +491,10 @@ static void test_work_memory(tu_ctx *t)
                     d.name, keep, mo->destroy, mo->rounds);
             if (!tu_case_enabled(t))
                 continue;
-            collio_layout *l = NULL;
-            int rc = tu_desc_make(&d, t->comm, &l);
             int64_t *idx = NULL, n = 0;
-            tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
-            collio_plan_options o;
-            collio_plan_options_init(&o);
-            o.keep_buffers = keep;
-            o.destroy_input = mo->destroy;
-            o.write_rounds = mo->rounds;
             collio_plan *p = NULL;
-            if (TU_RC_ALL(t, rc, COLLIO_OK, "layout"))
-                rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-            if (TU_RC_ALL(t, rc, COLLIO_OK, "plan")) {
+            if (plan_of(t, &d, &(mp_opts){mo->k, mo->destroy, mo->rounds, !keep}, &idx,
+                        &n, &p)) {
                 enum { CALLS = 2 };
                 collio_stats w[CALLS], r[CALLS];
                 memset(w, 0, sizeof w);
@@ -526,7 +524,6 @@ static void test_work_memory(tu_ctx *t)
                              (long long)plain);
             }
             collio_plan_free(&p);
-            collio_layout_free(&l);
             free(idx);
         }
     }

@@ -347,7 +347,8 @@ static int rounds_alloc(collio_plan *p, work_bufs *wb)
 }
 
 /* Where the slots of round r lie in F. */
-static void round_slots(const collio__mp_round *r, char *F, size_t esize, char *slot[2])
+static void round_slot_ptrs(const collio__mp_round *r, char *F, size_t esize,
+                            char *slot[2])
 {
     for (int s = 0; s < 2; s++)
         slot[s] = r->pass.bufsize[s] > 0 ? F + r->slot_pos[s] * (int64_t)esize : NULL;
@@ -368,7 +369,7 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
     for (int i = 0; i < mp->nrounds; i++) {
         const collio__mp_round *r = &mp->rounds[i];
         char *slot[2];
-        round_slots(r, F, mp->esize, slot);
+        round_slot_ptrs(r, F, mp->esize, slot);
         const char *a = write_phases(p, &r->pass, slot, stream, &rc);
         scatter(p, &r->pass.fin, a, F + r->target * (int64_t)mp->esize);
     }
@@ -471,7 +472,7 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
     for (int i = mp->nrounds - 1; i >= 0; i--) {
         const collio__mp_round *r = &mp->rounds[i];
         char *slot[2];
-        round_slots(r, F, mp->esize, slot);
+        round_slot_ptrs(r, F, mp->esize, slot);
         gather(p, &r->pass.fin, F + r->target * (int64_t)mp->esize,
                slot_ptr(slot, stream, r->pass.fin.src_slot));
         read_phases(p, &r->pass, slot, stream, &rc);

@@ -269,7 +269,7 @@ static int build_passes(collio_plan *p, pass_job *jobs, int n, int k, int rc)
 
 /* A round's pass ends in slot 1 (its final scatter goes to F, not to a
  * slot): swap the slot labels where the last phase filled slot 0. */
-static void round_slots(collio__mp_round *r, int k)
+static void end_in_slot1(collio__mp_round *r, int k)
 {
     collio__mp_pass *ps = &r->pass;
     if (ps->fin.src_slot != 0)
@@ -335,7 +335,15 @@ static int agree_and_choose(collio_plan *p, collio__mp_plan *mp, int rc)
 /* Sets up the rounds of a plan without building them: count (options
  * and sizes only, so the same on every rank), F's size, each round's
  * target. 0 rounds where there are none to build. */
-static int rounds_setup(collio_plan *p, collio__mp_plan *mp)
+/* No datatypes yet (collio__mp_pass_free frees the others). */
+static void pass_init(collio__mp_pass *ps)
+{
+    for (int ph = 0; ph < COLLIO_MAX_PHASES; ph++)
+        ps->ph[ph].send_type = ps->ph[ph].recv_type = ps->ph[ph].xrecv_type =
+            MPI_DATATYPE_NULL;
+}
+
+static int rounds_setup(collio_plan *p, collio__mp_plan *mp, int64_t fsize)
 {
     const collio_layout *l = p->layout;
     if (mp->nphases != mp->allphases || mp->allphases == 0 || p->opts.destroy_input
@@ -349,34 +357,27 @@ static int rounds_setup(collio_plan *p, collio__mp_plan *mp)
     if (mp->rounds == NULL)
         return COLLIO_ERR_NOMEM;
     mp->nrounds = n;
-    for (int i = 0; i < n; i++)
-        for (int ph = 0; ph < COLLIO_MAX_PHASES; ph++)
-            mp->rounds[i].pass.ph[ph].send_type = mp->rounds[i].pass.ph[ph].recv_type =
-                mp->rounds[i].pass.ph[ph].xrecv_type = MPI_DATATYPE_NULL;
-    int64_t dlo, dhi;
-    collio__domain_range(l->nglobal, p->nranks,
-                         collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);
-    mp->fsize = dhi - dlo;
-    for (int i = 0; i < n; i++)
-        mp->rounds[i].target = collio__mp_round_start(mp->fsize, i, n);
+    mp->fsize = fsize;
+    for (int i = 0; i < n; i++) {
+        pass_init(&mp->rounds[i].pass);
+        mp->rounds[i].target = collio__mp_round_start(fsize, i, n);
+    }
     return COLLIO_OK;
 }
 
 int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
 {
     const collio_layout *l = p->layout;
-    for (int i = 0; i < COLLIO_MAX_PHASES; i++)
-        mp->whole.ph[i].send_type = mp->whole.ph[i].recv_type =
-            mp->whole.ph[i].xrecv_type = MPI_DATATYPE_NULL;
+    pass_init(&mp->whole);
+    int64_t dlo = 0, dhi = 0; /* the rank's domain after all phases */
+    collio__domain_range(l->nglobal, p->nranks,
+                         collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);
     /* (a failed allocation leaves this rank without rounds: its error
      * reaches the others at the first agreement, before any count of
      * passes matters) */
-    int rc = rounds_setup(p, mp);
+    int rc = rounds_setup(p, mp, dhi - dlo);
     const int n = 1 + mp->nrounds; /* <= MAX_PASSES: write_rounds <= 62 */
     pass_job jobs[MAX_PASSES];
-    int64_t dlo = 0, dhi = 0;
-    collio__domain_range(l->nglobal, p->nranks,
-                         collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);
     jobs[0] = (pass_job){&mp->whole, {0}, l->nlocal, -1, -1, 1, -1};
     for (int64_t i = 0; i < l->nsegs && rc == COLLIO_OK; i++)
         rc = collio__segvec_push_seg(&jobs[0].held, &l->segs[i]);
@@ -399,7 +400,7 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
     for (int j = 0; j < n; j++)
         collio__segvec_free(&jobs[j].held);
     for (int i = 0; i < mp->nrounds && rc == COLLIO_OK; i++) {
-        round_slots(&mp->rounds[i], mp->nphases);
+        end_in_slot1(&mp->rounds[i], mp->nphases);
         collio__mp_round_place(&mp->rounds[i], mp->fsize, &mp->spill);
     }
     return agree_and_choose(p, mp, rc);
