@@ -67,7 +67,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 13 + COLLIO_BENCH_PHASE_COLS };
+    enum { NMAX = 14 + COLLIO_BENCH_PHASE_COLS };
     double mx[NMAX] = {st.inspect_s,
                        st.exchange_s,
                        st.file_s,
@@ -80,9 +80,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
                        (double)st.nphases,
                        st.copy_s,
                        (double)st.work_bytes / (1024.0 * 1024.0),
-                       (double)st.nrounds};
+                       (double)st.nrounds,
+                       (double)st.exchange};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[13 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+        mx[14 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
     int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
@@ -101,8 +102,9 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     if (r->nphases > COLLIO_BENCH_PHASE_COLS)
         r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[13 + i];
+        r->phase_s[i] = gmx[14 + i];
     r->nrounds = (int)gmx[12];
+    r->exchange = (int)gmx[13];
     r->copy_s = gmx[10];
     r->work_mb = gmx[11];
     r->bytes_sent = gsm[0];
@@ -261,6 +263,7 @@ static int run_case(bench_ctx *x, int ci)
         collio_plan_options_init(&po);
         po.phases = x->vars[vi].phases;
         po.write_rounds = x->vars[vi].rounds;
+        po.exchange = x->vars[vi].exchange;
         po.destroy_input = cfg->destroy_input;
         rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);
         if (rc) {
@@ -328,6 +331,26 @@ static int run_case(bench_ctx *x, int ci)
     return rc;
 }
 
+/* "multiphase(k=2,r=3,x=direct)": the options a variant list varies. */
+static void variant_label(bench_variant *v, int show_rounds, int show_exchange)
+{
+    static const char *xname[] = {"auto", "hypercube", "direct"};
+    char opt[48] = "";
+    size_t n = 0;
+    if (v->phases > 0)
+        n += (size_t)snprintf(opt + n, sizeof opt - n, ",k=%d", v->phases);
+    if (show_rounds && n < sizeof opt)
+        n += (size_t)snprintf(opt + n, sizeof opt - n, ",r=%d", v->rounds);
+    if (show_exchange && n < sizeof opt)
+        n += (size_t)snprintf(opt + n, sizeof opt - n, ",x=%s", xname[v->exchange]);
+    char label[sizeof v->label];
+    if (n > 0)
+        snprintf(label, sizeof label, "%s(%s)", v->strategy, opt + 1);
+    else
+        snprintf(label, sizeof label, "%s", v->strategy);
+    memcpy(v->label, label, sizeof label);
+}
+
 /* Strategy variants from --strategies (or all registered) and --phases. */
 static int make_variants(bench_ctx *x)
 {
@@ -355,22 +378,18 @@ static int make_variants(bench_ctx *x)
         int mp = strcmp(s, "multiphase") == 0;
         int nk = mp && cfg->nphases > 0 ? cfg->nphases : 1;
         int nr = mp && cfg->nrounds > 0 ? cfg->nrounds : 1;
-        for (int k = 0; k < nk * nr; k++) {
+        int ne = mp && cfg->nexchange > 0 ? cfg->nexchange : 1;
+        for (int k = 0; k < nk * nr * ne; k++) {
             if (x->nvars >= MAX_VARIANTS)
                 return COLLIO_ERR_ARG;
             bench_variant *v = &x->vars[x->nvars++];
             snprintf(v->strategy, sizeof v->strategy, "%s", s);
-            v->phases = mp && cfg->nphases > 0 ? cfg->phases[k / nr] : 0; /* 0: all */
-            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[k % nr] : 0; /* 0: auto */
+            /* phases outermost, exchange innermost; 0 = all / auto / auto */
+            v->phases = mp && cfg->nphases > 0 ? cfg->phases[k / (nr * ne)] : 0;
+            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[k / ne % nr] : 0;
+            v->exchange = mp && cfg->nexchange > 0 ? cfg->exchange[k % ne] : 0;
             v->canonical = canon;
-            char opt[40] = "";
-            if (v->phases > 0 && cfg->nrounds > 0)
-                snprintf(opt, sizeof opt, "(k=%d,r=%d)", v->phases, v->rounds);
-            else if (v->phases > 0)
-                snprintf(opt, sizeof opt, "(k=%d)", v->phases);
-            else if (mp && cfg->nrounds > 0)
-                snprintf(opt, sizeof opt, "(r=%d)", v->rounds);
-            snprintf(v->label, sizeof v->label, "%s%s", s, opt);
+            variant_label(v, mp && cfg->nrounds > 0, mp && cfg->nexchange > 0);
         }
     }
     return COLLIO_OK;

@@ -48,6 +48,8 @@ typedef struct collio_bench_config {
     int nphases;                       /* 0: one variant, all phases */
     int rounds[COLLIO_BENCH_MAX_LIST]; /* multiphase: write_rounds values */
     int nrounds;                       /* 0: one variant, default rounds */
+    int exchange[COLLIO_BENCH_MAX_LIST]; /* multiphase: collio_exchange values */
+    int nexchange;                       /* 0: one variant, automatic */
     int reps;                          /* runs per (case, variant, op) */
     double max_time;                   /* s per (case, variant): stop its
                                           reps once exceeded; 0: never */

@@ -47,6 +47,9 @@ void collio_bench_usage(FILE *out)
                  "                         plan option (0 = automatic, the default;\n"
                  "                         -1 = one pass; r = r halvings); crossed\n"
                  "                         with --phases\n"
+                 "  --exchange x[,x...]    multiphase: one variant per exchange plan\n"
+                 "                         option, auto (default), hypercube or\n"
+                 "                         direct; crossed with the two above\n"
                  "  --esize BYTES          element size (4, i.e. float32)\n"
                  "  --dir DIR              where the files go (.); removed after\n"
                  "  --csv FILE             one row per run\n"
@@ -101,6 +104,27 @@ static int parse_ops(const char *arg, collio_bench_config *cfg)
             return -1;
     }
     return cfg->do_write || cfg->do_read ? 0 : -1;
+}
+
+/* --exchange auto,hypercube,direct: returns how many, -1 on a bad name */
+static int parse_exchange(const char *arg, collio_bench_config *cfg)
+{
+    static const char *names[] = {"auto", "hypercube", "direct"};
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int x = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(t, names[i]) == 0)
+                x = i;
+        if (x < 0 || n == COLLIO_BENCH_MAX_LIST)
+            return -1;
+        cfg->exchange[n++] = x;
+    }
+    cfg->nexchange = n;
+    return n > 0 ? n : -1;
 }
 
 int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *out,
@@ -188,6 +212,9 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
                 cfg->rounds[k] = (int)list[k];
             }
             cfg->nrounds = n;
+        } else if (strcmp(o, "--exchange") == 0) {
+            if ((n = parse_exchange(a, cfg)) < 1)
+                goto bad;
         } else if (strcmp(o, "--esize") == 0) {
             if (parse_i64(a, &v) || v < 1 || v > (1 << 20))
                 goto bad;

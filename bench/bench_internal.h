@@ -22,9 +22,10 @@ typedef struct bench_case {
 /* How it is written: a strategy, with multiphase's requested phases. */
 typedef struct bench_variant {
     char strategy[COLLIO_BENCH_NAME_LEN];
-    char label[COLLIO_BENCH_NAME_LEN + 40]; /* "multiphase(k=2,r=3)" */
+    char label[COLLIO_BENCH_NAME_LEN + 48]; /* "multiphase(k=2,r=3)" */
     int phases;                             /* plan option; 0 = all */
     int rounds;                             /* plan option write_rounds */
+    int exchange;                           /* plan option exchange */
     int canonical;                          /* writes canonical order */
 } bench_variant;
 
@@ -39,6 +40,7 @@ typedef struct bench_row {
     double work_mb; /* stats.work_bytes in MiB, max over ranks */
     int nphases;
     int nrounds; /* stats.nrounds, max over ranks */
+    int exchange; /* stats.exchange (max over ranks; the same on all) */
     double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;
     int64_t file_requests_max, plan_bytes_max;

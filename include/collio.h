@@ -234,6 +234,15 @@ int collio_strategy_is_canonical(const char *name);
 /** Opaque. A reusable schedule for one layout and one strategy. */
 typedef struct collio_plan collio_plan;
 
+/** multiphase: how the data moves to the ranks that write it
+ *  (collio_plan_options.exchange, collio_stats.exchange). */
+typedef enum collio_exchange {
+    COLLIO_EXCHANGE_AUTO = 0,  /* choose by the layout (the default) */
+    COLLIO_EXCHANGE_HYPERCUBE, /* ceil(log2 P) pairwise phases */
+    COLLIO_EXCHANGE_DIRECT     /* the phases merged into one: each piece
+                                  goes straight to its writer */
+} collio_exchange;
+
 typedef struct collio_plan_options {
     int phases;          /* multiphase: exchange phases; 0 = all, i.e.
                             ceil(log2 P) (default); 1..all stop early;
@@ -270,6 +279,22 @@ typedef struct collio_plan_options {
                             data allows; -1: no rounds (one pass, two work
                             buffers). Up to 62; other values:
                             COLLIO_ERR_ARG. */
+    int exchange;        /* multiphase with all phases: a collio_exchange.
+                            HYPERCUBE: the pairwise phases (O(log P)
+                            messages per rank, each element moved up to
+                            log2 P times, work buffers). DIRECT: all
+                            phases merged into one -- each rank sends
+                            every piece straight from the user's buffer
+                            into its writer's file-order buffer (P - 1
+                            messages per rank, each element moved once,
+                            MPI datatypes on both sides, work memory
+                            exactly the rank's file domain).
+                            AUTO (default): DIRECT where the layout's
+                            blocks are long enough for datatypes to
+                            stream them and P is small enough
+                            (docs/multiphase.md), else HYPERCUBE.
+                            DIRECT with 1 <= phases < all, or another
+                            value: COLLIO_ERR_ARG. */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
@@ -337,6 +362,9 @@ typedef struct collio_stats {
     int nrounds;        /* rounds of the last execution (multiphase writes
                            and reads in rounds, plan option write_rounds);
                            0: one pass */
+    int exchange;       /* multiphase: the collio_exchange the plan uses
+                           (HYPERCUBE or DIRECT; DIRECT has nphases = 1);
+                           0 for other strategies */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

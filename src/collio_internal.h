@@ -154,7 +154,7 @@ double collio__now(void); /* MPI_Wtime */
 
 /* Waiting (progress.c). collio__node_oversubscribed (collective): 1 if
  * some node runs more ranks of comm than it has cores. collio__waitall
- * (n <= 4): MPI_Waitall, or when oversubscribed a poll loop that sleeps
+ * (any n): MPI_Waitall, or when oversubscribed a poll loop that sleeps
  * between bursts of MPI_Testall so that waiting ranks leave the cores to
  * working ones. Returns COLLIO_OK or COLLIO_ERR_MPI. */
 int collio__node_oversubscribed(MPI_Comm comm);
@@ -264,6 +264,8 @@ struct collio_plan {
 /* Domain d of ndomains balanced contiguous domains of [0, nglobal):
  * elements [*lo, *hi) (the first nglobal % ndomains hold one more). */
 void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int64_t *hi);
+/* The domain holding element x, 0 <= x < nglobal. */
+int collio__domain_of(int64_t nglobal, int ndomains, int64_t x);
 
 /* Multiphase hypercube schedule (see domains.c): ceil(log2 nranks) phases;
  * phase ph pairs rank r with r XOR 2^ph and splits each group's file range

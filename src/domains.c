@@ -38,6 +38,14 @@ void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int
     *hi = (int64_t)(d + 1) * q + (d + 1 < r ? d + 1 : r);
 }
 
+int collio__domain_of(int64_t nglobal, int ndomains, int64_t x)
+{
+    int64_t q = nglobal / ndomains, r = nglobal % ndomains;
+    if (x < r * (q + 1))
+        return (int)(x / (q + 1));
+    return (int)(r + (x - r * (q + 1)) / q);
+}
+
 /* Walks the bisection for `steps` phases: the group's first domain and
  * size, and the rank's index inside the group (r >> steps). */
 static void walk(int nranks, int rank, int steps, int *base, int *size, int *idx)

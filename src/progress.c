@@ -13,6 +13,7 @@
  */
 #include "collio_internal.h"
 
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,13 +47,32 @@ int collio__node_oversubscribed(MPI_Comm comm)
     return any;
 }
 
+/* Statuses for n requests: a small array on the caller's stack, else
+ * malloc'd (a real array either way: MPICH's MPI_STATUSES_IGNORE sentinel
+ * trips gcc's -Wstringop-overflow). */
+static int waitall_polite(int n, MPI_Request *rq, int oversubscribed, MPI_Status *st);
+
 int collio__waitall(int n, MPI_Request *rq, int oversubscribed)
 {
-    MPI_Status st[4];
     if (n <= 0)
         return COLLIO_OK;
-    if (n > 4)
-        return COLLIO_ERR_ARG; /* callers wait for a partner or two */
+    MPI_Status small[4];
+    if (n <= 4)
+        return waitall_polite(n, rq, oversubscribed, small);
+    MPI_Status *st = malloc((size_t)n * sizeof *st);
+    if (st == NULL) { /* still complete the requests: the peers need them */
+        for (int i = 0; i < n; i++)
+            if (MPI_Wait(&rq[i], small) != MPI_SUCCESS)
+                return COLLIO_ERR_MPI;
+        return COLLIO_OK;
+    }
+    int rc = waitall_polite(n, rq, oversubscribed, st);
+    free(st);
+    return rc;
+}
+
+static int waitall_polite(int n, MPI_Request *rq, int oversubscribed, MPI_Status *st)
+{
     if (!oversubscribed)
         return MPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
     long nap_ns = 1000;

@@ -76,8 +76,13 @@ static int64_t pass_bytes(const collio__mp_pass *ps, int k)
     return b + (ps->fin.nops + ps->fin.nruns) * (int64_t)sizeof(collio__seg);
 }
 
-static int64_t plan_bytes(const collio__mp_plan *mp)
+static int64_t plan_bytes(const collio_plan *p, const collio__mp_plan *mp)
 {
+    if (mp->direct != NULL) /* per peer: two types, two counts, two requests
+                               (the types' own size is the MPI library's) */
+        return (int64_t)(sizeof *mp + sizeof *mp->direct)
+               + p->nranks * (int64_t)(2 * sizeof(MPI_Datatype) + 2 * sizeof(int64_t)
+                                       + 2 * sizeof(MPI_Request));
     int64_t b = (int64_t)sizeof *mp + pass_bytes(&mp->whole, mp->nphases);
     for (int r = 0; r < mp->nrounds; r++)
         b += (int64_t)sizeof *mp->rounds + pass_bytes(&mp->rounds[r].pass, mp->nphases);
@@ -91,6 +96,7 @@ static int mp_plan(collio_plan *p)
     if (mp == NULL)
         return COLLIO_ERR_NOMEM;
     p->impl = mp;
+    collio__mp_pass_init(&mp->whole);
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
@@ -103,10 +109,36 @@ static int mp_plan(collio_plan *p)
         return COLLIO_ERR_ARG; /* same options on every rank: all fail here */
     mp->nphases = k;
     p->stats.nphases = k;
-    int rc = collio__mp_inspect(p, mp); /* multiphase_inspect.c */
+    /* direct = all phases merged: only meaningful with all of them */
+    int x = p->opts.exchange;
+    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && k < mp->allphases)
+        return COLLIO_ERR_ARG; /* same options on every rank */
+    if (x == COLLIO_EXCHANGE_AUTO)
+        x = k == mp->allphases && collio__mp_direct_wanted(p) ? COLLIO_EXCHANGE_DIRECT
+                                                               : COLLIO_EXCHANGE_HYPERCUBE;
+    p->stats.exchange = x;
+    int rc;
+    if (x == COLLIO_EXCHANGE_DIRECT) {
+        p->stats.nphases = 1;
+        rc = collio__agree(p->comm, collio__mp_direct_build(p, mp));
+    } else {
+        rc = collio__mp_inspect(p, mp); /* multiphase_inspect.c */
+    }
     if (rc == COLLIO_OK)
-        p->stats.plan_bytes = plan_bytes(mp);
+        p->stats.plan_bytes = plan_bytes(p, mp);
     return rc;
+}
+
+static int mp_write(collio_plan *p, collio_file *f, const char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    return mp->direct ? collio__mp_direct_write(p, f, stream) : collio__mp_write(p, f, stream);
+}
+
+static int mp_read(collio_plan *p, collio_file *f, char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    return mp->direct ? collio__mp_direct_read(p, f, stream) : collio__mp_read(p, f, stream);
 }
 
 static void mp_free(collio_plan *p)
@@ -114,6 +146,7 @@ static void mp_free(collio_plan *p)
     collio__mp_plan *mp = p->impl;
     if (mp == NULL)
         return;
+    collio__mp_direct_free(mp->direct, p->nranks);
     collio__mp_pass_free(&mp->whole);
     collio__mp_drop_rounds(mp);
     collio__bigbuf_free(mp->held[0]);
@@ -128,7 +161,7 @@ const collio__strategy collio__strategy_multiphase = {
                "then one contiguous write per rank (seeds 001, 004)",
     .canonical = 1,
     .plan = mp_plan,
-    .write = collio__mp_write,
-    .read = collio__mp_read,
+    .write = mp_write,
+    .read = mp_read,
     .free = mp_free,
 };

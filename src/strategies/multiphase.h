@@ -17,6 +17,10 @@
 
 #include "collio_internal.h"
 
+/* Elements per MPI datatype block (counts are int; in bytes below 2^31
+ * for elements of up to 2 bytes, else in units of an element type). */
+#define COLLIO_MP_MAX_BLOCK ((int64_t)1 << 30)
+
 /* n elements from source position src to destination position dst. */
 typedef struct collio__mp_copy {
     int64_t src, dst, n;
@@ -79,6 +83,18 @@ typedef struct collio__mp_round {
     int64_t slot_pos[2]; /* F position of each slot */
 } collio__mp_round;
 
+/* The direct exchange (multiphase_direct.c): all phases merged into one.
+ * Per peer rank (arrays of P): what goes to it, an MPI type over the
+ * stream, and where its data lands, an MPI type over F (the rank's domain
+ * buffer, file order). MPI_DATATYPE_NULL where nothing moves. */
+typedef struct collio__mp_direct {
+    MPI_Datatype *send_type, *recv_type;
+    int64_t *send_elems, *recv_elems;
+    int64_t send_tuples; /* descriptors of what this rank sends */
+    collio__mp_final fin; /* F -> file: one run, the domain */
+    MPI_Request *rq;      /* 2 P requests, kept for the executor */
+} collio__mp_direct;
+
 typedef struct collio__mp_plan {
     int nphases;   /* phases run (k) */
     int allphases; /* ceil(log2 P) */
@@ -89,6 +105,8 @@ typedef struct collio__mp_plan {
     int nrounds;              /* 0: such writes use `whole` too */
     int64_t fsize;            /* rounds: elements of F (the domain) */
     int64_t spill;            /* rounds: elements of the spill area after F */
+    collio__mp_direct *direct; /* non-NULL: the exchange is direct, and
+                                  whole / rounds are not built */
     char *held[2];            /* the work buffers kept between executions
                                  (opts.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
@@ -130,11 +148,61 @@ void collio__mp_final_free(collio__mp_final *fin);
  * set). Returns the code every rank agreed on. */
 int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp);
 
+/* A pass without datatypes yet (every pass starts so: collio__mp_pass_free
+ * frees the others). */
+void collio__mp_pass_init(collio__mp_pass *ps);
+
 /* Frees a pass's descriptors and datatypes (not the pass itself). */
 void collio__mp_pass_free(collio__mp_pass *ps);
 
 /* Frees a plan's rounds; the plan then has none. */
 void collio__mp_drop_rounds(collio__mp_plan *mp);
+
+/* An MPI type covering n ranges (positions in elements) of a buffer, in
+ * bytes; *t = MPI_DATATYPE_NULL if they hold nothing. */
+int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
+                           MPI_Datatype *t);
+
+/* ---- the direct exchange (multiphase_direct.c) */
+
+/* Collective: 1 where the automatic choice (opts.exchange = AUTO) takes the
+ * direct exchange for this layout: the same answer on every rank. */
+int collio__mp_direct_wanted(collio_plan *p);
+
+/* Collective: builds mp->direct from p->layout. Returns this rank's code
+ * (the caller agrees on it). */
+int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp);
+
+void collio__mp_direct_free(collio__mp_direct *d, int nranks);
+
+/* Collective: the executor of a direct plan. */
+int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream);
+int collio__mp_direct_read(collio_plan *p, collio_file *f, char *stream);
+
+/* ---- executor pieces shared by the passes and the direct exchange
+ * (multiphase_exec.c) */
+
+/* The two work buffers of an execution; buf[1] may be the stream. */
+typedef struct collio__mp_bufs {
+    char *buf[2];
+    int owned[2];
+    size_t bytes[2];
+} collio__mp_bufs;
+
+/* Collective: work buffers of need[0] and need[1] elements (buffer 1 the
+ * stream where stream_ok and allowed), agreed across ranks; the plan's
+ * held buffers reused where large enough. */
+int collio__mp_bufs_alloc(collio_plan *p, collio__mp_bufs *w, const int64_t need[2],
+                          int stream_ok);
+
+/* End of an execution: the plan keeps its buffers (opts.keep_buffers) or
+ * frees them. */
+void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w);
+
+/* The file requests of fin between F and the file (to_file: write, else
+ * read), timed into file_s and counted. */
+int collio__mp_file_runs(collio_plan *p, const collio__mp_final *fin, collio_file *f,
+                         char *F, int to_file);
 
 /* ---- rounds (multiphase_rounds.c) */
 

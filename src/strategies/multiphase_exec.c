@@ -127,17 +127,14 @@ void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
 
 /* ------------------------------------------------------ buffers */
 
-/* The two work buffers of an execution: the slots of a pass, or F and the
- * spill buffer of a write in rounds; buf[1] may be the stream. */
-typedef struct work_bufs {
-    char *buf[2];
-    int owned[2];
-    size_t bytes[2];
-} work_bufs;
+/* The two work buffers of an execution (collio__mp_bufs): the slots of a
+ * pass, or F and the spill buffer of a write in rounds, or F alone of a
+ * direct exchange. */
+typedef collio__mp_bufs work_bufs;
 
 /* End of an execution: the plan keeps its own buffers for the next one
  * (opts.keep_buffers) or frees them. */
-static void bufs_done(collio_plan *p, work_bufs *w)
+void collio__mp_bufs_done(collio_plan *p, work_bufs *w)
 {
     collio__mp_plan *mp = p->impl;
     for (int s = 0; s < 2; s++) {
@@ -167,7 +164,8 @@ static void bufs_done(collio_plan *p, work_bufs *w)
  * reused when large enough: a fresh 12 MB mapping per call and buffer
  * costs its page faults every call, and on this machine (8 ranks, 2 cores,
  * huge pages) every other call became 3-4x slower (docs/multiphase.md). */
-static int bufs_alloc(collio_plan *p, work_bufs *w, const int64_t need[2], int stream_ok)
+int collio__mp_bufs_alloc(collio_plan *p, work_bufs *w, const int64_t need[2],
+                          int stream_ok)
 {
     collio__mp_plan *mp = p->impl;
     int rc = COLLIO_OK;
@@ -202,14 +200,14 @@ static int bufs_alloc(collio_plan *p, work_bufs *w, const int64_t need[2], int s
     rc = collio__agree(p->comm, rc);
     p->stats.nphases = mp->nphases;
     if (rc != COLLIO_OK)
-        bufs_done(p, w);
+        collio__mp_bufs_done(p, w);
     return rc;
 }
 
 /* The final file requests: the runs of `fin` between F and the file, one
  * request per block (to_file: write, else read); counted into stats. */
-static int file_runs(collio_plan *p, const collio__mp_final *fin, collio_file *f, char *F,
-                     int to_file)
+int collio__mp_file_runs(collio_plan *p, const collio__mp_final *fin, collio_file *f,
+                         char *F, int to_file)
 {
     const int64_t es = (int64_t)p->layout->esize;
     int rc = COLLIO_OK;
@@ -318,7 +316,7 @@ static int write_whole(collio_plan *p, collio_file *f, const char *stream)
     collio__mp_plan *mp = p->impl;
     const collio__mp_final *fin = &mp->whole.fin;
     work_bufs wb;
-    int rc = bufs_alloc(p, &wb, mp->whole.bufsize, 1);
+    int rc = collio__mp_bufs_alloc(p, &wb, mp->whole.bufsize, 1);
     if (rc != COLLIO_OK)
         return rc;
     double tx = collio__now();
@@ -329,8 +327,8 @@ static int write_whole(collio_plan *p, collio_file *f, const char *stream)
     }
     p->stats.exchange_s += collio__now() - tx;
     if (rc == COLLIO_OK)
-        rc = file_runs(p, fin, f, (char *)F, 1); /* only read when writing */
-    bufs_done(p, &wb);
+        rc = collio__mp_file_runs(p, fin, f, (char *)F, 1); /* only read when writing */
+    collio__mp_bufs_done(p, &wb);
     return rc;
 }
 
@@ -340,7 +338,7 @@ static int rounds_alloc(collio_plan *p, work_bufs *wb)
 {
     collio__mp_plan *mp = p->impl;
     const int64_t need[2] = {mp->fsize + mp->spill, 0};
-    int rc = bufs_alloc(p, wb, need, 0);
+    int rc = collio__mp_bufs_alloc(p, wb, need, 0);
     if (rc == COLLIO_OK)
         p->stats.nrounds = mp->nrounds;
     return rc;
@@ -375,8 +373,8 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
     }
     p->stats.exchange_s += collio__now() - tx;
     if (rc == COLLIO_OK)
-        rc = file_runs(p, &mp->whole.fin, f, F, 1);
-    bufs_done(p, &wb);
+        rc = collio__mp_file_runs(p, &mp->whole.fin, f, F, 1);
+    collio__mp_bufs_done(p, &wb);
     return rc;
 }
 
@@ -440,19 +438,19 @@ static int read_whole(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
     work_bufs wb;
-    int rc = bufs_alloc(p, &wb, mp->whole.bufsize, 1);
+    int rc = collio__mp_bufs_alloc(p, &wb, mp->whole.bufsize, 1);
     if (rc != COLLIO_OK)
         return rc;
     const collio__mp_final *fin = &mp->whole.fin;
     char *a = slot_ptr(wb.buf, stream, fin->src_slot);
     char *F = fin->identity ? a : wb.buf[fin->dst_slot];
-    rc = file_runs(p, fin, f, F, 0);
+    rc = collio__mp_file_runs(p, fin, f, F, 0);
     double tx = collio__now();
     if (!fin->identity)
         gather(p, fin, F, a);
     read_phases(p, &mp->whole, wb.buf, stream, &rc);
     p->stats.exchange_s += collio__now() - tx;
-    bufs_done(p, &wb);
+    collio__mp_bufs_done(p, &wb);
     return rc;
 }
 
@@ -467,7 +465,7 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
     if (rc != COLLIO_OK)
         return rc;
     char *F = wb.buf[0];
-    rc = file_runs(p, &mp->whole.fin, f, F, 0);
+    rc = collio__mp_file_runs(p, &mp->whole.fin, f, F, 0);
     double tx = collio__now();
     for (int i = mp->nrounds - 1; i >= 0; i--) {
         const collio__mp_round *r = &mp->rounds[i];
@@ -478,7 +476,7 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
         read_phases(p, &r->pass, slot, stream, &rc);
     }
     p->stats.exchange_s += collio__now() - tx;
-    bufs_done(p, &wb);
+    collio__mp_bufs_done(p, &wb);
     return rc;
 }
 

@@ -23,7 +23,7 @@
 
 #define TAG_COUNT 11
 #define TAG_DESC 12
-#define MAX_BLOCK ((int64_t)1 << 30) /* elements per datatype block */
+#define MAX_BLOCK COLLIO_MP_MAX_BLOCK
 
 /* Passes a plan can have: the whole pass and up to 63 rounds (62
  * halvings, the most write_rounds asks for). The count messages always
@@ -40,8 +40,8 @@ static MPI_Datatype seg_type(void)
 /* An MPI type covering n ranges (positions in elements) of a buffer; in
  * bytes, blocks split at MAX_BLOCK elements. *t = MPI_DATATYPE_NULL if the
  * ranges hold nothing. */
-static int ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
-                       MPI_Datatype *t)
+int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
+                           MPI_Datatype *t)
 {
     *t = MPI_DATATYPE_NULL;
     int64_t nb = 0;
@@ -77,13 +77,13 @@ static int ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
 
 static int phase_types(collio__mp_phase *ph, size_t esize)
 {
-    int rc = ranges_type(ph->send, ph->nsend, esize, &ph->send_type);
+    int rc = collio__mp_ranges_type(ph->send, ph->nsend, esize, &ph->send_type);
     collio__mp_range r = {ph->recv_pos, ph->recv_elems};
     if (rc == COLLIO_OK)
-        rc = ranges_type(&r, 1, esize, &ph->recv_type);
+        rc = collio__mp_ranges_type(&r, 1, esize, &ph->recv_type);
     r = (collio__mp_range){ph->xrecv_pos, ph->xrecv_elems};
     if (rc == COLLIO_OK)
-        rc = ranges_type(&r, 1, esize, &ph->xrecv_type);
+        rc = collio__mp_ranges_type(&r, 1, esize, &ph->xrecv_type);
     return rc;
 }
 
@@ -335,8 +335,7 @@ static int agree_and_choose(collio_plan *p, collio__mp_plan *mp, int rc)
 /* Sets up the rounds of a plan without building them: count (options
  * and sizes only, so the same on every rank), F's size, each round's
  * target. 0 rounds where there are none to build. */
-/* No datatypes yet (collio__mp_pass_free frees the others). */
-static void pass_init(collio__mp_pass *ps)
+void collio__mp_pass_init(collio__mp_pass *ps)
 {
     for (int ph = 0; ph < COLLIO_MAX_PHASES; ph++)
         ps->ph[ph].send_type = ps->ph[ph].recv_type = ps->ph[ph].xrecv_type =
@@ -359,7 +358,7 @@ static int rounds_setup(collio_plan *p, collio__mp_plan *mp, int64_t fsize)
     mp->nrounds = n;
     mp->fsize = fsize;
     for (int i = 0; i < n; i++) {
-        pass_init(&mp->rounds[i].pass);
+        collio__mp_pass_init(&mp->rounds[i].pass);
         mp->rounds[i].target = collio__mp_round_start(fsize, i, n);
     }
     return COLLIO_OK;
@@ -368,7 +367,6 @@ static int rounds_setup(collio_plan *p, collio__mp_plan *mp, int64_t fsize)
 int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
 {
     const collio_layout *l = p->layout;
-    pass_init(&mp->whole);
     int64_t dlo = 0, dhi = 0; /* the rank's domain after all phases */
     collio__domain_range(l->nglobal, p->nranks,
                          collio__mp_domain_of_rank(p->nranks, p->rank), &dlo, &dhi);

@@ -1,0 +1,428 @@
+/*
+ * multiphase_direct.c -- the direct exchange of the multiphase strategy:
+ * all ceil(log2 P) hypercube phases merged into ONE phase, in which every
+ * rank sends each piece of its data straight to the rank that writes it.
+ *
+ * Why. A hypercube phase moves about half of a rank's data, so all phases
+ * move each element up to log2 P times, through two work buffers, and end
+ * with a scatter into file order. Where the layout's blocks are long
+ * enough for an MPI datatype to stream them, it is cheaper to move each
+ * element once: the sender's pieces for a peer are a few contiguous
+ * ranges of the user's stream (an hindexed type), and the receiver's
+ * datatype places them directly at their file positions in F, the rank's
+ * domain buffer, which then goes to the file in one request (the same
+ * domain and the same single write as after all hypercube phases). No
+ * work buffers, no local copies: the work memory is F, exactly the rank's
+ * file domain. The price is P - 1 messages per rank instead of
+ * ceil(log2 P), so the automatic choice (collio__mp_direct_wanted) takes
+ * it only for moderate P and long enough blocks -- measured, see
+ * docs/multiphase.md.
+ *
+ * Inspector (collective, once per plan): each layout segment is clipped to
+ * the domains it spans (at most 3 pieces per domain: partial head block,
+ * whole strided blocks, partial tail block -- a strided piece is ONE
+ * contiguous range of the stream); the pieces for each peer are sent to it
+ * once (MPI_Alltoall of counts, MPI_Alltoallv of 5-int64 descriptors), and
+ * each receiver builds, per sender, a struct of hvectors over F. Block-
+ * cyclic layouts need 1-3 descriptors per (sender, receiver) pair
+ * whatever bx is.
+ *
+ * Executor: write = post every receive into F and every send from the
+ * stream, wait, write F; read = read F, then the same messages backwards.
+ */
+#include "multiphase.h"
+
+#include <string.h>
+
+#define TAG_DIRECT 2000
+
+/* The automatic choice: mean block of at least this many bytes, and at
+ * most this many ranks (P - 1 messages per rank against ceil(log2 P)). */
+#define DIRECT_MIN_BLOCK_BYTES 64
+#define DIRECT_MAX_RANKS 64
+
+int collio__mp_direct_wanted(collio_plan *p)
+{
+    const collio_layout *l = p->layout;
+    int64_t mine[2] = {l->nlocal, 0}, all[2] = {0, 0};
+    for (int64_t i = 0; i < l->nsegs; i++)
+        mine[1] += l->segs[i].count;
+    if (MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS)
+        return 0;
+    if (p->nranks < 2 || p->nranks > DIRECT_MAX_RANKS || all[1] == 0)
+        return 0;
+    return all[0] / all[1] * (int64_t)l->esize >= DIRECT_MIN_BLOCK_BYTES;
+}
+
+/* ---------------------------------------------------------- inspector */
+
+/* An MPI type placing the descriptors v[0..n) (file offsets; consecutive
+ * in the message) into a buffer that holds file elements [lo, ...): a
+ * struct of contiguous runs and hvectors, in message order. */
+static int place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
+                      MPI_Datatype *t)
+{
+    const int64_t es = (int64_t)esize;
+    *t = MPI_DATATYPE_NULL;
+    int64_t ne = 0; /* struct entries */
+    for (int64_t i = 0; i < n; i++) {
+        int strided = v[i].count > 1 && v[i].stride != v[i].len;
+        if (strided && v[i].len <= COLLIO_MP_MAX_BLOCK && v[i].count <= INT32_MAX)
+            ne++;
+        else if (strided) /* huge blocks: one run each */
+            ne += v[i].count * ((v[i].len + COLLIO_MP_MAX_BLOCK - 1) / COLLIO_MP_MAX_BLOCK);
+        else
+            ne += (v[i].len * v[i].count + COLLIO_MP_MAX_BLOCK - 1) / COLLIO_MP_MAX_BLOCK;
+    }
+    if (ne == 0)
+        return COLLIO_OK;
+    if (ne > INT32_MAX)
+        return COLLIO_ERR_OVERFLOW;
+    int *bl = malloc((size_t)ne * sizeof *bl);
+    MPI_Aint *disp = malloc((size_t)ne * sizeof *disp);
+    MPI_Datatype *ty = malloc((size_t)ne * sizeof *ty);
+    int rc = (bl && disp && ty) ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    MPI_Datatype el = MPI_DATATYPE_NULL;
+    if (rc == COLLIO_OK && MPI_Type_contiguous((int)esize, MPI_BYTE, &el) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    int64_t j = 0;
+    for (int64_t i = 0; i < n && rc == COLLIO_OK; i++) {
+        const collio__seg *s = &v[i];
+        int strided = s->count > 1 && s->stride != s->len;
+        if (strided && s->len <= COLLIO_MP_MAX_BLOCK && s->count <= INT32_MAX) {
+            if (MPI_Type_create_hvector((int)s->count, (int)s->len, (MPI_Aint)(s->stride * es),
+                                        el, &ty[j])
+                != MPI_SUCCESS) {
+                rc = COLLIO_ERR_MPI;
+                break;
+            }
+            bl[j] = 1;
+            disp[j++] = (MPI_Aint)((s->off - lo) * es);
+            continue;
+        }
+        int64_t nb = strided ? s->count : 1, blen = strided ? s->len : s->len * s->count;
+        for (int64_t b = 0; b < nb; b++)
+            for (int64_t o = 0; o < blen; o += COLLIO_MP_MAX_BLOCK) {
+                int64_t m = blen - o < COLLIO_MP_MAX_BLOCK ? blen - o : COLLIO_MP_MAX_BLOCK;
+                ty[j] = el;
+                bl[j] = (int)m;
+                disp[j++] = (MPI_Aint)((s->off + b * s->stride - lo + o) * es);
+            }
+    }
+    if (rc == COLLIO_OK
+        && (MPI_Type_create_struct((int)ne, bl, disp, ty, t) != MPI_SUCCESS
+            || MPI_Type_commit(t) != MPI_SUCCESS))
+        rc = COLLIO_ERR_MPI;
+    for (int64_t i = 0; i < j; i++)
+        if (ty[i] != el)
+            MPI_Type_free(&ty[i]);
+    if (el != MPI_DATATYPE_NULL)
+        MPI_Type_free(&el);
+    free(bl);
+    free(disp);
+    free(ty);
+    return rc;
+}
+
+/* The pieces of the layout for each peer: desc[q] = the clipped segments
+ * whose file offsets lie in q's domain, with their stream positions, in
+ * stream order. */
+static int clip_to_domains(collio_plan *p, const int *owner, collio__segvec *desc)
+{
+    const collio_layout *l = p->layout;
+    const int P = p->nranks;
+    int rc = COLLIO_OK;
+    for (int64_t i = 0; i < l->nsegs && rc == COLLIO_OK; i++) {
+        const collio__seg *s = &l->segs[i];
+        if (s->count < 1 || s->len < 1)
+            continue;
+        int64_t last = s->off + (s->count - 1) * (s->count > 1 ? s->stride : s->len) + s->len;
+        int d0 = collio__domain_of(l->nglobal, P, s->off);
+        int d1 = collio__domain_of(l->nglobal, P, last - 1);
+        for (int dom = d0; dom <= d1 && rc == COLLIO_OK; dom++) {
+            int64_t lo, hi;
+            collio__domain_range(l->nglobal, P, dom, &lo, &hi);
+            collio__seg piece[3];
+            int np = collio__seg_clip(s, lo, hi, piece);
+            for (int k = 0; k < np && rc == COLLIO_OK; k++)
+                rc = collio__segvec_push_seg(&desc[owner[dom]], &piece[k]);
+        }
+    }
+    return rc;
+}
+
+/* The send side for one peer: the stream ranges of its pieces (merged
+ * where they touch) as a type; then the pieces' mem becomes their position
+ * in the message, as the receiver needs them. */
+static int send_side(collio__segvec *dv, size_t esize, MPI_Datatype *t, int64_t *elems)
+{
+    collio__mp_range *r = malloc((size_t)(dv->n > 0 ? dv->n : 1) * sizeof *r);
+    if (r == NULL)
+        return COLLIO_ERR_NOMEM;
+    int64_t nr = 0, pos = 0;
+    for (int64_t i = 0; i < dv->n; i++) {
+        collio__seg *s = &dv->v[i];
+        int64_t n = s->count * s->len;
+        if (nr > 0 && r[nr - 1].pos + r[nr - 1].n == s->mem)
+            r[nr - 1].n += n;
+        else
+            r[nr++] = (collio__mp_range){s->mem, n};
+        s->mem = pos;
+        pos += n;
+    }
+    *elems = pos;
+    int rc = collio__mp_ranges_type(r, nr, esize, t);
+    free(r);
+    return rc;
+}
+
+/* Collective: counts, then descriptors, to every peer (5 x int64 each).
+ * rc: a local failure so far, agreed before anything moves (and again
+ * before the descriptors move). On return (OK) *in holds what came from
+ * each peer q, from in_at[q] to in_at[q + 1]. */
+static int swap_desc(collio_plan *p, const collio__segvec *desc, int rc, collio__seg **in,
+                     int *in_at)
+{
+    const int P = p->nranks;
+    int64_t *cnt = calloc((size_t)P * 2, sizeof *cnt);
+    int *sc = malloc((size_t)P * 4 * sizeof *sc);
+    collio__seg *out = NULL;
+    if (cnt == NULL || sc == NULL)
+        rc = COLLIO_ERR_NOMEM;
+    rc = collio__agree(p->comm, rc);
+    if (rc != COLLIO_OK) {
+        free(cnt);
+        free(sc);
+        return rc;
+    }
+    int64_t tot_out = 0, tot_in = 0;
+    for (int q = 0; q < P; q++) {
+        cnt[q] = desc[q].n;
+        tot_out += desc[q].n;
+    }
+    if (MPI_Alltoall(cnt, 1, MPI_INT64_T, cnt + P, 1, MPI_INT64_T, p->comm) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    for (int q = 0; q < P && rc == COLLIO_OK; q++)
+        tot_in += cnt[P + q];
+    if (rc == COLLIO_OK && (tot_in > INT32_MAX / 5 || tot_out > INT32_MAX / 5))
+        rc = COLLIO_ERR_OVERFLOW;
+    if (rc == COLLIO_OK) {
+        out = malloc((size_t)(tot_out > 0 ? tot_out : 1) * sizeof *out);
+        *in = malloc((size_t)(tot_in > 0 ? tot_in : 1) * sizeof **in);
+        if (out == NULL || *in == NULL)
+            rc = COLLIO_ERR_NOMEM;
+    }
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK) {
+        int *scnt = sc, *sdsp = sc + P, *rcnt = sc + 2 * P, *rdsp = sc + 3 * P;
+        int64_t so = 0, ro = 0;
+        for (int q = 0; q < P; q++) {
+            if (desc[q].n > 0)
+                memcpy(out + so, desc[q].v, (size_t)desc[q].n * sizeof *out);
+            scnt[q] = (int)(5 * desc[q].n);
+            sdsp[q] = (int)(5 * so);
+            rcnt[q] = (int)(5 * cnt[P + q]);
+            rdsp[q] = (int)(5 * ro);
+            in_at[q] = (int)ro;
+            so += desc[q].n;
+            ro += cnt[P + q];
+        }
+        in_at[P] = (int)ro;
+        if (MPI_Alltoallv(out, scnt, sdsp, MPI_INT64_T, *in, rcnt, rdsp, MPI_INT64_T,
+                          p->comm)
+            != MPI_SUCCESS)
+            rc = COLLIO_ERR_MPI;
+    }
+    free(out);
+    free(cnt);
+    free(sc);
+    return rc;
+}
+
+static int direct_alloc(collio__mp_direct *d, int P)
+{
+    d->send_type = malloc((size_t)P * sizeof *d->send_type);
+    d->recv_type = malloc((size_t)P * sizeof *d->recv_type);
+    d->send_elems = calloc((size_t)P, sizeof *d->send_elems);
+    d->recv_elems = calloc((size_t)P, sizeof *d->recv_elems);
+    d->rq = malloc((size_t)P * 2 * sizeof *d->rq);
+    if (!d->send_type || !d->recv_type || !d->send_elems || !d->recv_elems || !d->rq)
+        return COLLIO_ERR_NOMEM;
+    for (int q = 0; q < P; q++)
+        d->send_type[q] = d->recv_type[q] = MPI_DATATYPE_NULL;
+    return COLLIO_OK;
+}
+
+/* F -> file: the rank's domain [lo, hi) in one request. The layouts
+ * partition the file, so the pieces received cover the domain. */
+static int final_run(collio__mp_final *fin, int64_t lo, int64_t hi, int64_t received)
+{
+    if (received != hi - lo)
+        return COLLIO_ERR_COVERAGE;
+    fin->identity = 1;
+    fin->src_slot = fin->dst_slot = 0;
+    fin->nelems = hi - lo;
+    if (hi == lo)
+        return COLLIO_OK;
+    fin->runs = malloc(sizeof *fin->runs);
+    if (fin->runs == NULL)
+        return COLLIO_ERR_NOMEM;
+    fin->runs[0] = (collio__seg){lo, hi - lo, hi - lo, 1, 0};
+    fin->nruns = fin->requests = 1;
+    return COLLIO_OK;
+}
+
+int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
+{
+    const collio_layout *l = p->layout;
+    const int P = p->nranks;
+    collio__mp_direct *d = calloc(1, sizeof *d);
+    int *owner = malloc((size_t)P * sizeof *owner);
+    int *in_at = malloc((size_t)(P + 1) * sizeof *in_at);
+    collio__segvec *desc = calloc((size_t)P, sizeof *desc);
+    mp->direct = d;
+    int rc = (d && owner && in_at && desc) ? direct_alloc(d, P) : COLLIO_ERR_NOMEM;
+    for (int r = 0; r < P && rc == COLLIO_OK; r++)
+        owner[collio__mp_domain_of_rank(P, r)] = r;
+    if (rc == COLLIO_OK)
+        rc = clip_to_domains(p, owner, desc);
+    for (int q = 0; q < P && rc == COLLIO_OK; q++) {
+        rc = send_side(&desc[q], l->esize, &d->send_type[q], &d->send_elems[q]);
+        if (q != p->rank)
+            d->send_tuples += desc[q].n;
+    }
+    collio__seg *in = NULL;
+    rc = swap_desc(p, desc, rc, &in, in_at); /* agreed */
+    int64_t lo, hi, received = 0;
+    collio__domain_range(l->nglobal, P, collio__mp_domain_of_rank(P, p->rank), &lo, &hi);
+    for (int q = 0; q < P && rc == COLLIO_OK; q++) {
+        d->recv_elems[q] = collio__segs_elements(in + in_at[q], in_at[q + 1] - in_at[q]);
+        received += d->recv_elems[q];
+        rc = place_type(in + in_at[q], in_at[q + 1] - in_at[q], lo, l->esize,
+                        &d->recv_type[q]);
+    }
+    if (rc == COLLIO_OK)
+        rc = final_run(&d->fin, lo, hi, received);
+    mp->fsize = hi - lo;
+    for (int q = 0; q < P && desc; q++)
+        collio__segvec_free(&desc[q]);
+    free(desc);
+    free(in);
+    free(owner);
+    free(in_at);
+    return rc;
+}
+
+void collio__mp_direct_free(collio__mp_direct *d, int P)
+{
+    if (d == NULL)
+        return;
+    for (int q = 0; q < P && d->send_type && d->recv_type; q++) {
+        if (d->send_type[q] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&d->send_type[q]);
+        if (d->recv_type[q] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&d->recv_type[q]);
+    }
+    free(d->send_type);
+    free(d->recv_type);
+    free(d->send_elems);
+    free(d->recv_elems);
+    free(d->rq);
+    collio__mp_final_free(&d->fin);
+    free(d);
+}
+
+/* ----------------------------------------------------------- executor */
+
+/* Posts the messages of one direct exchange: `to` peers get the stream's
+ * pieces (write) or F's regions (read), `from` peers the other side.
+ * Peers in turn from the next rank on, so that not every rank starts with
+ * the same one. Returns the number of requests; counts sent data. */
+static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *F,
+                int write)
+{
+    const int P = p->nranks, me = p->rank;
+    const int64_t es = (int64_t)p->layout->esize;
+    int nr = 0;
+    int64_t sent = 0;
+    for (int k = 0; k < P; k++) { /* receives first */
+        int q = (me - k + P) % P;
+        if (write && d->recv_elems[q] > 0)
+            MPI_Irecv(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+        else if (!write && d->send_elems[q] > 0)
+            MPI_Irecv(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+    }
+    for (int k = 0; k < P; k++) {
+        int q = (me + k) % P;
+        int64_t n = write ? d->send_elems[q] : d->recv_elems[q];
+        if (n == 0)
+            continue;
+        if (write)
+            MPI_Isend(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+        else
+            MPI_Isend(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+        if (q != me)
+            sent += n;
+    }
+    p->stats.phase_bytes[0] += sent * es;
+    p->stats.bytes_sent += sent * es;
+    return nr;
+}
+
+/* The exchange, timed as the one phase (and exchange_s). */
+static int exchange(collio_plan *p, char *stream, char *F, int write)
+{
+    const collio__mp_plan *mp = p->impl;
+    const collio__mp_direct *d = mp->direct;
+    double t0 = collio__now();
+    int nr = post(p, d, stream, F, write);
+    int rc = collio__waitall(nr, d->rq, p->oversubscribed);
+    double t = collio__now() - t0;
+    p->stats.phase_s[0] += t;
+    p->stats.exchange_s += t;
+    p->stats.phase_messages[0] += nr;
+    p->stats.messages += nr;
+    p->stats.phase_tuples[0] += d->send_tuples;
+    return rc;
+}
+
+/* Collective: F, the rank's domain buffer, as buffer 0. */
+static int alloc_f(collio_plan *p, collio__mp_bufs *wb)
+{
+    const collio__mp_plan *mp = p->impl;
+    const int64_t need[2] = {mp->fsize, 0};
+    int rc = collio__mp_bufs_alloc(p, wb, need, 0);
+    p->stats.nphases = 1;
+    return rc;
+}
+
+int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    collio__mp_bufs wb;
+    int rc = alloc_f(p, &wb);
+    if (rc != COLLIO_OK)
+        return rc;
+    rc = exchange(p, (char *)stream, wb.buf[0], 1); /* the stream is only read */
+    if (rc == COLLIO_OK)
+        rc = collio__mp_file_runs(p, &mp->direct->fin, f, wb.buf[0], 1);
+    collio__mp_bufs_done(p, &wb);
+    return rc;
+}
+
+/* A failed file read still takes part in the exchange (the others wait
+ * for its messages); the error is returned at the end. */
+int collio__mp_direct_read(collio_plan *p, collio_file *f, char *stream)
+{
+    collio__mp_plan *mp = p->impl;
+    collio__mp_bufs wb;
+    int rc = alloc_f(p, &wb);
+    if (rc != COLLIO_OK)
+        return rc;
+    rc = collio__mp_file_runs(p, &mp->direct->fin, f, wb.buf[0], 0);
+    int x = exchange(p, stream, wb.buf[0], 0);
+    if (rc == COLLIO_OK)
+        rc = x;
+    collio__mp_bufs_done(p, &wb);
+    return rc;
+}
