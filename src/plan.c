@@ -146,14 +146,17 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     return COLLIO_OK;
 }
 
-/* Zeroes what describes one execution; keeps inspect_s and plan_bytes. */
+/* Zeroes what describes one execution; keeps what describes the plan:
+ * inspect_s, plan_bytes, exchange. */
 static void reset_exec_stats(collio_stats *s)
 {
     double inspect = s->inspect_s;
     int64_t plan_bytes = s->plan_bytes;
+    int exchange = s->exchange;
     memset(s, 0, sizeof *s);
     s->inspect_s = inspect;
     s->plan_bytes = plan_bytes;
+    s->exchange = exchange;
 }
 
 static int data_end(const collio_plan *p, const collio_file *f, int64_t *end);

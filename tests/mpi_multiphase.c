@@ -33,10 +33,19 @@ static int all_phases(int P)
 }
 
 /* The plan options the tests vary: phases, destroy_input, write_rounds,
- * and keep_buffers = 0 (fresh; 0 keeps the default). */
+ * keep_buffers = 0 (fresh; 0 keeps the default) and the exchange: X_HC
+ * (0, so that the hypercube tests pin it), X_DIRECT or X_AUTO. */
+enum { X_HC = 0, X_DIRECT, X_AUTO };
 typedef struct mp_opts {
-    int k, destroy, rounds, fresh;
+    int k, destroy, rounds, fresh, x;
 } mp_opts;
+
+static int exchange_opt(int x)
+{
+    return x == X_DIRECT ? COLLIO_EXCHANGE_DIRECT
+           : x == X_AUTO ? COLLIO_EXCHANGE_AUTO
+                         : COLLIO_EXCHANGE_HYPERCUBE;
+}
 
 static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp_opts *mo,
                      collio_plan **p)
@@ -48,6 +57,7 @@ static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp
         o.destroy_input = mo->destroy;
         o.write_rounds = mo->rounds;
         o.keep_buffers = !mo->fresh;
+        o.exchange = exchange_opt(mo->x);
     }
     int rc = collio_plan_create(t->comm, l, strategy, &o, p);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
@@ -76,7 +86,7 @@ static int plan_of(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo, int64_
 static int want_rounds(const tu_ctx *t, int64_t nglobal, const mp_opts *mo)
 {
     int all = all_phases(t->nranks);
-    if (mo->rounds < 1 || mo->destroy || all == 0 || (mo->k != 0 && mo->k < all))
+    if (mo->x != X_HC || mo->rounds < 1 || mo->destroy || all == 0 || (mo->k != 0 && mo->k < all))
         return 0;
     int64_t m = nglobal / t->nranks;
     int h = 0;
@@ -107,12 +117,22 @@ static int read_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend
     return file_io(t, p, path, be, 0, buf, bytes);
 }
 
-static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
+/* direct: the exchange the plan says it uses is the direct one (one
+ * merged phase, a message to and from each peer at most) */
+static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int direct)
 {
     collio_stats s;
     collio_plan_stats(p, &s);
     int all = all_phases(t->nranks);
     int want = k == 0 ? all : k;
+    TU_CHECK(t, s.exchange == (direct ? COLLIO_EXCHANGE_DIRECT : COLLIO_EXCHANGE_HYPERCUBE),
+             "exchange %d, want direct = %d", s.exchange, direct);
+    if (direct) {
+        want = all = 1;
+        TU_CHECK(t, s.phase_messages[0] <= 2 * t->nranks && s.nrounds == 0,
+                 "direct: %lld messages, %d rounds", (long long)s.phase_messages[0],
+                 s.nrounds);
+    }
     TU_CHECK(t, s.nphases == want, "nphases %d, want %d", s.nphases, want);
     if (want == all)
         TU_CHECK(t,
@@ -131,13 +151,33 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal)
              (long long)msgs, (long long)s.messages);
     /* a phase exchanges with at most a partner and a lonely neighbour,
      * once per round of a write in rounds */
-    int64_t most = 3 * (s.nrounds > 0 ? s.nrounds : 1);
+    int64_t most = direct ? 2 * t->nranks : 3 * (s.nrounds > 0 ? s.nrounds : 1);
     for (int i = 0; i < s.nphases; i++)
         TU_CHECK(t, s.phase_messages[i] >= 0 && s.phase_messages[i] <= most,
                  "phase %d posts %lld messages", i, (long long)s.phase_messages[i]);
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
     TU_CHECK(t, s.copy_s >= 0.0 && s.copy_s <= s.exchange_s,
              "copy_s %g is a part of exchange_s %g", s.copy_s, s.exchange_s);
+}
+
+/* The automatic exchange choice, by the rule of collio.h / multiphase_
+ * direct.c: direct where all phases run, 2 <= P <= 64 and the layout's mean
+ * block (elements / blocks over all ranks, whole elements) has at least 16
+ * bytes. The blocks counted independently here: the maximal runs of
+ * consecutive file elements in each rank's element list, in its order. */
+static int auto_direct(tu_ctx *t, const tu_layout_desc *d, int k)
+{
+    int all = all_phases(t->nranks);
+    if (t->nranks < 2 || t->nranks > 64 || (k != 0 && k < all))
+        return 0;
+    int64_t *idx = NULL, n = 0, blocks = 0, tot[2];
+    tu_enumerate(d, t->rank, t->nranks, &idx, &n);
+    for (int64_t i = 0; i < n; i++)
+        blocks += i == 0 || idx[i] != idx[i - 1] + 1;
+    free(idx);
+    int64_t mine[2] = {n, blocks};
+    MPI_Allreduce(mine, tot, 2, MPI_INT64_T, MPI_SUM, t->comm);
+    return tot[1] > 0 && tot[0] / tot[1] * (int64_t)d->esize >= 16;
 }
 
 /* Write, check the file against the expectation (and, unless destroy,
@@ -147,9 +187,10 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
                       collio_backend be, uint64_t seed)
 {
     const int k = mo->k, destroy = mo->destroy;
-    tu_case(t, "%s k=%d %s%s write_rounds=%d", d->name, k,
+    static const char *xname[] = {"hypercube", "direct", "auto"};
+    tu_case(t, "%s k=%d %s%s write_rounds=%d exchange=%s", d->name, k,
             be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
-            destroy ? " destroy_input" : "", mo->rounds);
+            destroy ? " destroy_input" : "", mo->rounds, xname[mo->x]);
     if (!tu_case_enabled(t))
         return;
     int64_t *idx = NULL, n = 0;
@@ -169,7 +210,8 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
                 TU_CHECK(t, tu_compare(buf, idx, n, d->esize, seed, &first) == 0,
                          "write changed the user's buffer (element %lld)",
                          (long long)first);
-            check_stats(t, p, k, d->nglobal);
+            check_stats(t, p, k, d->nglobal,
+                        mo->x == X_DIRECT || (mo->x == X_AUTO && auto_direct(t, d, k)));
             collio_stats s;
             collio_plan_stats(p, &s);
             if (mo->rounds >= 1)
@@ -195,16 +237,20 @@ static void all_k(tu_ctx *t, const tu_layout_desc *d, uint64_t seed)
 {
     int all = all_phases(t->nranks);
     for (int k = 0; k <= all; k++)
-        roundtrip(t, d, &(mp_opts){k, 0, -1, 0}, COLLIO_BACKEND_POSIX,
+        roundtrip(t, d, &(mp_opts){k, 0, -1, 0, X_HC}, COLLIO_BACKEND_POSIX,
                   seed + (uint64_t)k);
     /* the user's buffer as the second work buffer: all phases and one */
-    roundtrip(t, d, &(mp_opts){0, 1, 0, 0}, COLLIO_BACKEND_POSIX, seed + 100);
+    roundtrip(t, d, &(mp_opts){0, 1, 0, 0, X_HC}, COLLIO_BACKEND_POSIX, seed + 100);
+    /* all phases merged into one direct exchange; and the automatic
+     * choice between the two */
+    roundtrip(t, d, &(mp_opts){0, 0, 0, 0, X_DIRECT}, COLLIO_BACKEND_POSIX, seed + 110);
+    roundtrip(t, d, &(mp_opts){0, 0, 0, 0, X_AUTO}, COLLIO_BACKEND_POSIX, seed + 111);
     if (all > 1)
-        roundtrip(t, d, &(mp_opts){1, 1, 0, 0}, COLLIO_BACKEND_POSIX, seed + 101);
+        roundtrip(t, d, &(mp_opts){1, 1, 0, 0, X_HC}, COLLIO_BACKEND_POSIX, seed + 101);
     /* writes in rounds: one halving, a few, and more than the data allows */
     static const int rounds[] = {1, 3, 40};
     for (int i = 0; i < 3; i++)
-        roundtrip(t, d, &(mp_opts){0, 0, rounds[i], 0}, COLLIO_BACKEND_POSIX,
+        roundtrip(t, d, &(mp_opts){0, 0, rounds[i], 0, X_HC}, COLLIO_BACKEND_POSIX,
                   seed + 200 + (uint64_t)i);
 }
 
@@ -236,8 +282,9 @@ static void test_block_cyclic(tu_ctx *t)
     }
     tu_layout_desc d; /* the MPI-IO backend once */
     tu_desc_block_cyclic(&d, 3001, 3, 4);
-    roundtrip(t, &d, &(mp_opts){0, 0, 0, 0}, COLLIO_BACKEND_MPIIO, 7);
-    roundtrip(t, &d, &(mp_opts){0, 0, 2, 0}, COLLIO_BACKEND_MPIIO, 8);
+    roundtrip(t, &d, &(mp_opts){0, 0, 0, 0, X_HC}, COLLIO_BACKEND_MPIIO, 7);
+    roundtrip(t, &d, &(mp_opts){0, 0, 2, 0, X_HC}, COLLIO_BACKEND_MPIIO, 8);
+    roundtrip(t, &d, &(mp_opts){0, 0, 0, 0, X_DIRECT}, COLLIO_BACKEND_MPIIO, 9);
     tu_desc_free(&d);
 }
 
@@ -344,16 +391,19 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
         uint64_t seed = 9000 + (uint64_t)c;
         tu_layout_desc d;
         random_desc(&d, t->rank, t->nranks, seed);
-        /* a third each: random k; all phases with the user's buffer as
-         * scratch; all phases in 1..4 halving rounds */
-        mp_opts mo = {all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0, 0, -1, 0};
-        if (c % 3 == 1)
-            mo = (mp_opts){0, 1, 0, 0};
-        else if (c % 3 == 2)
-            mo = (mp_opts){0, 0, 1 + c % 4, 0};
+        /* a quarter each: random k; all phases with the user's buffer as
+         * scratch; all phases in 1..4 halving rounds; the direct exchange */
+        mp_opts mo = {all > 0 ? 1 + (int)(seed % (uint64_t)all) : 0, 0, -1, 0, X_HC};
+        if (c % 4 == 1)
+            mo = (mp_opts){0, 1, 0, 0, X_HC};
+        else if (c % 4 == 2)
+            mo = (mp_opts){0, 0, 1 + c % 4, 0, X_HC};
+        else if (c % 4 == 3)
+            mo = (mp_opts){0, 0, 0, 0, X_DIRECT};
         const int destroy = mo.destroy;
-        tu_case(t, "%s vs serial k=%d%s write_rounds=%d", d.name, mo.k,
-                destroy ? " destroy_input" : "", mo.rounds);
+        tu_case(t, "%s vs serial k=%d%s write_rounds=%d%s", d.name, mo.k,
+                destroy ? " destroy_input" : "", mo.rounds,
+                mo.x == X_DIRECT ? " direct" : "");
         if (!tu_case_enabled(t)) {
             tu_desc_free(&d);
             continue;
@@ -442,13 +492,16 @@ static void test_reuse(tu_ctx *t)
 {
     tu_layout_desc d;
     tu_desc_block_cyclic(&d, 7777, 3, 4);
-    for (int rounds = -1; rounds <= 3; rounds += 4) { /* one pass; rounds */
-        tu_case(t, "plan reused for 10 writes: %s write_rounds=%d", d.name, rounds);
+    /* one pass; rounds; the direct exchange */
+    static const mp_opts v[] = {{0, 0, -1, 0, X_HC}, {0, 0, 3, 0, X_HC}, {0, 0, 0, 0, X_DIRECT}};
+    for (int i = 0; i < 3; i++) {
+        tu_case(t, "plan reused for 10 writes: %s write_rounds=%d direct=%d", d.name,
+                v[i].rounds, v[i].x == X_DIRECT);
         if (!tu_case_enabled(t))
             continue;
         int64_t *idx = NULL, n = 0;
         collio_plan *p = NULL; /* (its layout is freed already) */
-        if (plan_of(t, &d, &(mp_opts){0, 0, rounds, 0}, &idx, &n, &p))
+        if (plan_of(t, &d, &v[i], &idx, &n, &p))
             plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL);
         collio_plan_free(&p);
         free(idx);
@@ -469,6 +522,8 @@ static void test_reuse(tu_ctx *t)
  *     buffer running past F, for writes and reads             n + n/4
  *   automatic (write_rounds = 0): halvings while the last round keeps
  *     64 KiB: 4 here, 5 rounds                                n + n/16
+ *   the direct exchange: F, the rank's domain, alone -- at every P,
+ *     since the domains here are n elements each              n
  * Other P hold more in some phases (a rank receives from two), so there
  * only: never more than the one-pass default write for the automatic
  * choice (it keeps rounds only where they need less; the explicit
@@ -482,31 +537,35 @@ static void test_work_memory(tu_ctx *t)
     tu_desc_block_cyclic(&d, (int64_t)t->nranks * 262144, 1, 4);
     const int pow2 = (t->nranks & (t->nranks - 1)) == 0;
     static const mp_opts variants[] = {
-        {0, 0, -1, 0}, {0, 1, 0, 0}, {0, 0, 2, 0}, {0, 0, 0, 0}};
+        {0, 0, -1, 0, X_HC}, {0, 1, 0, 0, X_HC}, {0, 0, 2, 0, X_HC}, {0, 0, 0, 0, X_HC},
+        {0, 0, 0, 0, X_DIRECT}};
     for (int keep = 0; keep <= 1; keep++) {
         int64_t plain = INT64_MAX; /* the one-pass default write's work_bytes */
-        for (int v = 0; v < 4; v++) {
+        for (int v = 0; v < 5; v++) {
             const mp_opts *mo = &variants[v];
-            tu_case(t, "work memory %s keep_buffers=%d destroy_input=%d write_rounds=%d",
-                    d.name, keep, mo->destroy, mo->rounds);
+            tu_case(t,
+                    "work memory %s keep_buffers=%d destroy_input=%d write_rounds=%d "
+                    "direct=%d",
+                    d.name, keep, mo->destroy, mo->rounds, mo->x == X_DIRECT);
             if (!tu_case_enabled(t))
                 continue;
             int64_t *idx = NULL, n = 0;
             collio_plan *p = NULL;
-            if (plan_of(t, &d, &(mp_opts){mo->k, mo->destroy, mo->rounds, !keep}, &idx,
-                        &n, &p)) {
+            if (plan_of(t, &d, &(mp_opts){mo->k, mo->destroy, mo->rounds, !keep, mo->x},
+                        &idx, &n, &p)) {
                 enum { CALLS = 2 };
                 collio_stats w[CALLS], r[CALLS];
                 memset(w, 0, sizeof w);
                 memset(r, 0, sizeof r);
                 plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r);
                 const int64_t b = n * (int64_t)d.esize;
-                const int64_t want[4] = {2 * b, b, b + b / 4, b + b / 16};
-                const int rounds[4] = {0, 0, 3, 5};
+                const int64_t want[5] = {2 * b, b, b + b / 4, b + b / 16, b};
+                const int rounds[5] = {0, 0, 3, 5, 0};
                 int64_t want_r = v >= 2 ? want[v] : b;
+                const int exact = pow2 || v == 4;
                 if (v == 0)
                     plain = w[0].work_bytes;
-                for (int c = 0; c < CALLS && pow2; c++) {
+                for (int c = 0; c < CALLS && exact; c++) {
                     TU_CHECK(t, w[c].work_bytes == want[v],
                              "write %d: work_bytes %lld, want %lld", c,
                              (long long)w[c].work_bytes, (long long)want[v]);
@@ -517,7 +576,7 @@ static void test_work_memory(tu_ctx *t)
                              "rounds %d / %d, want %d", w[c].nrounds, r[c].nrounds,
                              rounds[v]);
                 }
-                for (int c = 0; c < CALLS && !pow2 && v != 2; c++)
+                for (int c = 0; c < CALLS && !exact && v != 2; c++)
                     TU_CHECK(t, w[c].work_bytes <= plain && r[c].work_bytes <= plain,
                              "call %d: work_bytes %lld / %lld, want <= %lld", c,
                              (long long)w[c].work_bytes, (long long)r[c].work_bytes,
@@ -532,7 +591,7 @@ static void test_work_memory(tu_ctx *t)
 
 static void test_options(tu_ctx *t)
 {
-    tu_case(t, "phases, keep_buffers, destroy_input, write_rounds out of range");
+    tu_case(t, "phases, keep_buffers, destroy_input, write_rounds, exchange out of range");
     if (!tu_case_enabled(t))
         return;
     tu_layout_desc d;
@@ -567,6 +626,21 @@ static void test_options(tu_ctx *t)
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "write_rounds = 63");
         TU_CHECK(t, p == NULL, "no plan after an error");
+        /* exchange: one of the three; direct merges all phases, so fewer
+         * phases with it are an error (where fewer exist: P > 2) */
+        collio_plan_options_init(&o);
+        o.exchange = 3;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "exchange = 3");
+        o.exchange = -1;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "exchange = -1");
+        o.exchange = COLLIO_EXCHANGE_DIRECT;
+        o.phases = 1;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, all_phases(t->nranks) > 1 ? COLLIO_ERR_ARG : COLLIO_OK,
+                  "direct with phases = 1");
+        collio_plan_free(&p);
         /* the two flags take 0 or 1 only, rejected on every rank */
         collio_plan_options_init(&o);
         o.keep_buffers = 2;

@@ -38,7 +38,7 @@
 
 /* The automatic choice: mean block of at least this many bytes, and at
  * most this many ranks (P - 1 messages per rank against ceil(log2 P)). */
-#define DIRECT_MIN_BLOCK_BYTES 64
+#define DIRECT_MIN_BLOCK_BYTES 16
 #define DIRECT_MAX_RANKS 64
 
 int collio__mp_direct_wanted(collio_plan *p)
