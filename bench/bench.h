@@ -43,21 +43,21 @@ typedef struct collio_bench_config {
     collio_bench_shape shapes[COLLIO_BENCH_MAX_LIST]; /* array: shapes */
     int nshapes;
     char strategies[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
-    int nstrategies;                   /* 0: every registered one */
-    int phases[COLLIO_BENCH_MAX_LIST]; /* multiphase: k values */
-    int nphases;                       /* 0: one variant, all phases */
-    int rounds[COLLIO_BENCH_MAX_LIST]; /* multiphase: write_rounds values */
-    int nrounds;                       /* 0: one variant, default rounds */
+    int nstrategies;                     /* 0: every registered one */
+    int phases[COLLIO_BENCH_MAX_LIST];   /* multiphase: k values */
+    int nphases;                         /* 0: one variant, all phases */
+    int rounds[COLLIO_BENCH_MAX_LIST];   /* multiphase: write_rounds values */
+    int nrounds;                         /* 0: one variant, default rounds */
     int exchange[COLLIO_BENCH_MAX_LIST]; /* multiphase: collio_exchange values */
     int nexchange;                       /* 0: one variant, automatic */
-    int reps;                          /* runs per (case, variant, op) */
-    double max_time;                   /* s per (case, variant): stop its
-                                          reps once exceeded; 0: never */
-    int do_write, do_read;             /* --ops */
-    size_t esize;                      /* bytes per element */
-    char dir[COLLIO_BENCH_PATH_LEN];   /* where files go */
-    char csv[COLLIO_BENCH_PATH_LEN];   /* CSV path, "" for none */
-    int verify;                        /* 1: verify canonical files */
+    int reps;                            /* runs per (case, variant, op) */
+    double max_time;                     /* s per (case, variant): stop its
+                                            reps once exceeded; 0: never */
+    int do_write, do_read;               /* --ops */
+    size_t esize;                        /* bytes per element */
+    char dir[COLLIO_BENCH_PATH_LEN];     /* where files go */
+    char csv[COLLIO_BENCH_PATH_LEN];     /* CSV path, "" for none */
+    int verify;                          /* 1: verify canonical files */
     collio_backend backend;
     int destroy_input; /* 1: plans may use the write buffer as scratch */
     int progress;      /* 1: progress lines on stderr */

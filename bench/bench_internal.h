@@ -39,7 +39,7 @@ typedef struct bench_row {
     double copy_s;  /* the part of exchange_s in local copies */
     double work_mb; /* stats.work_bytes in MiB, max over ranks */
     int nphases;
-    int nrounds; /* stats.nrounds, max over ranks */
+    int nrounds;  /* stats.nrounds, max over ranks */
     int exchange; /* stats.exchange (max over ranks; the same on all) */
     double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;

@@ -36,8 +36,8 @@ static int options_valid(const collio_plan_options *o)
     return o->phases >= 0 && o->phases <= COLLIO_MAX_PHASES && o->chunk_bytes >= 1
            && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1)
            && (o->keep_buffers == 0 || o->keep_buffers == 1) && o->write_rounds >= -1
-           && o->write_rounds <= 62
-           && o->exchange >= COLLIO_EXCHANGE_AUTO && o->exchange <= COLLIO_EXCHANGE_DIRECT;
+           && o->write_rounds <= 62 && o->exchange >= COLLIO_EXCHANGE_AUTO
+           && o->exchange <= COLLIO_EXCHANGE_DIRECT;
 }
 
 /* Frees what a (possibly half-built) plan owns. Not collective by itself
@@ -81,8 +81,9 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
     int s2 = collio__check_same_i64(comm, o->chunk_bytes);
     int s3 = collio__check_same_i64(comm, o->max_iov);
     /* (one check for the small multiphase options that steer it) */
-    int s4 = collio__check_same_i64(
-        comm, (int64_t)(((uint64_t)(uint32_t)o->exchange << 32) | (uint32_t)o->write_rounds));
+    int s4 =
+        collio__check_same_i64(comm, (int64_t)(((uint64_t)(uint32_t)o->exchange << 32)
+                                               | (uint32_t)o->write_rounds));
     if (rc == COLLIO_OK
         && (s1 != COLLIO_OK || s2 != COLLIO_OK || s3 != COLLIO_OK || s4 != COLLIO_OK))
         rc = COLLIO_ERR_MISMATCH;

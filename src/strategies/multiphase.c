@@ -76,16 +76,26 @@ static int64_t pass_bytes(const collio__mp_pass *ps, int k)
     return b + (ps->fin.nops + ps->fin.nruns) * (int64_t)sizeof(collio__seg);
 }
 
-static int64_t plan_bytes(const collio_plan *p, const collio__mp_plan *mp)
+/* A direct exchange: per peer two types, two counts, two requests (the
+ * types' own size is the MPI library's). */
+static int64_t direct_bytes(const collio__mp_direct *d)
 {
-    if (mp->direct != NULL) /* per peer: two types, two counts, two requests
-                               (the types' own size is the MPI library's) */
-        return (int64_t)(sizeof *mp + sizeof *mp->direct)
-               + p->nranks * (int64_t)(2 * sizeof(MPI_Datatype) + 2 * sizeof(int64_t)
-                                       + 2 * sizeof(MPI_Request));
+    if (d == NULL)
+        return 0;
+    return (int64_t)sizeof *d
+           + d->npeers
+                 * (int64_t)(2 * sizeof(MPI_Datatype) + 2 * sizeof(int64_t)
+                             + 2 * sizeof(MPI_Request));
+}
+
+static int64_t plan_bytes(const collio__mp_plan *mp)
+{
+    if (mp->direct != NULL)
+        return (int64_t)sizeof *mp + direct_bytes(mp->direct);
     int64_t b = (int64_t)sizeof *mp + pass_bytes(&mp->whole, mp->nphases);
     for (int r = 0; r < mp->nrounds; r++)
-        b += (int64_t)sizeof *mp->rounds + pass_bytes(&mp->rounds[r].pass, mp->nphases);
+        b += (int64_t)sizeof *mp->rounds + pass_bytes(&mp->rounds[r].pass, mp->nphases)
+             + direct_bytes(mp->rounds[r].direct);
     return b;
 }
 
@@ -115,7 +125,7 @@ static int mp_plan(collio_plan *p)
         return COLLIO_ERR_ARG; /* same options on every rank */
     if (x == COLLIO_EXCHANGE_AUTO)
         x = k == mp->allphases && collio__mp_direct_wanted(p) ? COLLIO_EXCHANGE_DIRECT
-                                                               : COLLIO_EXCHANGE_HYPERCUBE;
+                                                              : COLLIO_EXCHANGE_HYPERCUBE;
     p->stats.exchange = x;
     int rc;
     if (x == COLLIO_EXCHANGE_DIRECT) {
@@ -125,20 +135,22 @@ static int mp_plan(collio_plan *p)
         rc = collio__mp_inspect(p, mp); /* multiphase_inspect.c */
     }
     if (rc == COLLIO_OK)
-        p->stats.plan_bytes = plan_bytes(p, mp);
+        p->stats.plan_bytes = plan_bytes(mp);
     return rc;
 }
 
 static int mp_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    return mp->direct ? collio__mp_direct_write(p, f, stream) : collio__mp_write(p, f, stream);
+    return mp->direct ? collio__mp_direct_write(p, f, stream)
+                      : collio__mp_write(p, f, stream);
 }
 
 static int mp_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    return mp->direct ? collio__mp_direct_read(p, f, stream) : collio__mp_read(p, f, stream);
+    return mp->direct ? collio__mp_direct_read(p, f, stream)
+                      : collio__mp_read(p, f, stream);
 }
 
 static void mp_free(collio_plan *p)
@@ -146,7 +158,7 @@ static void mp_free(collio_plan *p)
     collio__mp_plan *mp = p->impl;
     if (mp == NULL)
         return;
-    collio__mp_direct_free(mp->direct, p->nranks);
+    collio__mp_direct_free(mp->direct);
     collio__mp_pass_free(&mp->whole);
     collio__mp_drop_rounds(mp);
     collio__bigbuf_free(mp->held[0]);

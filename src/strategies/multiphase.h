@@ -21,6 +21,8 @@
  * for elements of up to 2 bytes, else in units of an element type). */
 #define COLLIO_MP_MAX_BLOCK ((int64_t)1 << 30)
 
+typedef struct collio__mp_direct collio__mp_direct; /* below */
+
 /* n elements from source position src to destination position dst. */
 typedef struct collio__mp_copy {
     int64_t src, dst, n;
@@ -79,36 +81,40 @@ typedef struct collio__mp_pass {
  * area after F where F has no room left). */
 typedef struct collio__mp_round {
     collio__mp_pass pass;
-    int64_t target;      /* F position of the round's first element */
-    int64_t slot_pos[2]; /* F position of each slot */
+    collio__mp_direct *direct; /* non-NULL: the round moves directly from
+                                  the stream into F (no slots); pass unused */
+    int64_t target;            /* F position of the round's first element */
+    int64_t slot_pos[2];       /* F position of each slot */
 } collio__mp_round;
 
 /* The direct exchange (multiphase_direct.c): all phases merged into one.
  * Per peer rank (arrays of P): what goes to it, an MPI type over the
  * stream, and where its data lands, an MPI type over F (the rank's domain
  * buffer, file order). MPI_DATATYPE_NULL where nothing moves. */
-typedef struct collio__mp_direct {
+struct collio__mp_direct {
+    int npeers; /* P */
     MPI_Datatype *send_type, *recv_type;
     int64_t *send_elems, *recv_elems;
-    int64_t send_tuples; /* descriptors of what this rank sends */
-    collio__mp_final fin; /* F -> file: one run, the domain */
+    int64_t send_tuples;  /* descriptors of what this rank sends */
+    collio__mp_final fin; /* F -> file: one run, the domain (a plan's
+                             direct exchange; not a round's) */
     MPI_Request *rq;      /* 2 P requests, kept for the executor */
-} collio__mp_direct;
+};
 
 typedef struct collio__mp_plan {
     int nphases;   /* phases run (k) */
     int allphases; /* ceil(log2 P) */
     size_t esize;
-    collio__mp_pass whole;    /* all data at once: reads, and writes whose
-                                 stream may serve as scratch */
-    collio__mp_round *rounds; /* writes that keep the stream intact */
-    int nrounds;              /* 0: such writes use `whole` too */
-    int64_t fsize;            /* rounds: elements of F (the domain) */
-    int64_t spill;            /* rounds: elements of the spill area after F */
+    collio__mp_pass whole;     /* all data at once: reads, and writes whose
+                                  stream may serve as scratch */
+    collio__mp_round *rounds;  /* writes that keep the stream intact */
+    int nrounds;               /* 0: such writes use `whole` too */
+    int64_t fsize;             /* rounds: elements of F (the domain) */
+    int64_t spill;             /* rounds: elements of the spill area after F */
     collio__mp_direct *direct; /* non-NULL: the exchange is direct, and
                                   whole / rounds are not built */
-    char *held[2];            /* the work buffers kept between executions
-                                 (opts.keep_buffers; NULL until first used) */
+    char *held[2];             /* the work buffers kept between executions
+                                  (opts.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
 } collio__mp_plan;
 
@@ -169,11 +175,29 @@ int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
  * direct exchange for this layout: the same answer on every rank. */
 int collio__mp_direct_wanted(collio_plan *p);
 
-/* Collective: builds mp->direct from p->layout. Returns this rank's code
- * (the caller agrees on it). */
+/* Collective: builds mp->direct (and mp->fsize) from p->layout. Returns
+ * this rank's code (the caller agrees on it). */
 int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp);
 
-void collio__mp_direct_free(collio__mp_direct *d, int nranks);
+/* Collective: a direct exchange of the pieces segs[0..nsegs) (stream
+ * positions; the layout's, or a round's clip of them) into F, whose
+ * first element is file element flo; this rank receives file elements
+ * [lo, hi). rc: a local failure so far (agreed here, every rank takes
+ * part). *out is set even on failure (free it). */
+int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs, int rc,
+                          int64_t flo, int64_t lo, int64_t hi, collio__mp_direct **out);
+
+/* 1 where a plan in rounds moves its last round directly (no slots, so no
+ * spill area): opts.exchange AUTO and P <= the direct exchange's limit. */
+int collio__mp_direct_last_round(const collio_plan *p);
+
+void collio__mp_direct_free(collio__mp_direct *d);
+
+/* Collective: one direct exchange between the stream and F (write: stream
+ * -> F; read: F -> stream), timed into exchange_s and, for phase >= 0,
+ * into that phase's stats. */
+int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *stream,
+                           char *F, int write, int phase);
 
 /* Collective: the executor of a direct plan. */
 int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream);

@@ -54,6 +54,12 @@ int collio__mp_direct_wanted(collio_plan *p)
     return all[0] / all[1] * (int64_t)l->esize >= DIRECT_MIN_BLOCK_BYTES;
 }
 
+int collio__mp_direct_last_round(const collio_plan *p)
+{
+    return p->opts.exchange == COLLIO_EXCHANGE_AUTO && p->nranks >= 2
+           && p->nranks <= DIRECT_MAX_RANKS;
+}
+
 /* ---------------------------------------------------------- inspector */
 
 /* An MPI type placing the descriptors v[0..n) (file offsets; consecutive
@@ -70,7 +76,8 @@ static int place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
         if (strided && v[i].len <= COLLIO_MP_MAX_BLOCK && v[i].count <= INT32_MAX)
             ne++;
         else if (strided) /* huge blocks: one run each */
-            ne += v[i].count * ((v[i].len + COLLIO_MP_MAX_BLOCK - 1) / COLLIO_MP_MAX_BLOCK);
+            ne +=
+                v[i].count * ((v[i].len + COLLIO_MP_MAX_BLOCK - 1) / COLLIO_MP_MAX_BLOCK);
         else
             ne += (v[i].len * v[i].count + COLLIO_MP_MAX_BLOCK - 1) / COLLIO_MP_MAX_BLOCK;
     }
@@ -90,8 +97,8 @@ static int place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
         const collio__seg *s = &v[i];
         int strided = s->count > 1 && s->stride != s->len;
         if (strided && s->len <= COLLIO_MP_MAX_BLOCK && s->count <= INT32_MAX) {
-            if (MPI_Type_create_hvector((int)s->count, (int)s->len, (MPI_Aint)(s->stride * es),
-                                        el, &ty[j])
+            if (MPI_Type_create_hvector((int)s->count, (int)s->len,
+                                        (MPI_Aint)(s->stride * es), el, &ty[j])
                 != MPI_SUCCESS) {
                 rc = COLLIO_ERR_MPI;
                 break;
@@ -103,7 +110,8 @@ static int place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
         int64_t nb = strided ? s->count : 1, blen = strided ? s->len : s->len * s->count;
         for (int64_t b = 0; b < nb; b++)
             for (int64_t o = 0; o < blen; o += COLLIO_MP_MAX_BLOCK) {
-                int64_t m = blen - o < COLLIO_MP_MAX_BLOCK ? blen - o : COLLIO_MP_MAX_BLOCK;
+                int64_t m =
+                    blen - o < COLLIO_MP_MAX_BLOCK ? blen - o : COLLIO_MP_MAX_BLOCK;
                 ty[j] = el;
                 bl[j] = (int)m;
                 disp[j++] = (MPI_Aint)((s->off + b * s->stride - lo + o) * es);
@@ -124,19 +132,21 @@ static int place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
     return rc;
 }
 
-/* The pieces of the layout for each peer: desc[q] = the clipped segments
+/* The pieces of segs for each peer: desc[q] = the clipped segments
  * whose file offsets lie in q's domain, with their stream positions, in
  * stream order. */
-static int clip_to_domains(collio_plan *p, const int *owner, collio__segvec *desc)
+static int clip_to_domains(collio_plan *p, const collio__seg *segs, int64_t nsegs,
+                           const int *owner, collio__segvec *desc)
 {
     const collio_layout *l = p->layout;
     const int P = p->nranks;
     int rc = COLLIO_OK;
-    for (int64_t i = 0; i < l->nsegs && rc == COLLIO_OK; i++) {
-        const collio__seg *s = &l->segs[i];
+    for (int64_t i = 0; i < nsegs && rc == COLLIO_OK; i++) {
+        const collio__seg *s = &segs[i];
         if (s->count < 1 || s->len < 1)
             continue;
-        int64_t last = s->off + (s->count - 1) * (s->count > 1 ? s->stride : s->len) + s->len;
+        int64_t last =
+            s->off + (s->count - 1) * (s->count > 1 ? s->stride : s->len) + s->len;
         int d0 = collio__domain_of(l->nglobal, P, s->off);
         int d1 = collio__domain_of(l->nglobal, P, last - 1);
         for (int dom = d0; dom <= d1 && rc == COLLIO_OK; dom++) {
@@ -200,7 +210,8 @@ static int swap_desc(collio_plan *p, const collio__segvec *desc, int rc, collio_
         cnt[q] = desc[q].n;
         tot_out += desc[q].n;
     }
-    if (MPI_Alltoall(cnt, 1, MPI_INT64_T, cnt + P, 1, MPI_INT64_T, p->comm) != MPI_SUCCESS)
+    if (MPI_Alltoall(cnt, 1, MPI_INT64_T, cnt + P, 1, MPI_INT64_T, p->comm)
+        != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     for (int q = 0; q < P && rc == COLLIO_OK; q++)
         tot_in += cnt[P + q];
@@ -241,6 +252,7 @@ static int swap_desc(collio_plan *p, const collio__segvec *desc, int rc, collio_
 
 static int direct_alloc(collio__mp_direct *d, int P)
 {
+    d->npeers = P;
     d->send_type = malloc((size_t)P * sizeof *d->send_type);
     d->recv_type = malloc((size_t)P * sizeof *d->recv_type);
     d->send_elems = calloc((size_t)P, sizeof *d->send_elems);
@@ -253,12 +265,9 @@ static int direct_alloc(collio__mp_direct *d, int P)
     return COLLIO_OK;
 }
 
-/* F -> file: the rank's domain [lo, hi) in one request. The layouts
- * partition the file, so the pieces received cover the domain. */
-static int final_run(collio__mp_final *fin, int64_t lo, int64_t hi, int64_t received)
+/* F -> file: the rank's domain [lo, hi) in one request. */
+static int final_run(collio__mp_final *fin, int64_t lo, int64_t hi)
 {
-    if (received != hi - lo)
-        return COLLIO_ERR_COVERAGE;
     fin->identity = 1;
     fin->src_slot = fin->dst_slot = 0;
     fin->nelems = hi - lo;
@@ -272,7 +281,8 @@ static int final_run(collio__mp_final *fin, int64_t lo, int64_t hi, int64_t rece
     return COLLIO_OK;
 }
 
-int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
+int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs, int rc,
+                          int64_t flo, int64_t lo, int64_t hi, collio__mp_direct **out)
 {
     const collio_layout *l = p->layout;
     const int P = p->nranks;
@@ -280,12 +290,13 @@ int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
     int *owner = malloc((size_t)P * sizeof *owner);
     int *in_at = malloc((size_t)(P + 1) * sizeof *in_at);
     collio__segvec *desc = calloc((size_t)P, sizeof *desc);
-    mp->direct = d;
-    int rc = (d && owner && in_at && desc) ? direct_alloc(d, P) : COLLIO_ERR_NOMEM;
+    *out = d;
+    if (rc == COLLIO_OK)
+        rc = (d && owner && in_at && desc) ? direct_alloc(d, P) : COLLIO_ERR_NOMEM;
     for (int r = 0; r < P && rc == COLLIO_OK; r++)
         owner[collio__mp_domain_of_rank(P, r)] = r;
     if (rc == COLLIO_OK)
-        rc = clip_to_domains(p, owner, desc);
+        rc = clip_to_domains(p, segs, nsegs, owner, desc);
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         rc = send_side(&desc[q], l->esize, &d->send_type[q], &d->send_elems[q]);
         if (q != p->rank)
@@ -293,17 +304,16 @@ int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
     }
     collio__seg *in = NULL;
     rc = swap_desc(p, desc, rc, &in, in_at); /* agreed */
-    int64_t lo, hi, received = 0;
-    collio__domain_range(l->nglobal, P, collio__mp_domain_of_rank(P, p->rank), &lo, &hi);
+    int64_t received = 0;
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         d->recv_elems[q] = collio__segs_elements(in + in_at[q], in_at[q + 1] - in_at[q]);
         received += d->recv_elems[q];
-        rc = place_type(in + in_at[q], in_at[q + 1] - in_at[q], lo, l->esize,
+        rc = place_type(in + in_at[q], in_at[q + 1] - in_at[q], flo, l->esize,
                         &d->recv_type[q]);
     }
-    if (rc == COLLIO_OK)
-        rc = final_run(&d->fin, lo, hi, received);
-    mp->fsize = hi - lo;
+    /* the layouts partition the file: what arrives covers [lo, hi) */
+    if (rc == COLLIO_OK && received != hi - lo)
+        rc = COLLIO_ERR_COVERAGE;
     for (int q = 0; q < P && desc; q++)
         collio__segvec_free(&desc[q]);
     free(desc);
@@ -313,11 +323,25 @@ int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
     return rc;
 }
 
-void collio__mp_direct_free(collio__mp_direct *d, int P)
+int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
+{
+    const collio_layout *l = p->layout;
+    int64_t lo, hi;
+    collio__domain_range(l->nglobal, p->nranks,
+                         collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
+    mp->fsize = hi - lo;
+    int rc =
+        collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, &mp->direct);
+    if (rc == COLLIO_OK)
+        rc = final_run(&mp->direct->fin, lo, hi);
+    return rc;
+}
+
+void collio__mp_direct_free(collio__mp_direct *d)
 {
     if (d == NULL)
         return;
-    for (int q = 0; q < P && d->send_type && d->recv_type; q++) {
+    for (int q = 0; q < d->npeers && d->send_type && d->recv_type; q++) {
         if (d->send_type[q] != MPI_DATATYPE_NULL)
             MPI_Type_free(&d->send_type[q]);
         if (d->recv_type[q] != MPI_DATATYPE_NULL)
@@ -364,25 +388,26 @@ static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *
         if (q != me)
             sent += n;
     }
-    p->stats.phase_bytes[0] += sent * es;
     p->stats.bytes_sent += sent * es;
     return nr;
 }
 
-/* The exchange, timed as the one phase (and exchange_s). */
-static int exchange(collio_plan *p, char *stream, char *F, int write)
+int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *stream,
+                           char *F, int write, int phase)
 {
-    const collio__mp_plan *mp = p->impl;
-    const collio__mp_direct *d = mp->direct;
+    const int64_t sent0 = p->stats.bytes_sent;
     double t0 = collio__now();
     int nr = post(p, d, stream, F, write);
     int rc = collio__waitall(nr, d->rq, p->oversubscribed);
     double t = collio__now() - t0;
-    p->stats.phase_s[0] += t;
     p->stats.exchange_s += t;
-    p->stats.phase_messages[0] += nr;
     p->stats.messages += nr;
-    p->stats.phase_tuples[0] += d->send_tuples;
+    if (phase >= 0) {
+        p->stats.phase_s[phase] += t;
+        p->stats.phase_bytes[phase] += p->stats.bytes_sent - sent0;
+        p->stats.phase_messages[phase] += nr;
+        p->stats.phase_tuples[phase] += d->send_tuples;
+    }
     return rc;
 }
 
@@ -403,7 +428,8 @@ int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream)
     int rc = alloc_f(p, &wb);
     if (rc != COLLIO_OK)
         return rc;
-    rc = exchange(p, (char *)stream, wb.buf[0], 1); /* the stream is only read */
+    /* (the stream is only read) */
+    rc = collio__mp_direct_move(p, mp->direct, (char *)stream, wb.buf[0], 1, 0);
     if (rc == COLLIO_OK)
         rc = collio__mp_file_runs(p, &mp->direct->fin, f, wb.buf[0], 1);
     collio__mp_bufs_done(p, &wb);
@@ -420,7 +446,7 @@ int collio__mp_direct_read(collio_plan *p, collio_file *f, char *stream)
     if (rc != COLLIO_OK)
         return rc;
     rc = collio__mp_file_runs(p, &mp->direct->fin, f, wb.buf[0], 0);
-    int x = exchange(p, stream, wb.buf[0], 0);
+    int x = collio__mp_direct_move(p, mp->direct, stream, wb.buf[0], 0, 0);
     if (rc == COLLIO_OK)
         rc = x;
     collio__mp_bufs_done(p, &wb);

@@ -366,6 +366,14 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
     double tx = collio__now();
     for (int i = 0; i < mp->nrounds; i++) {
         const collio__mp_round *r = &mp->rounds[i];
+        if (r->direct != NULL) { /* straight from the stream into F (its
+                                    stats go to the last phase) */
+            int w = collio__mp_direct_move(p, r->direct, (char *)stream, F, 1,
+                                           mp->nphases - 1);
+            if (rc == COLLIO_OK)
+                rc = w;
+            continue;
+        }
         char *slot[2];
         round_slot_ptrs(r, F, mp->esize, slot);
         const char *a = write_phases(p, &r->pass, slot, stream, &rc);
@@ -469,6 +477,12 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
     double tx = collio__now();
     for (int i = mp->nrounds - 1; i >= 0; i--) {
         const collio__mp_round *r = &mp->rounds[i];
+        if (r->direct != NULL) { /* straight from F into the stream */
+            int w = collio__mp_direct_move(p, r->direct, stream, F, 0, mp->nphases - 1);
+            if (rc == COLLIO_OK)
+                rc = w;
+            continue;
+        }
         char *slot[2];
         round_slot_ptrs(r, F, mp->esize, slot);
         gather(p, &r->pass.fin, F + r->target * (int64_t)mp->esize,

@@ -304,8 +304,10 @@ void collio__mp_pass_free(collio__mp_pass *ps)
 
 void collio__mp_drop_rounds(collio__mp_plan *mp)
 {
-    for (int r = 0; r < mp->nrounds; r++)
+    for (int r = 0; r < mp->nrounds; r++) {
         collio__mp_pass_free(&mp->rounds[r].pass);
+        collio__mp_direct_free(mp->rounds[r].direct);
+    }
     free(mp->rounds);
     mp->rounds = NULL;
     mp->nrounds = 0;
@@ -374,12 +376,15 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
      * reaches the others at the first agreement, before any count of
      * passes matters) */
     int rc = rounds_setup(p, mp, dhi - dlo);
-    const int n = 1 + mp->nrounds; /* <= MAX_PASSES: write_rounds <= 62 */
+    /* the last round moves directly where allowed (no slots: no spill) */
+    const int last_direct = mp->nrounds > 0 && collio__mp_direct_last_round(p);
+    const int npass = mp->nrounds - last_direct; /* rounds built as passes */
+    const int n = 1 + npass;                     /* <= MAX_PASSES */
     pass_job jobs[MAX_PASSES];
     jobs[0] = (pass_job){&mp->whole, {0}, l->nlocal, -1, -1, 1, -1};
     for (int64_t i = 0; i < l->nsegs && rc == COLLIO_OK; i++)
         rc = collio__segvec_push_seg(&jobs[0].held, &l->segs[i]);
-    for (int i = 0; i < mp->nrounds; i++) {
+    for (int i = 0; i < npass; i++) {
         collio__mp_round *r = &mp->rounds[i];
         pass_job *j = &jobs[1 + i];
         *j = (pass_job){&r->pass,
@@ -397,7 +402,17 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
     rc = build_passes(p, jobs, n, mp->nphases, rc);
     for (int j = 0; j < n; j++)
         collio__segvec_free(&jobs[j].held);
-    for (int i = 0; i < mp->nrounds && rc == COLLIO_OK; i++) {
+    if (last_direct) { /* collective; agrees on rc first */
+        collio__mp_round *r = &mp->rounds[npass];
+        collio__segvec piece = {0};
+        if (rc == COLLIO_OK)
+            rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, npass,
+                                       mp->nrounds, &piece);
+        rc = collio__mp_direct_new(p, piece.v, piece.n, rc, dlo, dlo + r->target, dhi,
+                                   &r->direct);
+        collio__segvec_free(&piece);
+    }
+    for (int i = 0; i < npass && rc == COLLIO_OK; i++) {
         end_in_slot1(&mp->rounds[i], mp->nphases);
         collio__mp_round_place(&mp->rounds[i], mp->fsize, &mp->spill);
     }
