@@ -21,6 +21,15 @@
  * longer than the layout's (block-cyclic). Reads run the same plan
  * backwards: contiguous read, final gather, phases in reverse.
  *
+ * Direct exchange (multiphase_direct.c; opts.exchange): all phases merged
+ * into one -- each rank sends each piece straight from the user's buffer
+ * to the rank that writes it, MPI datatypes placing it in that rank's
+ * file-order buffer F: each element moves once instead of up to log2 P
+ * times, no work buffers beyond F, P - 1 messages per rank. The automatic
+ * choice takes it for layouts whose mean block has >= 16 bytes at
+ * 2 <= P <= 64, and the hypercube otherwise, whose writes in rounds then
+ * move their last round directly.
+ *
  * Inspector (multiphase_plan.c for the pure steps, multiphase_inspect.c
  * for the collective driver; run once per plan): per phase the kept
  * copies, the sent pieces (an MPI hindexed type over the buffer: a few
