@@ -312,16 +312,20 @@ static void file_errors(tu_ctx *t)
 
 /* Writes that must fail, per strategy and backend; rounds != 0: the plan
  * option write_rounds (multiphase: writes and reads in rounds, which the
- * small data here does not get by default). */
-static void write_errors(tu_ctx *t, const char *strategy, int rounds, collio_backend be)
+ * small data here does not get by default); x: the plan option exchange
+ * (multiphase: hypercube or direct; auto by default). */
+static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x,
+                         collio_backend be)
 {
+    static const char *xname[] = {"auto", "hypercube", "direct"};
     const char *bn = be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio";
     char what[256], path[1024], label[96];
-    snprintf(label, sizeof label, rounds ? "%s(write_rounds=%d)" : "%s", strategy,
-             rounds);
+    snprintf(label, sizeof label, rounds || x ? "%s(write_rounds=%d,exchange=%s)" : "%s",
+             strategy, rounds, xname[x]);
     collio_plan_options po;
     collio_plan_options_init(&po);
     po.write_rounds = rounds;
+    po.exchange = x;
     int64_t n = 0;
     const int64_t ng = 1000;
     const size_t es = 8;
@@ -507,9 +511,14 @@ int main(int argc, char **argv)
         const char *name = collio_strategy_name(s);
         if (collio_strategy_is_canonical(name) != 1)
             continue;
-        write_errors(&t, name, 0, COLLIO_BACKEND_POSIX);
-        write_errors(&t, name, 0, COLLIO_BACKEND_MPIIO);
+        write_errors(&t, name, 0, 0, COLLIO_BACKEND_POSIX);
+        write_errors(&t, name, 0, 0, COLLIO_BACKEND_MPIIO);
     }
-    write_errors(&t, "multiphase", 2, COLLIO_BACKEND_POSIX);
+    /* multiphase's other paths: in rounds (the last one direct; and all
+     * through the hypercube), and the direct exchange */
+    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_AUTO, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_HYPERCUBE, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, COLLIO_BACKEND_MPIIO);
     return tu_finish(&t);
 }

@@ -126,13 +126,14 @@ static int64_t compare_mem(const unsigned char *buf, size_t bytes, const mem_map
     return bad;
 }
 
-/* rounds != 0: plan option write_rounds (multiphase in rounds). */
+/* rounds != 0: plan option write_rounds (multiphase in rounds); x: plan
+ * option exchange (multiphase). */
 static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
-                     mem_kind mk, collio_backend be, uint64_t seed0, int rounds)
+                     mem_kind mk, collio_backend be, uint64_t seed0, int rounds, int x)
 {
-    tu_case(t, "%s memory=%s strategy=%s backend=%s write_rounds=%d", d->name,
+    tu_case(t, "%s memory=%s strategy=%s backend=%s write_rounds=%d exchange=%d", d->name,
             mem_names[mk], strategy, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
-            rounds);
+            rounds, x);
     if (!tu_case_enabled(t))
         return;
     int canonical = collio_strategy_is_canonical(strategy) == 1;
@@ -169,6 +170,7 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     collio_plan_options po;
     collio_plan_options_init(&po);
     po.write_rounds = rounds;
+    po.exchange = x;
     if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
                    "plan"))
         goto done;
@@ -219,13 +221,19 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
         for (int mk = 0; mk < MEM__N; mk++)
             run_case(t, d, name, (mem_kind)mk,
                      (mk + s + which) % 2 ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX,
-                     (uint64_t)(100 * which + mk), 0);
+                     (uint64_t)(100 * which + mk), 0, COLLIO_EXCHANGE_AUTO);
     }
     /* multiphase in rounds: reads through the rounds into the library's
-     * packed copy (writes with a packed copy take one pass) */
-    for (int mk = 0; mk < MEM__N; mk++)
+     * packed copy (writes with a packed copy take one pass), the last
+     * round direct and all through the hypercube; the direct exchange */
+    for (int mk = 0; mk < MEM__N; mk++) {
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
-                 (uint64_t)(100 * which + 50 + mk), 2);
+                 (uint64_t)(100 * which + 50 + mk), 2, COLLIO_EXCHANGE_AUTO);
+        run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
+                 (uint64_t)(100 * which + 60 + mk), 2, COLLIO_EXCHANGE_HYPERCUBE);
+        run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
+                 (uint64_t)(100 * which + 70 + mk), 0, COLLIO_EXCHANGE_DIRECT);
+    }
     tu_desc_free(d);
 }
 
