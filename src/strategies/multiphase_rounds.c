@@ -66,15 +66,6 @@ int collio__mp_round_count(int64_t m_min, size_t esize, int want)
     return h > 0 ? h + 1 : 0;
 }
 
-/* Domain holding file element o (inverse of collio__domain_range). */
-static int domain_of(int64_t nglobal, int P, int64_t o)
-{
-    int64_t q = nglobal / P, r = nglobal % P;
-    if (o < r * (q + 1))
-        return (int)(o / (q + 1));
-    return (int)(r + (o - r * (q + 1)) / q);
-}
-
 int collio__mp_round_clip(const collio__seg *segs, int64_t nsegs, int64_t nglobal, int P,
                           int i, int nrounds, collio__segvec *out)
 {
@@ -84,7 +75,8 @@ int collio__mp_round_clip(const collio__seg *segs, int64_t nsegs, int64_t ngloba
         if (g->count < 1 || g->len < 1)
             continue;
         int64_t last = g->off + (g->count - 1) * g->stride + g->len - 1;
-        int d0 = domain_of(nglobal, P, g->off), d1 = domain_of(nglobal, P, last);
+        int d0 = collio__domain_of(nglobal, P, g->off);
+        int d1 = collio__domain_of(nglobal, P, last);
         for (int d = d0; d <= d1 && rc == COLLIO_OK; d++) {
             int64_t lo, hi;
             collio__domain_range(nglobal, P, d, &lo, &hi);
