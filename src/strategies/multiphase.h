@@ -95,10 +95,11 @@ struct collio__mp_direct {
     int npeers; /* P */
     MPI_Datatype *send_type, *recv_type;
     int64_t *send_elems, *recv_elems;
-    int64_t send_tuples;  /* descriptors of what this rank sends */
-    collio__mp_final fin; /* F -> file: one run, the domain (a plan's
-                             direct exchange; not a round's) */
-    MPI_Request *rq;      /* 2 P requests, kept for the executor */
+    int64_t send_tuples;   /* descriptors of what this rank sends */
+    collio__mp_final fin;  /* F -> file: one run, the domain (a plan's
+                              direct exchange; not a round's) */
+    collio__mp_final self; /* the rank's own pieces: ops stream <-> F */
+    MPI_Request *rq;       /* 2 P requests, kept for the executor */
 };
 
 typedef struct collio__mp_plan {

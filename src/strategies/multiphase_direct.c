@@ -11,9 +11,10 @@
  * ranges of the user's stream (an hindexed type), and the receiver's
  * datatype places them directly at their file positions in F, the rank's
  * domain buffer, which then goes to the file in one request (the same
- * domain and the same single write as after all hypercube phases). No
- * work buffers, no local copies: the work memory is F, exactly the rank's
- * file domain. The price is P - 1 messages per rank instead of
+ * domain and the same single write as after all hypercube phases). The
+ * rank's own pieces are copied locally (stream <-> F, the final step's
+ * scatter loop) while the messages move. No work buffers: the work memory
+ * is F, exactly the rank's file domain. The price is P - 1 messages per rank instead of
  * ceil(log2 P), so the automatic choice (collio__mp_direct_wanted) takes
  * it only for moderate P and long enough blocks -- measured, see
  * docs/multiphase.md.
@@ -28,7 +29,8 @@
  * whatever bx is.
  *
  * Executor: write = post every receive into F and every send from the
- * stream, wait, write F; read = read F, then the same messages backwards.
+ * stream, copy the own pieces, wait, write F; read = read F, then the
+ * same backwards.
  */
 #include "multiphase.h"
 
@@ -186,6 +188,28 @@ static int send_side(collio__segvec *dv, size_t esize, MPI_Datatype *t, int64_t 
     return rc;
 }
 
+/* The rank's own pieces (dv: stream positions) as copy ops between the
+ * stream and F (off = F position, mem = stream position; the final
+ * step's scatter / gather walks them), in fin->ops; dv is emptied, so
+ * that nothing goes to the rank itself. */
+static int self_ops(collio__segvec *dv, int64_t flo, collio__mp_final *fin)
+{
+    fin->ops = malloc((size_t)(dv->n > 0 ? dv->n : 1) * sizeof *fin->ops);
+    if (fin->ops == NULL)
+        return COLLIO_ERR_NOMEM;
+    for (int64_t i = 0; i < dv->n; i++) {
+        collio__seg o = dv->v[i];
+        o.off -= flo;
+        if (o.count == 1)
+            o.stride = o.len;
+        fin->ops[i] = o;
+    }
+    fin->nops = dv->n;
+    fin->nelems = collio__segs_elements(dv->v, dv->n);
+    dv->n = 0;
+    return COLLIO_OK;
+}
+
 /* Collective: counts, then descriptors, to every peer (5 x int64 each).
  * rc: a local failure so far, agreed before anything moves (and again
  * before the descriptors move). On return (OK) *in holds what came from
@@ -297,14 +321,18 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
         owner[collio__mp_domain_of_rank(P, r)] = r;
     if (rc == COLLIO_OK)
         rc = clip_to_domains(p, segs, nsegs, owner, desc);
+    /* the rank's own pieces: a local copy, not a message to itself */
+    if (rc == COLLIO_OK)
+        rc = self_ops(&desc[p->rank], flo, &d->self);
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
+        if (q == p->rank)
+            continue;
         rc = send_side(&desc[q], l->esize, &d->send_type[q], &d->send_elems[q]);
-        if (q != p->rank)
-            d->send_tuples += desc[q].n;
+        d->send_tuples += desc[q].n;
     }
     collio__seg *in = NULL;
     rc = swap_desc(p, desc, rc, &in, in_at); /* agreed */
-    int64_t received = 0;
+    int64_t received = d->self.nelems;
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         d->recv_elems[q] = collio__segs_elements(in + in_at[q], in_at[q + 1] - in_at[q]);
         received += d->recv_elems[q];
@@ -353,6 +381,7 @@ void collio__mp_direct_free(collio__mp_direct *d)
     free(d->recv_elems);
     free(d->rq);
     collio__mp_final_free(&d->fin);
+    collio__mp_final_free(&d->self);
     free(d);
 }
 
@@ -385,8 +414,7 @@ static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *
             MPI_Isend(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
         else
             MPI_Isend(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
-        if (q != me)
-            sent += n;
+        sent += n;
     }
     p->stats.bytes_sent += sent * es;
     return nr;
@@ -398,6 +426,12 @@ int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *str
     const int64_t sent0 = p->stats.bytes_sent;
     double t0 = collio__now();
     int nr = post(p, d, stream, F, write);
+    double tc = collio__now(); /* the own pieces meanwhile */
+    if (write)
+        collio__mp_scatter(&d->self, p->layout->esize, stream, F);
+    else
+        collio__mp_gather(&d->self, p->layout->esize, F, stream);
+    p->stats.copy_s += collio__now() - tc;
     int rc = collio__waitall(nr, d->rq, p->oversubscribed);
     double t = collio__now() - t0;
     p->stats.exchange_s += t;
