@@ -116,7 +116,7 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
                     block_med = med[0];
             for (int vi = 0; vi < nvars; vi++) {
                 int n = group_stats(rows, nrows, ci, vi, op, tmp, med, &verdict);
-                char label[COLLIO_BENCH_NAME_LEN + 40];
+                char label[sizeof vars[vi].label + 20];
                 snprintf(label, sizeof label, "%s%s", vars[vi].label,
                          vars[vi].canonical ? "" : " (not canonical)");
                 if (n == 0) {

@@ -234,6 +234,79 @@ static void test_write_rounds(tu_ctx *t)
     tu_remove(t, csv);
 }
 
+/* Rank 0: each row's `exchange` column names what its variant asked for
+ * ("multiphase(x=direct)" -> direct), and a direct row ran 1 phase.
+ * Returns rows seen. */
+static int check_exchange_csv(tu_ctx *t, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!TU_CHECK(t, f != NULL, "CSV %s exists", path))
+        return 0;
+    char line[4096];
+    int x_col = -1, phases_col = -1, variant_col = -1, rows = 0;
+    if (fgets(line, sizeof line, f)) {
+        int c = 0;
+        for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), c++) {
+            if (strcmp(tok, "exchange") == 0)
+                x_col = c;
+            if (strcmp(tok, "phases") == 0)
+                phases_col = c;
+            if (strcmp(tok, "variant") == 0)
+                variant_col = c;
+        }
+    }
+    TU_CHECK(t, x_col >= 0 && phases_col >= 0 && variant_col >= 0,
+             "CSV has exchange, phases, variant columns");
+    while (x_col >= 0 && phases_col >= 0 && variant_col >= 0
+           && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0'; /* exchange is the last column */
+        char *field[64];
+        int n = split_fields(line, field, 64);
+        if (x_col >= n || variant_col >= n)
+            continue;
+        rows++;
+        int direct = strstr(field[variant_col], "x=direct") != NULL;
+        TU_CHECK(t, strcmp(field[x_col], direct ? "direct" : "hypercube") == 0,
+                 "row %d (%s): exchange '%s'", rows, field[variant_col], field[x_col]);
+        if (direct)
+            TU_CHECK(t, atoi(field[phases_col]) == 1, "row %d: direct ran %s phases",
+                     rows, field[phases_col]);
+    }
+    fclose(f);
+    return rows;
+}
+
+static void test_exchange(tu_ctx *t)
+{
+    tu_case(t, "vector workload, multiphase --exchange hypercube,direct");
+    char csv[1024];
+    tu_temp_path(t, "exchange.csv", csv, sizeof csv);
+    collio_bench_config c;
+    base_config(t, &c, csv);
+    c.workload = COLLIO_BENCH_VECTOR;
+    c.nx = 3001 * (int64_t)t->nranks;
+    c.nbx = 1;
+    c.bx[0] = 7;
+    snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "multiphase");
+    c.nstrategies = 1;
+    c.exchange[0] = COLLIO_EXCHANGE_HYPERCUBE;
+    c.exchange[1] = COLLIO_EXCHANGE_DIRECT;
+    c.nexchange = 2;
+    collio_bench_summary sum;
+    int rc = collio_bench_run(t->comm, &c, &sum);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
+        return;
+    int want_runs = 2 * 2 * c.reps; /* two variants, write + read */
+    TU_CHECK(t, sum.runs == want_runs && sum.verified == want_runs && sum.failed == 0,
+             "runs %d, verified %d, failed %d; want %d verified", sum.runs, sum.verified,
+             sum.failed, want_runs);
+    if (t->rank == 0) {
+        int rows = check_exchange_csv(t, csv);
+        TU_CHECK(t, rows == want_runs, "CSV rows %d, want %d", rows, want_runs);
+    }
+    tu_remove(t, csv);
+}
+
 static void test_unknown_strategy(tu_ctx *t)
 {
     tu_case(t, "unknown strategy");
@@ -255,6 +328,7 @@ int main(int argc, char **argv)
     test_vector(&t);
     test_array(&t);
     test_write_rounds(&t);
+    test_exchange(&t);
     test_unknown_strategy(&t);
     return tu_finish(&t);
 }
