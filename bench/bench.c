@@ -67,7 +67,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 14 + COLLIO_BENCH_PHASE_COLS };
+    enum { NMAX = 15 + COLLIO_BENCH_PHASE_COLS };
     double mx[NMAX] = {st.inspect_s,
                        st.exchange_s,
                        st.file_s,
@@ -81,9 +81,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
                        st.copy_s,
                        (double)st.work_bytes / (1024.0 * 1024.0),
                        (double)st.nrounds,
-                       (double)st.exchange};
+                       (double)st.exchange,
+                       (double)st.shared_memory};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[14 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+        mx[15 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
     int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
@@ -102,9 +103,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     if (r->nphases > COLLIO_BENCH_PHASE_COLS)
         r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[14 + i];
+        r->phase_s[i] = gmx[15 + i];
     r->nrounds = (int)gmx[12];
     r->exchange = (int)gmx[13];
+    r->shared_memory = (int)gmx[14];
     r->copy_s = gmx[10];
     r->work_mb = gmx[11];
     r->bytes_sent = gsm[0];
@@ -264,6 +266,7 @@ static int run_case(bench_ctx *x, int ci)
         po.phases = x->vars[vi].phases;
         po.write_rounds = x->vars[vi].rounds;
         po.exchange = x->vars[vi].exchange;
+        po.shared_memory = x->vars[vi].shm;
         po.destroy_input = cfg->destroy_input;
         rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);
         if (rc) {
@@ -332,7 +335,8 @@ static int run_case(bench_ctx *x, int ci)
 }
 
 /* "multiphase(k=2,r=3,x=direct)": the options a variant list varies. */
-static void variant_label(bench_variant *v, int show_rounds, int show_exchange)
+static void variant_label(bench_variant *v, int show_rounds, int show_exchange,
+                          int show_shm)
 {
     static const char *xname[] = {"auto", "hypercube", "direct"};
     char opt[48] = "";
@@ -343,6 +347,8 @@ static void variant_label(bench_variant *v, int show_rounds, int show_exchange)
         n += (size_t)snprintf(opt + n, sizeof opt - n, ",r=%d", v->rounds);
     if (show_exchange && n < sizeof opt)
         n += (size_t)snprintf(opt + n, sizeof opt - n, ",x=%s", xname[v->exchange]);
+    if (show_shm && n < sizeof opt)
+        n += (size_t)snprintf(opt + n, sizeof opt - n, ",shm=%d", v->shm);
     char label[sizeof v->label];
     if (n > 0)
         snprintf(label, sizeof label, "%s(%s)", v->strategy, opt + 1);
@@ -379,17 +385,21 @@ static int make_variants(bench_ctx *x)
         int nk = mp && cfg->nphases > 0 ? cfg->nphases : 1;
         int nr = mp && cfg->nrounds > 0 ? cfg->nrounds : 1;
         int ne = mp && cfg->nexchange > 0 ? cfg->nexchange : 1;
-        for (int k = 0; k < nk * nr * ne; k++) {
+        int ns = mp && cfg->nshm > 0 ? cfg->nshm : 1;
+        for (int k = 0; k < nk * nr * ne * ns; k++) {
             if (x->nvars >= MAX_VARIANTS)
                 return COLLIO_ERR_ARG;
             bench_variant *v = &x->vars[x->nvars++];
             snprintf(v->strategy, sizeof v->strategy, "%s", s);
-            /* phases outermost, exchange innermost; 0 = all / auto / auto */
-            v->phases = mp && cfg->nphases > 0 ? cfg->phases[k / (nr * ne)] : 0;
-            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[k / ne % nr] : 0;
-            v->exchange = mp && cfg->nexchange > 0 ? cfg->exchange[k % ne] : 0;
+            /* phases outermost, shared_memory innermost; defaults: all
+             * phases, automatic rounds and exchange, shared memory on */
+            v->phases = mp && cfg->nphases > 0 ? cfg->phases[k / (nr * ne * ns)] : 0;
+            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[k / (ne * ns) % nr] : 0;
+            v->exchange = mp && cfg->nexchange > 0 ? cfg->exchange[k / ns % ne] : 0;
+            v->shm = mp && cfg->nshm > 0 ? cfg->shm[k % ns] : 1;
             v->canonical = canon;
-            variant_label(v, mp && cfg->nrounds > 0, mp && cfg->nexchange > 0);
+            variant_label(v, mp && cfg->nrounds > 0, mp && cfg->nexchange > 0,
+                          mp && cfg->nshm > 0);
         }
     }
     return COLLIO_OK;

@@ -50,6 +50,8 @@ typedef struct collio_bench_config {
     int nrounds;                         /* 0: one variant, default rounds */
     int exchange[COLLIO_BENCH_MAX_LIST]; /* multiphase: collio_exchange values */
     int nexchange;                       /* 0: one variant, automatic */
+    int shm[COLLIO_BENCH_MAX_LIST];      /* multiphase: shared_memory values */
+    int nshm;                            /* 0: one variant, default (1) */
     int reps;                            /* runs per (case, variant, op) */
     double max_time;                     /* s per (case, variant): stop its
                                             reps once exceeded; 0: never */

@@ -50,6 +50,9 @@ void collio_bench_usage(FILE *out)
                  "  --exchange x[,x...]    multiphase: one variant per exchange plan\n"
                  "                         option, auto (default), hypercube or\n"
                  "                         direct; crossed with the two above\n"
+                 "  --shared-memory s[,s...] multiphase: one variant per\n"
+                 "                         shared_memory plan option (1 = default,\n"
+                 "                         0 = MPI messages only); crossed too\n"
                  "  --esize BYTES          element size (4, i.e. float32)\n"
                  "  --dir DIR              where the files go (.); removed after\n"
                  "  --csv FILE             one row per run\n"
@@ -212,6 +215,15 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
                 cfg->rounds[k] = (int)list[k];
             }
             cfg->nrounds = n;
+        } else if (strcmp(o, "--shared-memory") == 0) {
+            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
+                goto bad;
+            for (int k = 0; k < n; k++) {
+                if (list[k] != 0 && list[k] != 1)
+                    goto bad;
+                cfg->shm[k] = (int)list[k];
+            }
+            cfg->nshm = n;
         } else if (strcmp(o, "--exchange") == 0) {
             if ((n = parse_exchange(a, cfg)) < 1)
                 goto bad;

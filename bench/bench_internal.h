@@ -26,6 +26,7 @@ typedef struct bench_variant {
     int phases;                             /* plan option; 0 = all */
     int rounds;                             /* plan option write_rounds */
     int exchange;                           /* plan option exchange */
+    int shm;                                /* plan option shared_memory */
     int canonical;                          /* writes canonical order */
 } bench_variant;
 
@@ -39,8 +40,9 @@ typedef struct bench_row {
     double copy_s;  /* the part of exchange_s in local copies */
     double work_mb; /* stats.work_bytes in MiB, max over ranks */
     int nphases;
-    int nrounds;  /* stats.nrounds, max over ranks */
-    int exchange; /* stats.exchange (max over ranks; the same on all) */
+    int nrounds;       /* stats.nrounds, max over ranks */
+    int exchange;      /* stats.exchange (max over ranks; the same on all) */
+    int shared_memory; /* stats.shared_memory (likewise) */
     double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;
     int64_t file_requests_max, plan_bytes_max;

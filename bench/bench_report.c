@@ -15,7 +15,7 @@ static const char *csv_header =
     "phase0_s,phase1_s,phase2_s,phase3_s,phase4_s,phase5_s,phase6_s,"
     "phase7_s,shape,esize,backend,file_requests_max,file_bytes,"
     "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
-    "variant,exchange\n";
+    "variant,exchange,shared_memory\n";
 
 FILE *bench_csv_open(const char *path)
 {
@@ -47,13 +47,14 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
     }
     /* (the variant label is quoted: "multiphase(k=2,r=3)" has a comma) */
     static const char *xname[] = {"", "hypercube", "direct"};
-    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s\n",
+    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d\n",
             c->shape ? c->shape->name : "", cfg->esize,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
             (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb,
             cfg->destroy_input, r->copy_s, r->work_mb, r->nrounds, v->label,
-            xname[r->exchange >= 0 && r->exchange <= 2 ? r->exchange : 0]);
+            xname[r->exchange >= 0 && r->exchange <= 2 ? r->exchange : 0],
+            r->shared_memory);
     fflush(f);
 }
 

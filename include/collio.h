@@ -295,6 +295,14 @@ typedef struct collio_plan_options {
                             (docs/multiphase.md), else HYPERCUBE.
                             DIRECT with 1 <= phases < all, or another
                             value: COLLIO_ERR_ARG. */
+    int shared_memory;   /* multiphase direct exchange: 1 (default): where
+                            all ranks share one node, each rank copies its
+                            pieces straight into the other ranks'
+                            file-order buffers, which then live in an
+                            MPI-3 shared-memory window
+                            (MPI_Win_allocate_shared): one copy per
+                            element, no messages. 0: MPI messages only.
+                            Other values: COLLIO_ERR_ARG. */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
@@ -365,6 +373,9 @@ typedef struct collio_stats {
     int exchange;       /* multiphase: the collio_exchange the plan uses
                            (HYPERCUBE or DIRECT; DIRECT has nphases = 1);
                            0 for other strategies */
+    int shared_memory;  /* multiphase: 1 if the direct exchange copies
+                           through a shared-memory window (see
+                           collio_plan_options.shared_memory), else 0 */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

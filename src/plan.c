@@ -29,6 +29,7 @@ void collio_plan_options_init(collio_plan_options *opts)
     opts->chunk_bytes = DEFAULT_CHUNK_BYTES;
     opts->max_iov = DEFAULT_MAX_IOV;
     opts->keep_buffers = 1;
+    opts->shared_memory = 1;
 }
 
 static int options_valid(const collio_plan_options *o)
@@ -37,7 +38,8 @@ static int options_valid(const collio_plan_options *o)
            && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1)
            && (o->keep_buffers == 0 || o->keep_buffers == 1) && o->write_rounds >= -1
            && o->write_rounds <= 62 && o->exchange >= COLLIO_EXCHANGE_AUTO
-           && o->exchange <= COLLIO_EXCHANGE_DIRECT;
+           && o->exchange <= COLLIO_EXCHANGE_DIRECT
+           && (o->shared_memory == 0 || o->shared_memory == 1);
 }
 
 /* Frees what a (possibly half-built) plan owns. Not collective by itself
@@ -81,9 +83,10 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
     int s2 = collio__check_same_i64(comm, o->chunk_bytes);
     int s3 = collio__check_same_i64(comm, o->max_iov);
     /* (one check for the small multiphase options that steer it) */
-    int s4 =
-        collio__check_same_i64(comm, (int64_t)(((uint64_t)(uint32_t)o->exchange << 32)
-                                               | (uint32_t)o->write_rounds));
+    int s4 = collio__check_same_i64(
+        comm, (int64_t)(((uint64_t)(uint16_t)o->exchange << 48)
+                        | ((uint64_t)(uint16_t)o->shared_memory << 32)
+                        | (uint32_t)o->write_rounds));
     if (rc == COLLIO_OK
         && (s1 != COLLIO_OK || s2 != COLLIO_OK || s3 != COLLIO_OK || s4 != COLLIO_OK))
         rc = COLLIO_ERR_MISMATCH;
@@ -148,16 +151,17 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
 }
 
 /* Zeroes what describes one execution; keeps what describes the plan:
- * inspect_s, plan_bytes, exchange. */
+ * inspect_s, plan_bytes, exchange, shared_memory. */
 static void reset_exec_stats(collio_stats *s)
 {
     double inspect = s->inspect_s;
     int64_t plan_bytes = s->plan_bytes;
-    int exchange = s->exchange;
+    int exchange = s->exchange, shm = s->shared_memory;
     memset(s, 0, sizeof *s);
     s->inspect_s = inspect;
     s->plan_bytes = plan_bytes;
     s->exchange = exchange;
+    s->shared_memory = shm;
 }
 
 static int data_end(const collio_plan *p, const collio_file *f, int64_t *end);

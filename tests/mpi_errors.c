@@ -312,20 +312,23 @@ static void file_errors(tu_ctx *t)
 
 /* Writes that must fail, per strategy and backend; rounds != 0: the plan
  * option write_rounds (multiphase: writes and reads in rounds, which the
- * small data here does not get by default); x: the plan option exchange
- * (multiphase: hypercube or direct; auto by default). */
-static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x,
+ * small data here does not get by default); x, shm: the plan options
+ * exchange (multiphase: hypercube or direct; auto by default) and
+ * shared_memory (1 by default). */
+static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int shm,
                          collio_backend be)
 {
     static const char *xname[] = {"auto", "hypercube", "direct"};
     const char *bn = be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio";
     char what[256], path[1024], label[96];
-    snprintf(label, sizeof label, rounds || x ? "%s(write_rounds=%d,exchange=%s)" : "%s",
-             strategy, rounds, xname[x]);
+    snprintf(label, sizeof label,
+             rounds || x || !shm ? "%s(write_rounds=%d,exchange=%s,shm=%d)" : "%s",
+             strategy, rounds, xname[x], shm);
     collio_plan_options po;
     collio_plan_options_init(&po);
     po.write_rounds = rounds;
     po.exchange = x;
+    po.shared_memory = shm;
     int64_t n = 0;
     const int64_t ng = 1000;
     const size_t es = 8;
@@ -511,14 +514,15 @@ int main(int argc, char **argv)
         const char *name = collio_strategy_name(s);
         if (collio_strategy_is_canonical(name) != 1)
             continue;
-        write_errors(&t, name, 0, 0, COLLIO_BACKEND_POSIX);
-        write_errors(&t, name, 0, 0, COLLIO_BACKEND_MPIIO);
+        write_errors(&t, name, 0, 0, 1, COLLIO_BACKEND_POSIX);
+        write_errors(&t, name, 0, 0, 1, COLLIO_BACKEND_MPIIO);
     }
     /* multiphase's other paths: in rounds (the last one direct; and all
      * through the hypercube), and the direct exchange */
-    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_AUTO, COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_HYPERCUBE, COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, COLLIO_BACKEND_MPIIO);
+    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_AUTO, 1, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_HYPERCUBE, 1, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_MPIIO);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 0, COLLIO_BACKEND_POSIX);
     return tu_finish(&t);
 }

@@ -127,7 +127,8 @@ static int64_t compare_mem(const unsigned char *buf, size_t bytes, const mem_map
 }
 
 /* rounds != 0: plan option write_rounds (multiphase in rounds); x: plan
- * option exchange (multiphase). */
+ * option exchange (multiphase), -1 for the direct exchange with
+ * shared_memory = 0 (MPI messages). */
 static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
                      mem_kind mk, collio_backend be, uint64_t seed0, int rounds, int x)
 {
@@ -170,7 +171,8 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     collio_plan_options po;
     collio_plan_options_init(&po);
     po.write_rounds = rounds;
-    po.exchange = x;
+    po.exchange = x < 0 ? COLLIO_EXCHANGE_DIRECT : x;
+    po.shared_memory = x >= 0;
     if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
                    "plan"))
         goto done;
@@ -233,6 +235,8 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
                  (uint64_t)(100 * which + 60 + mk), 2, COLLIO_EXCHANGE_HYPERCUBE);
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
                  (uint64_t)(100 * which + 70 + mk), 0, COLLIO_EXCHANGE_DIRECT);
+        run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
+                 (uint64_t)(100 * which + 80 + mk), 0, -1); /* direct, messages */
     }
     tu_desc_free(d);
 }

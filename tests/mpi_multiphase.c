@@ -34,17 +34,24 @@ static int all_phases(int P)
 
 /* The plan options the tests vary: phases, destroy_input, write_rounds,
  * keep_buffers = 0 (fresh; 0 keeps the default) and the exchange: X_HC
- * (0, so that the hypercube tests pin it), X_DIRECT or X_AUTO. */
-enum { X_HC = 0, X_DIRECT, X_AUTO };
+ * (0, so that the hypercube tests pin it), X_DIRECT (through shared
+ * memory where the ranks share a node, as they do here), X_AUTO, or
+ * X_DIRECT_MSG (direct with shared_memory = 0: MPI messages). */
+enum { X_HC = 0, X_DIRECT, X_AUTO, X_DIRECT_MSG };
 typedef struct mp_opts {
     int k, destroy, rounds, fresh, x;
 } mp_opts;
 
 static int exchange_opt(int x)
 {
-    return x == X_DIRECT ? COLLIO_EXCHANGE_DIRECT
-           : x == X_AUTO ? COLLIO_EXCHANGE_AUTO
-                         : COLLIO_EXCHANGE_HYPERCUBE;
+    return x == X_DIRECT || x == X_DIRECT_MSG ? COLLIO_EXCHANGE_DIRECT
+           : x == X_AUTO                      ? COLLIO_EXCHANGE_AUTO
+                                              : COLLIO_EXCHANGE_HYPERCUBE;
+}
+
+static int is_direct(int x)
+{
+    return x == X_DIRECT || x == X_DIRECT_MSG;
 }
 
 static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp_opts *mo,
@@ -58,6 +65,7 @@ static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp
         o.write_rounds = mo->rounds;
         o.keep_buffers = !mo->fresh;
         o.exchange = exchange_opt(mo->x);
+        o.shared_memory = mo->x != X_DIRECT_MSG;
     }
     int rc = collio_plan_create(t->comm, l, strategy, &o, p);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
@@ -123,7 +131,7 @@ static int read_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend
  * automatic choice (a write in rounds may move its last round directly,
  * counted in the last phase) */
 static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int direct,
-                        int aut)
+                        int aut, int shm)
 {
     collio_stats s;
     collio_plan_stats(p, &s);
@@ -132,6 +140,12 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int d
     TU_CHECK(t,
              s.exchange == (direct ? COLLIO_EXCHANGE_DIRECT : COLLIO_EXCHANGE_HYPERCUBE),
              "exchange %d, want direct = %d", s.exchange, direct);
+    /* (the tests' ranks share one node: shared memory wherever allowed) */
+    TU_CHECK(t, s.shared_memory == shm, "shared_memory %d, want %d", s.shared_memory,
+             shm);
+    if (shm)
+        TU_CHECK(t, s.messages == 0, "shared memory: %lld messages",
+                 (long long)s.messages);
     if (direct) {
         want = all = 1;
         TU_CHECK(t, s.phase_messages[0] <= 2 * t->nranks && s.nrounds == 0,
@@ -198,7 +212,7 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
                       collio_backend be, uint64_t seed)
 {
     const int k = mo->k, destroy = mo->destroy;
-    static const char *xname[] = {"hypercube", "direct", "auto"};
+    static const char *xname[] = {"hypercube", "direct", "auto", "direct-messages"};
     tu_case(t, "%s k=%d %s%s write_rounds=%d exchange=%s", d->name, k,
             be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
             destroy ? " destroy_input" : "", mo->rounds, xname[mo->x]);
@@ -206,7 +220,7 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
         return;
     int64_t *idx = NULL, n = 0;
     collio_plan *p = NULL;
-    const int direct = mo->x == X_DIRECT || (mo->x == X_AUTO && auto_direct(t, d, k));
+    const int direct = is_direct(mo->x) || (mo->x == X_AUTO && auto_direct(t, d, k));
     if (plan_of(t, d, mo, &idx, &n, &p)) {
         size_t bytes = (size_t)n * d->esize;
         unsigned char *buf = malloc(bytes + 1), *back = calloc(1, bytes + 1);
@@ -222,7 +236,8 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
                 TU_CHECK(t, tu_compare(buf, idx, n, d->esize, seed, &first) == 0,
                          "write changed the user's buffer (element %lld)",
                          (long long)first);
-            check_stats(t, p, k, d->nglobal, direct, mo->x == X_AUTO);
+            check_stats(t, p, k, d->nglobal, direct, mo->x == X_AUTO,
+                        direct && mo->x != X_DIRECT_MSG);
             collio_stats s;
             collio_plan_stats(p, &s);
             if (mo->rounds >= 1)
@@ -255,6 +270,8 @@ static void all_k(tu_ctx *t, const tu_layout_desc *d, uint64_t seed)
     /* all phases merged into one direct exchange; and the automatic
      * choice between the two */
     roundtrip(t, d, &(mp_opts){0, 0, 0, 0, X_DIRECT}, COLLIO_BACKEND_POSIX, seed + 110);
+    roundtrip(t, d, &(mp_opts){0, 0, 0, 0, X_DIRECT_MSG}, COLLIO_BACKEND_POSIX,
+              seed + 113);
     roundtrip(t, d, &(mp_opts){0, 0, 0, 0, X_AUTO}, COLLIO_BACKEND_POSIX, seed + 111);
     /* automatic, in rounds: the hypercube's rounds with a direct last
      * round, where the layout does not take the direct exchange */
@@ -299,6 +316,7 @@ static void test_block_cyclic(tu_ctx *t)
     roundtrip(t, &d, &(mp_opts){0, 0, 0, 0, X_HC}, COLLIO_BACKEND_MPIIO, 7);
     roundtrip(t, &d, &(mp_opts){0, 0, 2, 0, X_HC}, COLLIO_BACKEND_MPIIO, 8);
     roundtrip(t, &d, &(mp_opts){0, 0, 0, 0, X_DIRECT}, COLLIO_BACKEND_MPIIO, 9);
+    roundtrip(t, &d, &(mp_opts){0, 0, 0, 0, X_DIRECT_MSG}, COLLIO_BACKEND_MPIIO, 10);
     tu_desc_free(&d);
 }
 
@@ -412,14 +430,15 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
             mo = (mp_opts){0, 1, 0, 0, X_HC};
         else if (c % 4 == 2) /* automatic: direct, or rounds with a direct last */
             mo = (mp_opts){0, 0, 1 + c % 5, 0, X_AUTO};
-        else if (c % 4 == 3)
-            mo = (mp_opts){0, 0, 0, 0, X_DIRECT};
+        else if (c % 4 == 3) /* direct, through shared memory or messages */
+            mo = (mp_opts){0, 0, 0, 0, c % 8 == 3 ? X_DIRECT : X_DIRECT_MSG};
         const int destroy = mo.destroy;
         tu_case(t, "%s vs serial k=%d%s write_rounds=%d%s", d.name, mo.k,
                 destroy ? " destroy_input" : "", mo.rounds,
-                mo.x == X_DIRECT ? " direct"
-                : mo.x == X_AUTO ? " auto"
-                                 : "");
+                mo.x == X_DIRECT       ? " direct"
+                : mo.x == X_DIRECT_MSG ? " direct-messages"
+                : mo.x == X_AUTO       ? " auto"
+                                       : "");
         if (!tu_case_enabled(t)) {
             tu_desc_free(&d);
             continue;
@@ -508,12 +527,14 @@ static void test_reuse(tu_ctx *t)
 {
     tu_layout_desc d;
     tu_desc_block_cyclic(&d, 7777, 3, 4);
-    /* one pass; rounds; the direct exchange */
-    static const mp_opts v[] = {
-        {0, 0, -1, 0, X_HC}, {0, 0, 3, 0, X_HC}, {0, 0, 0, 0, X_DIRECT}};
-    for (int i = 0; i < 3; i++) {
-        tu_case(t, "plan reused for 10 writes: %s write_rounds=%d direct=%d", d.name,
-                v[i].rounds, v[i].x == X_DIRECT);
+    /* one pass; rounds; the direct exchange (shared memory, messages) */
+    static const mp_opts v[] = {{0, 0, -1, 0, X_HC},
+                                {0, 0, 3, 0, X_HC},
+                                {0, 0, 0, 0, X_DIRECT},
+                                {0, 0, 0, 0, X_DIRECT_MSG}};
+    for (int i = 0; i < 4; i++) {
+        tu_case(t, "plan reused for 10 writes: %s write_rounds=%d exchange variant %d",
+                d.name, v[i].rounds, v[i].x);
         if (!tu_case_enabled(t))
             continue;
         int64_t *idx = NULL, n = 0;
@@ -555,10 +576,10 @@ static void test_work_memory(tu_ctx *t)
     tu_layout_desc d;
     tu_desc_block_cyclic(&d, (int64_t)t->nranks * 262144, 1, 4);
     const int pow2 = (t->nranks & (t->nranks - 1)) == 0;
-    static const mp_opts variants[] = {{0, 0, -1, 0, X_HC},    {0, 1, 0, 0, X_HC},
-                                       {0, 0, 2, 0, X_HC},     {0, 0, 0, 0, X_HC},
-                                       {0, 0, 0, 0, X_DIRECT}, {0, 0, 2, 0, X_AUTO},
-                                       {0, 0, 0, 0, X_AUTO}};
+    static const mp_opts variants[] = {
+        {0, 0, -1, 0, X_HC},  {0, 1, 0, 0, X_HC},        {0, 0, 2, 0, X_HC},
+        {0, 0, 0, 0, X_HC},   {0, 0, 0, 0, X_DIRECT},    {0, 0, 2, 0, X_AUTO},
+        {0, 0, 0, 0, X_AUTO}, {0, 0, 0, 0, X_DIRECT_MSG}};
     enum { NV = sizeof variants / sizeof variants[0] };
     for (int keep = 0; keep <= 1; keep++) {
         int64_t plain = INT64_MAX; /* the one-pass default write's work_bytes */
@@ -568,9 +589,10 @@ static void test_work_memory(tu_ctx *t)
                     "work memory %s keep_buffers=%d destroy_input=%d write_rounds=%d "
                     "exchange=%s",
                     d.name, keep, mo->destroy, mo->rounds,
-                    mo->x == X_DIRECT ? "direct"
-                    : mo->x == X_AUTO ? "auto"
-                                      : "hypercube");
+                    mo->x == X_DIRECT       ? "direct"
+                    : mo->x == X_DIRECT_MSG ? "direct-messages"
+                    : mo->x == X_AUTO       ? "auto"
+                                            : "hypercube");
             if (!tu_case_enabled(t))
                 continue;
             int64_t *idx = NULL, n = 0;
@@ -583,10 +605,10 @@ static void test_work_memory(tu_ctx *t)
                 memset(r, 0, sizeof r);
                 plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r);
                 const int64_t b = n * (int64_t)d.esize;
-                const int64_t want[NV] = {2 * b, b, b + b / 4, b + b / 16, b, b, b};
-                const int rounds[NV] = {0, 0, 3, 5, 0, 3, 5};
+                const int64_t want[NV] = {2 * b, b, b + b / 4, b + b / 16, b, b, b, b};
+                const int rounds[NV] = {0, 0, 3, 5, 0, 3, 5, 0};
                 int64_t want_r = v >= 2 ? want[v] : b; /* reads: 1x but in rounds */
-                const int exact = pow2 || v == 4;
+                const int exact = pow2 || v == 4 || v == 7;
                 if (v == 0)
                     plain = w[0].work_bytes;
                 for (int c = 0; c < CALLS && exact; c++) {
@@ -666,6 +688,10 @@ static void test_options(tu_ctx *t)
         TU_RC_ALL(t, rc, all_phases(t->nranks) > 1 ? COLLIO_ERR_ARG : COLLIO_OK,
                   "direct with phases = 1");
         collio_plan_free(&p);
+        collio_plan_options_init(&o);
+        o.shared_memory = 2;
+        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "shared_memory = 2");
         /* the two flags take 0 or 1 only, rejected on every rank */
         collio_plan_options_init(&o);
         o.keep_buffers = 2;

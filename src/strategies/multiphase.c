@@ -116,6 +116,7 @@ static int mp_plan(collio_plan *p)
         return COLLIO_ERR_NOMEM;
     p->impl = mp;
     collio__mp_pass_init(&mp->whole);
+    mp->shm.win = MPI_WIN_NULL;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
@@ -151,6 +152,8 @@ static int mp_plan(collio_plan *p)
 static int mp_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
+    if (mp->direct != NULL && mp->direct->peer != NULL)
+        return collio__mp_shm_write(p, f, stream);
     return mp->direct ? collio__mp_direct_write(p, f, stream)
                       : collio__mp_write(p, f, stream);
 }
@@ -158,6 +161,8 @@ static int mp_write(collio_plan *p, collio_file *f, const char *stream)
 static int mp_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
+    if (mp->direct != NULL && mp->direct->peer != NULL)
+        return collio__mp_shm_read(p, f, stream);
     return mp->direct ? collio__mp_direct_read(p, f, stream)
                       : collio__mp_read(p, f, stream);
 }
@@ -167,6 +172,7 @@ static void mp_free(collio_plan *p)
     collio__mp_plan *mp = p->impl;
     if (mp == NULL)
         return;
+    collio__mp_shm_free(&mp->shm); /* collective, as collio_plan_free is */
     collio__mp_direct_free(mp->direct);
     collio__mp_pass_free(&mp->whole);
     collio__mp_drop_rounds(mp);

@@ -95,12 +95,22 @@ struct collio__mp_direct {
     int npeers; /* P */
     MPI_Datatype *send_type, *recv_type;
     int64_t *send_elems, *recv_elems;
-    int64_t send_tuples;   /* descriptors of what this rank sends */
-    collio__mp_final fin;  /* F -> file: one run, the domain (a plan's
-                              direct exchange; not a round's) */
-    collio__mp_final self; /* the rank's own pieces: ops stream <-> F */
-    MPI_Request *rq;       /* 2 P requests, kept for the executor */
+    int64_t send_tuples;    /* descriptors of what this rank sends */
+    collio__mp_final fin;   /* F -> file: one run, the domain (a plan's
+                               direct exchange; not a round's) */
+    collio__mp_final self;  /* the rank's own pieces: ops stream <-> F */
+    collio__mp_final *peer; /* shared memory (multiphase_shm.c): per peer
+                               q, ops stream <-> q's F; NULL: messages */
+    MPI_Request *rq;        /* 2 P requests, kept for the executor */
 };
+
+/* The shared-memory window of a direct exchange (multiphase_shm.c):
+ * every rank's F is its segment of one MPI_Win_allocate_shared window. */
+typedef struct collio__mp_shm {
+    MPI_Win win;  /* MPI_WIN_NULL until the first execution */
+    char **base;  /* F of each rank, in this process's address space */
+    size_t bytes; /* this rank's segment */
+} collio__mp_shm;
 
 typedef struct collio__mp_plan {
     int nphases;   /* phases run (k) */
@@ -114,6 +124,7 @@ typedef struct collio__mp_plan {
     int64_t spill;             /* rounds: elements of the spill area after F */
     collio__mp_direct *direct; /* non-NULL: the exchange is direct, and
                                   whole / rounds are not built */
+    collio__mp_shm shm;        /* direct->peer: the window of F */
     char *held[2];             /* the work buffers kept between executions
                                   (opts.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
@@ -186,7 +197,8 @@ int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp);
  * [lo, hi). rc: a local failure so far (agreed here, every rank takes
  * part). *out is set even on failure (free it). */
 int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs, int rc,
-                          int64_t flo, int64_t lo, int64_t hi, collio__mp_direct **out);
+                          int64_t flo, int64_t lo, int64_t hi, int shm,
+                          collio__mp_direct **out);
 
 /* 1 where a plan in rounds moves its last round directly (no slots, so no
  * spill area): opts.exchange AUTO and P <= the direct exchange's limit. */
@@ -199,6 +211,20 @@ void collio__mp_direct_free(collio__mp_direct *d);
  * into that phase's stats. */
 int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *stream,
                            char *F, int write, int phase);
+
+/* ---- the direct exchange through shared memory (multiphase_shm.c) */
+
+/* Collective: 1 where a direct plan copies through a shared-memory
+ * window: opts.shared_memory and every rank on one node. */
+int collio__mp_shm_wanted(collio_plan *p);
+
+/* Collective: the executor's write / read of a direct plan whose pieces
+ * go through the window (direct->peer set). */
+int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream);
+int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream);
+
+/* Collective (MPI_Win_free): frees the window, if any. */
+void collio__mp_shm_free(collio__mp_shm *s);
 
 /* Collective: the executor of a direct plan. */
 int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream);

@@ -305,8 +305,42 @@ static int final_run(collio__mp_final *fin, int64_t lo, int64_t hi)
     return COLLIO_OK;
 }
 
+/* Shared memory: each peer's pieces desc[q] (stream positions) as copy
+ * ops into q's F (off = position in q's domain), and a check that what
+ * every rank receives covers its domain [lo, hi) (one collective; rc
+ * agreed first). */
+static int peer_ops(collio_plan *p, collio__segvec *desc, int rc, int64_t lo, int64_t hi,
+                    collio__mp_direct *d)
+{
+    const collio_layout *l = p->layout;
+    const int P = p->nranks;
+    int64_t *cnt = calloc((size_t)P, sizeof *cnt), got = 0;
+    if (rc == COLLIO_OK)
+        d->peer = calloc((size_t)P, sizeof *d->peer);
+    if (rc == COLLIO_OK && (cnt == NULL || d->peer == NULL))
+        rc = COLLIO_ERR_NOMEM;
+    for (int q = 0; q < P && rc == COLLIO_OK; q++) {
+        int64_t qlo, qhi;
+        collio__domain_range(l->nglobal, P, collio__mp_domain_of_rank(P, q), &qlo, &qhi);
+        cnt[q] = collio__segs_elements(desc[q].v, desc[q].n);
+        rc = self_ops(&desc[q], qlo, &d->peer[q]);
+        if (q != p->rank)
+            d->send_tuples += d->peer[q].nops;
+    }
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK
+        && MPI_Reduce_scatter_block(cnt, &got, 1, MPI_INT64_T, MPI_SUM, p->comm)
+               != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    if (rc == COLLIO_OK && got != hi - lo)
+        rc = COLLIO_ERR_COVERAGE;
+    free(cnt);
+    return rc;
+}
+
 int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs, int rc,
-                          int64_t flo, int64_t lo, int64_t hi, collio__mp_direct **out)
+                          int64_t flo, int64_t lo, int64_t hi, int shm,
+                          collio__mp_direct **out)
 {
     const collio_layout *l = p->layout;
     const int P = p->nranks;
@@ -321,6 +355,10 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
         owner[collio__mp_domain_of_rank(P, r)] = r;
     if (rc == COLLIO_OK)
         rc = clip_to_domains(p, segs, nsegs, owner, desc);
+    if (shm) { /* no types, no descriptors to swap: each rank copies */
+        rc = peer_ops(p, desc, rc, lo, hi, d);
+        goto done;
+    }
     /* the rank's own pieces: a local copy, not a message to itself */
     if (rc == COLLIO_OK)
         rc = self_ops(&desc[p->rank], flo, &d->self);
@@ -342,10 +380,11 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
     /* the layouts partition the file: what arrives covers [lo, hi) */
     if (rc == COLLIO_OK && received != hi - lo)
         rc = COLLIO_ERR_COVERAGE;
+    free(in);
+done:
     for (int q = 0; q < P && desc; q++)
         collio__segvec_free(&desc[q]);
     free(desc);
-    free(in);
     free(owner);
     free(in_at);
     return rc;
@@ -358,8 +397,9 @@ int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
     collio__domain_range(l->nglobal, p->nranks,
                          collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
     mp->fsize = hi - lo;
-    int rc =
-        collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, &mp->direct);
+    int shm = collio__mp_shm_wanted(p);
+    int rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, shm,
+                                   &mp->direct);
     if (rc == COLLIO_OK)
         rc = final_run(&mp->direct->fin, lo, hi);
     return rc;
@@ -382,6 +422,9 @@ void collio__mp_direct_free(collio__mp_direct *d)
     free(d->rq);
     collio__mp_final_free(&d->fin);
     collio__mp_final_free(&d->self);
+    for (int q = 0; q < d->npeers && d->peer; q++)
+        collio__mp_final_free(&d->peer[q]);
+    free(d->peer);
     free(d);
 }
 

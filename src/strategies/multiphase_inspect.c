@@ -408,7 +408,7 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
         if (rc == COLLIO_OK)
             rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, npass,
                                        mp->nrounds, &piece);
-        rc = collio__mp_direct_new(p, piece.v, piece.n, rc, dlo, dlo + r->target, dhi,
+        rc = collio__mp_direct_new(p, piece.v, piece.n, rc, dlo, dlo + r->target, dhi, 0,
                                    &r->direct);
         collio__segvec_free(&piece);
     }
