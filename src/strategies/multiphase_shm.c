@@ -86,8 +86,7 @@ static int shm_open(collio_plan *p, collio__mp_shm *s, int64_t felems)
             if (MPI_Win_shared_query(s->win, q, &sz, &du, &s->base[q]) != MPI_SUCCESS)
                 rc = COLLIO_ERR_MPI;
         }
-        if (rc == COLLIO_OK
-            && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS)
+        if (rc == COLLIO_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS)
             rc = COLLIO_ERR_MPI;
         s->bytes = bytes;
     }
