@@ -133,14 +133,19 @@ static int mp_plan(collio_plan *p)
     int x = p->opts.exchange;
     if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && k < mp->allphases)
         return COLLIO_ERR_ARG; /* same options on every rank */
+    /* shared memory: all ranks on one node (collective; only where the
+     * exchange may be direct) */
+    int shm =
+        x != COLLIO_EXCHANGE_HYPERCUBE && k == mp->allphases && collio__mp_shm_wanted(p);
     if (x == COLLIO_EXCHANGE_AUTO)
-        x = k == mp->allphases && collio__mp_direct_wanted(p) ? COLLIO_EXCHANGE_DIRECT
-                                                              : COLLIO_EXCHANGE_HYPERCUBE;
+        x = k == mp->allphases && (shm || collio__mp_direct_wanted(p))
+                ? COLLIO_EXCHANGE_DIRECT
+                : COLLIO_EXCHANGE_HYPERCUBE;
     p->stats.exchange = x;
     int rc;
     if (x == COLLIO_EXCHANGE_DIRECT) {
         p->stats.nphases = 1;
-        rc = collio__agree(p->comm, collio__mp_direct_build(p, mp));
+        rc = collio__agree(p->comm, collio__mp_direct_build(p, mp, shm));
     } else {
         rc = collio__mp_inspect(p, mp); /* multiphase_inspect.c */
     }

@@ -95,13 +95,16 @@ struct collio__mp_direct {
     int npeers; /* P */
     MPI_Datatype *send_type, *recv_type;
     int64_t *send_elems, *recv_elems;
-    int64_t send_tuples;    /* descriptors of what this rank sends */
-    collio__mp_final fin;   /* F -> file: one run, the domain (a plan's
-                               direct exchange; not a round's) */
-    collio__mp_final self;  /* the rank's own pieces: ops stream <-> F */
-    collio__mp_final *peer; /* shared memory (multiphase_shm.c): per peer
-                               q, ops stream <-> q's F; NULL: messages */
-    MPI_Request *rq;        /* 2 P requests, kept for the executor */
+    int64_t send_tuples;          /* descriptors of what this rank sends */
+    collio__mp_final fin;         /* F -> file: one run, the domain (a plan's
+                                     direct exchange; not a round's) */
+    collio__mp_final self;        /* the rank's own pieces: ops stream <-> F */
+    collio__mp_final *peer;       /* shared memory (multiphase_shm.c): per peer
+                                     q, ops stream <-> q's F; NULL: messages */
+    struct collio__mp_pull *pull; /* shared memory, small blocks: the
+                                     pull rounds (multiphase_pull.c); peer
+                                     then holds the pushed tail only */
+    MPI_Request *rq;              /* 2 P requests, kept for the executor */
 };
 
 /* The shared-memory window of a direct exchange (multiphase_shm.c):
@@ -189,7 +192,7 @@ int collio__mp_direct_wanted(collio_plan *p);
 
 /* Collective: builds mp->direct (and mp->fsize) from p->layout. Returns
  * this rank's code (the caller agrees on it). */
-int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp);
+int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp, int shm);
 
 /* Collective: a direct exchange of the pieces segs[0..nsegs) (stream
  * positions; the layout's, or a round's clip of them) into F, whose
@@ -211,6 +214,53 @@ void collio__mp_direct_free(collio__mp_direct *d);
  * into that phase's stats. */
 int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *stream,
                            char *F, int write, int phase);
+
+/* ---- the pull rounds of the shared-memory exchange (multiphase_pull.c) */
+
+/* Rounds i = 0 .. nrounds - 1 each gather part i, [c_i, c_i+1), of every
+ * domain from staging areas in the sources' F[c_i+1, ...); the rest of
+ * every domain is pushed (the direct plan's peer ops). */
+typedef struct collio__mp_pull {
+    int nrounds;
+    int64_t seg_elems;        /* the rank's window segment: F + slack */
+    int64_t sent_elems;       /* staged for other ranks, every round */
+    collio__mp_final *stage;  /* [nrounds] stream -> own F (mem = stream
+                                 position, off = F position) */
+    collio__mp_final *gath;   /* [nrounds] sources' segments -> own F (mem =
+                                 position in the source's segment) */
+    int **src;                /* [nrounds][gath.nops] source rank of an op */
+    collio__mp_final *gbytes; /* gath in bytes, mem = offset from the first
+                                 segment of the window (pull_rebase) */
+} collio__mp_pull;
+
+/* Pull rounds for a layout of nglobal elements over nranks (0: push). */
+int collio__mp_pull_rounds(int64_t nglobal, int nranks);
+
+/* c_i of a domain of n elements: c_0 = 0, c_i+1 = c_i + (n - c_i) / 2. */
+int64_t collio__mp_pull_cut(int64_t n, int i);
+
+/* Collective: 1 where a shared-memory direct plan should pull (mean
+ * block below PULL_MAX_BLOCK_BYTES and at least one round). */
+int collio__mp_pull_wanted(collio_plan *p);
+
+/* Collective: the pull rounds of the rank's domain [lo, hi). *out is set
+ * even on failure (free it). */
+int collio__mp_pull_build(collio_plan *p, int64_t lo, int64_t hi, collio__mp_pull **out);
+
+/* Local: the layout's pieces in the tail [c_nrounds, end) of every
+ * domain, appended to *tail. */
+int collio__mp_pull_tail(collio_plan *p, int nrounds, collio__segvec *tail);
+
+/* Local: gbytes from gath, for a window whose segments are at base[q]. */
+int collio__mp_pull_rebase(collio__mp_pull *pl, char *const *base, size_t esize);
+
+void collio__mp_pull_free(collio__mp_pull *pl);
+
+/* Collective: counts, then descriptors, of desc[q] to every peer q. rc: a
+ * local failure so far (agreed). On OK, *in holds what came from peer q
+ * at [in_at[q], in_at[q + 1]) (multiphase_direct.c). */
+int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
+                         collio__seg **in, int *in_at);
 
 /* ---- the direct exchange through shared memory (multiphase_shm.c) */
 

@@ -210,12 +210,10 @@ static int self_ops(collio__segvec *dv, int64_t flo, collio__mp_final *fin)
     return COLLIO_OK;
 }
 
-/* Collective: counts, then descriptors, to every peer (5 x int64 each).
- * rc: a local failure so far, agreed before anything moves (and again
- * before the descriptors move). On return (OK) *in holds what came from
- * each peer q, from in_at[q] to in_at[q + 1]. */
-static int swap_desc(collio_plan *p, const collio__segvec *desc, int rc, collio__seg **in,
-                     int *in_at)
+/* Counts, then descriptors, to every peer (5 x int64 each); rc is
+ * agreed before anything moves (and again before the descriptors move). */
+int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
+                         collio__seg **in, int *in_at)
 {
     const int P = p->nranks;
     int64_t *cnt = calloc((size_t)P * 2, sizeof *cnt);
@@ -369,7 +367,7 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
         d->send_tuples += desc[q].n;
     }
     collio__seg *in = NULL;
-    rc = swap_desc(p, desc, rc, &in, in_at); /* agreed */
+    rc = collio__mp_swap_desc(p, desc, rc, &in, in_at); /* agreed */
     int64_t received = d->self.nelems;
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         d->recv_elems[q] = collio__segs_elements(in + in_at[q], in_at[q + 1] - in_at[q]);
@@ -390,14 +388,33 @@ done:
     return rc;
 }
 
-int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp)
+int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp, int shm)
 {
     const collio_layout *l = p->layout;
     int64_t lo, hi;
     collio__domain_range(l->nglobal, p->nranks,
                          collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
     mp->fsize = hi - lo;
-    int shm = collio__mp_shm_wanted(p);
+    if (shm && collio__mp_pull_wanted(p)) {
+        /* small blocks: pull rounds, then only the tail is pushed */
+        collio__mp_pull *pl = NULL;
+        collio__segvec tail = {0};
+        int rc = collio__mp_pull_build(p, lo, hi, &pl); /* agreed */
+        int R = pl ? pl->nrounds : 0;
+        if (rc == COLLIO_OK)
+            rc = collio__mp_pull_tail(p, R, &tail);
+        rc = collio__mp_direct_new(p, tail.v, tail.n, rc, lo,
+                                   lo + collio__mp_pull_cut(hi - lo, R), hi, 1,
+                                   &mp->direct);
+        collio__segvec_free(&tail);
+        if (mp->direct != NULL)
+            mp->direct->pull = pl;
+        else
+            collio__mp_pull_free(pl);
+        if (rc == COLLIO_OK)
+            rc = final_run(&mp->direct->fin, lo, hi);
+        return rc;
+    }
     int rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, shm,
                                    &mp->direct);
     if (rc == COLLIO_OK)
@@ -425,6 +442,7 @@ void collio__mp_direct_free(collio__mp_direct *d)
     for (int q = 0; q < d->npeers && d->peer; q++)
         collio__mp_final_free(&d->peer[q]);
     free(d->peer);
+    collio__mp_pull_free(d->pull);
     free(d);
 }
 

@@ -55,12 +55,13 @@ void collio__mp_shm_free(collio__mp_shm *s)
     s->bytes = 0;
 }
 
-/* Collective: the window (F of every rank), made on first use; counted
- * into work_bytes. */
-static int shm_open(collio_plan *p, collio__mp_shm *s, int64_t felems)
+/* Collective: the window (F of every rank, and the slack of pull rounds),
+ * made on first use; counted into work_bytes. */
+static int shm_open(collio_plan *p, collio__mp_shm *s)
 {
     collio__mp_plan *mp = p->impl;
-    const size_t bytes = (size_t)felems * mp->esize;
+    collio__mp_pull *pl = mp->direct->pull;
+    const size_t bytes = (size_t)(pl ? pl->seg_elems : mp->fsize) * mp->esize;
     int rc = COLLIO_OK;
     if (s->win == MPI_WIN_NULL) {
         char *mine = NULL;
@@ -86,6 +87,8 @@ static int shm_open(collio_plan *p, collio__mp_shm *s, int64_t felems)
             if (MPI_Win_shared_query(s->win, q, &sz, &du, &s->base[q]) != MPI_SUCCESS)
                 rc = COLLIO_ERR_MPI;
         }
+        if (rc == COLLIO_OK && pl != NULL) /* where the sources' staging areas are */
+            rc = collio__mp_pull_rebase(pl, s->base, mp->esize);
         if (rc == COLLIO_OK && MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS)
             rc = COLLIO_ERR_MPI;
         s->bytes = bytes;
@@ -116,48 +119,89 @@ static void shm_fence(collio_plan *p, collio__mp_shm *s)
     MPI_Win_sync(s->win);
 }
 
-/* The copies of one call, peers in turn from the next rank on; timed as
- * the one phase, all of it local copying. */
-static void copies(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
-                   char *stream, int write)
+/* One timed local copy: a scatter (ops' mem in a, off in f) or gather. */
+static void timed(collio_plan *p, const collio__mp_final *ops, size_t es, const char *a,
+                  char *f, int scatter)
+{
+    double t0 = collio__now();
+    if (scatter)
+        collio__mp_scatter(ops, es, a, f);
+    else
+        collio__mp_gather(ops, es, f, (char *)a);
+    p->stats.copy_s += collio__now() - t0;
+}
+
+/* The pushed pieces of one call (all of them, or the tail after pull
+ * rounds), peers in turn from the next rank on. */
+static void push(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
+                 char *stream, int write)
 {
     const int P = p->nranks, me = p->rank;
     const size_t es = p->layout->esize;
-    double t0 = collio__now();
     int64_t sent = 0;
     for (int k = 0; k < P; k++) {
         int q = (me + k) % P;
-        const collio__mp_final *ops = &d->peer[q];
-        if (write)
-            collio__mp_scatter(ops, es, stream, s->base[q]);
-        else
-            collio__mp_gather(ops, es, s->base[q], stream);
+        timed(p, &d->peer[q], es, stream, s->base[q], write);
         if (q != me)
-            sent += ops->nelems;
+            sent += d->peer[q].nelems;
     }
-    double t = collio__now() - t0;
-    p->stats.copy_s += t;
-    p->stats.exchange_s += t;
-    p->stats.phase_s[0] += t;
-    p->stats.phase_bytes[0] += sent * (int64_t)es;
     p->stats.bytes_sent += sent * (int64_t)es;
     p->stats.phase_tuples[0] += d->send_tuples;
+}
+
+/* Pull round i of a write: stage the round's pieces into the free tail
+ * of the own F, fence, gather the own part from every source, fence. */
+static void pull_round(collio_plan *p, const collio__mp_pull *pl, int i,
+                       collio__mp_shm *s, const char *stream)
+{
+    char *mine = s->base[p->rank];
+    timed(p, &pl->stage[i], p->layout->esize, stream, mine, 1);
+    shm_fence(p, s); /* every staging area complete */
+    timed(p, &pl->gbytes[i], 1, s->base[0], mine, 1);
+    shm_fence(p, s); /* every staging area read: free for the next round */
+}
+
+/* The same backwards (read): scatter the own part into the sources'
+ * staging areas, fence, copy the own staging area into the stream, fence. */
+static void unpull_round(collio_plan *p, const collio__mp_pull *pl, int i,
+                         collio__mp_shm *s, char *stream)
+{
+    char *mine = s->base[p->rank];
+    timed(p, &pl->gbytes[i], 1, s->base[0], mine, 0);
+    shm_fence(p, s);
+    timed(p, &pl->stage[i], p->layout->esize, stream, mine, 0);
+    shm_fence(p, s);
+}
+
+/* The exchange of a call, all of it (copies and waits) as the one phase. */
+static void account(collio_plan *p, double t0)
+{
+    const collio__mp_pull *pl = ((collio__mp_plan *)p->impl)->direct->pull;
+    double t = collio__now() - t0;
+    p->stats.exchange_s += t;
+    p->stats.phase_s[0] += t;
+    if (pl != NULL) {
+        p->stats.bytes_sent += pl->sent_elems * (int64_t)p->layout->esize;
+        for (int i = 0; i < pl->nrounds; i++)
+            p->stats.phase_tuples[0] += pl->stage[i].nops;
+    }
+    p->stats.phase_bytes[0] = p->stats.bytes_sent;
 }
 
 int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    int rc = shm_open(p, &mp->shm, mp->fsize);
+    const collio__mp_pull *pl = mp->direct->pull;
+    int rc = shm_open(p, &mp->shm);
     if (rc != COLLIO_OK)
         return rc;
     double t0 = collio__now();
     shm_fence(p, &mp->shm); /* every F free */
-    double tf = collio__now();
-    copies(p, mp->direct, &mp->shm, (char *)stream, 1); /* the stream is only read */
-    double tc = collio__now();
-    shm_fence(p, &mp->shm); /* every F complete */
-    /* the waits count as exchange time, as waiting for messages does */
-    p->stats.exchange_s += (tf - t0) + (collio__now() - tc);
+    for (int i = 0; pl != NULL && i < pl->nrounds; i++)
+        pull_round(p, pl, i, &mp->shm, stream);
+    push(p, mp->direct, &mp->shm, (char *)stream, 1); /* the stream is only read */
+    shm_fence(p, &mp->shm);                           /* every F complete */
+    account(p, t0);
     rc = collio__mp_file_runs(p, &mp->direct->fin, f, mp->shm.base[p->rank], 1);
     shm_done(p, &mp->shm);
     return rc;
@@ -168,18 +212,19 @@ int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream)
 int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    int rc = shm_open(p, &mp->shm, mp->fsize);
+    const collio__mp_pull *pl = mp->direct->pull;
+    int rc = shm_open(p, &mp->shm);
     if (rc != COLLIO_OK)
         return rc;
     /* (the previous call ended with a barrier: nobody copies from F) */
     rc = collio__mp_file_runs(p, &mp->direct->fin, f, mp->shm.base[p->rank], 0);
     double t0 = collio__now();
     shm_fence(p, &mp->shm); /* every F read */
-    double tf = collio__now();
-    copies(p, mp->direct, &mp->shm, stream, 0);
-    double tc = collio__now();
-    MPI_Barrier(p->comm); /* nobody copies from F any more */
-    p->stats.exchange_s += (tf - t0) + (collio__now() - tc);
+    push(p, mp->direct, &mp->shm, stream, 0);
+    shm_fence(p, &mp->shm); /* the pushed parts are free */
+    for (int i = pl != NULL ? pl->nrounds - 1 : -1; i >= 0; i--)
+        unpull_round(p, pl, i, &mp->shm, stream);
+    account(p, t0);
     shm_done(p, &mp->shm);
     return rc;
 }
