@@ -50,9 +50,11 @@
 #define PULL_MAX_ROUNDS 6
 
 /* Layouts whose mean block is smaller than this many bytes pull; larger
- * blocks are pushed (one copy; lines are not shared between writers). At
- * P = 16, 100 MB: push and pull tie at 64-byte blocks (docs). */
-#define PULL_MAX_BLOCK_BYTES 256
+ * blocks are pushed (one copy, whole cache lines per writer). Measured at
+ * P = 16, 100 MB, in one run (docs/multiphase.md): pull 1.75x / 1.63x
+ * `block` at 256-byte / 1 KiB blocks, push 2.4x / 2.0x (messages) and
+ * 2.0-2.6x / 1.7-2.6x (push, other runs); at 4 KiB push wins. */
+#define PULL_MAX_BLOCK_BYTES 2048
 
 int collio__mp_pull_rounds(int64_t nglobal, int nranks)
 {
