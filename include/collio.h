@@ -289,20 +289,29 @@ typedef struct collio_plan_options {
                             messages per rank, each element moved once,
                             MPI datatypes on both sides, work memory
                             exactly the rank's file domain).
-                            AUTO (default): DIRECT where the layout's
-                            blocks are long enough for datatypes to
-                            stream them and P is small enough
-                            (docs/multiphase.md), else HYPERCUBE.
+                            AUTO (default), with all phases: DIRECT
+                            where every rank is on one node (through
+                            shared memory, see shared_memory), or where
+                            the layout's blocks are long enough for
+                            datatypes to stream them and P is small
+                            enough (docs/multiphase.md); else HYPERCUBE.
                             DIRECT with 1 <= phases < all, or another
                             value: COLLIO_ERR_ARG. */
     int shared_memory;   /* multiphase direct exchange: 1 (default): where
-                            all ranks share one node, each rank copies its
-                            pieces straight into the other ranks'
-                            file-order buffers, which then live in an
-                            MPI-3 shared-memory window
-                            (MPI_Win_allocate_shared): one copy per
-                            element, no messages. 0: MPI messages only.
-                            Other values: COLLIO_ERR_ARG. */
+                            all ranks share one node, the file-order
+                            buffers live in an MPI-3 shared-memory window
+                            (MPI_Win_allocate_shared) and no messages
+                            move. Blocks of 2 KiB or more: each rank
+                            copies its pieces straight into their
+                            owners' buffers (one copy). Smaller blocks:
+                            in halving rounds, each rank stages its
+                            pieces in the free part of its own buffer
+                            and each owner gathers its domain from the
+                            staging areas (two streaming copies; a
+                            few elements of slack beyond the domain
+                            where the layout does not split evenly).
+                            0: MPI messages only. Other values:
+                            COLLIO_ERR_ARG. */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
