@@ -192,6 +192,10 @@ int collio__mp_direct_wanted(collio_plan *p);
 
 /* Collective: builds mp->direct (and mp->fsize) from p->layout. Returns
  * this rank's code (the caller agrees on it). */
+/* Collective: the layout's mean block in bytes (elements over blocks,
+ * summed over all ranks), or -1 if it has no blocks or MPI failed. */
+int64_t collio__mp_mean_block_bytes(collio_plan *p);
+
 int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp, int shm);
 
 /* Collective: a direct exchange of the pieces segs[0..nsegs) (stream

@@ -43,17 +43,24 @@
 #define DIRECT_MIN_BLOCK_BYTES 16
 #define DIRECT_MAX_RANKS 64
 
-int collio__mp_direct_wanted(collio_plan *p)
+int64_t collio__mp_mean_block_bytes(collio_plan *p)
 {
     const collio_layout *l = p->layout;
     int64_t mine[2] = {l->nlocal, 0}, all[2] = {0, 0};
     for (int64_t i = 0; i < l->nsegs; i++)
         mine[1] += l->segs[i].count;
-    if (MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS)
+    if (MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS
+        || all[1] == 0)
+        return -1;
+    return all[0] / all[1] * (int64_t)l->esize;
+}
+
+int collio__mp_direct_wanted(collio_plan *p)
+{
+    int64_t mean = collio__mp_mean_block_bytes(p); /* collective: first */
+    if (p->nranks < 2 || p->nranks > DIRECT_MAX_RANKS || mean < 0)
         return 0;
-    if (p->nranks < 2 || p->nranks > DIRECT_MAX_RANKS || all[1] == 0)
-        return 0;
-    return all[0] / all[1] * (int64_t)l->esize >= DIRECT_MIN_BLOCK_BYTES;
+    return mean >= DIRECT_MIN_BLOCK_BYTES;
 }
 
 int collio__mp_direct_last_round(const collio_plan *p)

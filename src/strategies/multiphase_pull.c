@@ -77,15 +77,10 @@ int64_t collio__mp_pull_cut(int64_t n, int i)
 
 int collio__mp_pull_wanted(collio_plan *p)
 {
-    const collio_layout *l = p->layout;
-    int64_t mine[2] = {l->nlocal, 0}, all[2] = {0, 0};
-    for (int64_t i = 0; i < l->nsegs; i++)
-        mine[1] += l->segs[i].count;
-    if (MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS)
+    int64_t mean = collio__mp_mean_block_bytes(p); /* collective: first */
+    if (mean < 0 || collio__mp_pull_rounds(p->layout->nglobal, p->nranks) == 0)
         return 0;
-    if (all[1] == 0 || collio__mp_pull_rounds(l->nglobal, p->nranks) == 0)
-        return 0;
-    return all[0] / all[1] * (int64_t)l->esize < PULL_MAX_BLOCK_BYTES;
+    return mean < PULL_MAX_BLOCK_BYTES;
 }
 
 /* The layout's pieces in part i of every domain (a = c_i, b = c_i+1 of
