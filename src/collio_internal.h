@@ -11,6 +11,7 @@
 
 #include "collio.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -159,6 +160,14 @@ double collio__now(void); /* MPI_Wtime */
  * working ones. Returns COLLIO_OK or COLLIO_ERR_MPI. */
 int collio__node_oversubscribed(MPI_Comm comm);
 int collio__waitall(int n, MPI_Request *rq, int oversubscribed);
+
+/* Counters in shared memory that processes sleep on (shm_word.c): post
+ * adds one and wakes every sleeper; wait returns once the counter has
+ * reached target (compared mod 2^32). Lock-free, so usable across
+ * processes in an MPI shared-memory window. */
+typedef _Atomic uint32_t collio__word;
+void collio__word_post(collio__word *w);
+void collio__word_wait(collio__word *w, uint32_t target);
 
 /* Large per-call work buffers (bigbuf.c): huge-page backed when big, so
  * first touch does not fault every 4 KiB. Not zeroed. NULL on failure;

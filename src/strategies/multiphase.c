@@ -117,6 +117,7 @@ static int mp_plan(collio_plan *p)
     p->impl = mp;
     collio__mp_pass_init(&mp->whole);
     mp->shm.win = MPI_WIN_NULL;
+    mp->shm.relay.win = MPI_WIN_NULL;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count

@@ -107,12 +107,27 @@ struct collio__mp_direct {
     MPI_Request *rq;              /* 2 P requests, kept for the executor */
 };
 
+/* The order of a shared-memory write (multiphase_relay.c). Owners in ngroups groups of
+ * consecutive ranks (group h: lo[h] .. lo[h + 1] - 1); copies for each group in nlanes
+ * token-passing lanes; prev / next: this rank's lane neighbours in group h (-1: none). */
+typedef struct collio__mp_relay {
+    int nlanes, ngroups;
+    int *lo, *prev, *next;
+    int mine;                          /* this rank's group */
+    int ntokens;                       /* lane tokens this rank gets per call */
+    uint32_t calls;                    /* writes so far (the words only grow) */
+    uint32_t barriers;                 /* barriers so far */
+    MPI_Win win;                       /* the words (struct in multiphase_relay.c) */
+    struct collio__mp_relay_ctl **ctl; /* every rank's words */
+} collio__mp_relay;
+
 /* The shared-memory window of a direct exchange (multiphase_shm.c):
  * every rank's F is its segment of one MPI_Win_allocate_shared window. */
 typedef struct collio__mp_shm {
-    MPI_Win win;  /* MPI_WIN_NULL until the first execution */
-    char **base;  /* F of each rank, in this process's address space */
-    size_t bytes; /* this rank's segment */
+    MPI_Win win;            /* MPI_WIN_NULL until the first execution */
+    char **base;            /* F of each rank, in this process's address space */
+    size_t bytes;           /* this rank's segment */
+    collio__mp_relay relay; /* the order of a write (multiphase_relay.c) */
 } collio__mp_shm;
 
 typedef struct collio__mp_plan {
@@ -279,6 +294,34 @@ int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream);
 
 /* Collective (MPI_Win_free): frees the window, if any. */
 void collio__mp_shm_free(collio__mp_shm *s);
+
+/* ---- the order of a shared-memory write (multiphase_relay.c) */
+
+/* Pure: the group count for P ranks and K lanes, and the lanes of group
+ * h (group 0: every rank at once, as no write runs beside it). */
+int collio__mp_relay_groups(int P, int K);
+int collio__mp_relay_lanes(int P, int K, int h);
+
+/* Pure: group bounds lo (G + 1) and rank me's lane neighbours prev, next
+ * (G each) for P ranks, K lanes, G groups. */
+void collio__mp_relay_schedule(int P, int me, int K, int G, int *lo, int *prev,
+                               int *next);
+
+/* Collective: the relay of a plan (K from the cores online, min over
+ * ranks); to be freed with collio__mp_relay_free even on failure. */
+int collio__mp_relay_init(collio_plan *p, collio__mp_relay *r);
+/* Collective: frees the words' window (a zeroed relay is a no-op). */
+void collio__mp_relay_free(collio__mp_relay *r);
+
+/* Collective: a barrier on the relay's words (the waiting ranks sleep). */
+void collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r);
+
+/* Collective: a write's pushes (d->peer into the window's F) and the own
+ * F's file write, in the relay's order; *t_file gets the write's time.
+ * Returns the file write's code (not agreed). */
+int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d,
+                           const collio__mp_shm *s, collio_file *f, const char *stream,
+                           double *t_file);
 
 /* Collective: the executor of a direct plan. */
 int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream);

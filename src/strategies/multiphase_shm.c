@@ -16,11 +16,15 @@
  * 1.52x `block` against 1.57-1.81x with messages (docs/multiphase.md).
  *
  * Synchronisation (the "unified" memory model, passive target, lock_all
- * for the window's lifetime): write = sync + barrier (every F is free:
- * its owner wrote it out in the previous call), copy, sync + barrier
- * (every F is complete), then each rank writes its own F. Read = each
- * rank reads its F, sync + barrier, copy out, barrier (nobody reuses F
- * while others still copy from it).
+ * for the window's lifetime). A fence is MPI_Win_sync around a barrier
+ * on the relay's words (multiphase_relay.c), which the waiting ranks
+ * sleep on instead of polling in MPI. Write = fence (every F is free: its
+ * owner wrote it out in the previous call), the pull rounds if any, then
+ * the relay: the pushes, group of owners after group, and each owner's
+ * file write as soon as its F is complete, the writes one after another
+ * in rank order; the call ends when the last owner has written. Read =
+ * each rank reads its F, fence, copy out, fence (nobody reuses F while
+ * others still copy from it), the pull rounds backwards.
  *
  * The window is F, the only work memory: kept by the plan between calls
  * (opts.keep_buffers, freed with the plan: MPI_Win_free is collective,
@@ -52,6 +56,7 @@ void collio__mp_shm_free(collio__mp_shm *s)
     }
     free(s->base);
     s->base = NULL;
+    collio__mp_relay_free(&s->relay);
     s->bytes = 0;
 }
 
@@ -75,6 +80,9 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
             rc = COLLIO_ERR_NOMEM;
         }
         MPI_Info_free(&info);
+        int rc2 = collio__mp_relay_init(p, &s->relay); /* collective: on every rank */
+        if (rc == COLLIO_OK)
+            rc = rc2;
         if (rc == COLLIO_OK) {
             MPI_Win_set_errhandler(s->win, MPI_ERRORS_RETURN);
             s->base = malloc((size_t)p->nranks * sizeof *s->base);
@@ -115,7 +123,7 @@ static void shm_done(collio_plan *p, collio__mp_shm *s)
 static void shm_fence(collio_plan *p, collio__mp_shm *s)
 {
     MPI_Win_sync(s->win);
-    MPI_Barrier(p->comm);
+    collio__mp_relay_barrier(p, &s->relay);
     MPI_Win_sync(s->win);
 }
 
@@ -131,17 +139,18 @@ static void timed(collio_plan *p, const collio__mp_final *ops, size_t es, const 
     p->stats.copy_s += collio__now() - t0;
 }
 
-/* The pushed pieces of one call (all of them, or the tail after pull
- * rounds), peers in turn from the next rank on. */
-static void push(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
-                 char *stream, int write)
+/* The pushed pieces of a read (all of them, or the tail after pull
+ * rounds), copied back from every F, peers in turn from the next rank
+ * on. */
+static void push_back(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
+                      char *stream)
 {
     const int P = p->nranks, me = p->rank;
     const size_t es = p->layout->esize;
     int64_t sent = 0;
     for (int k = 0; k < P; k++) {
         int q = (me + k) % P;
-        timed(p, &d->peer[q], es, stream, s->base[q], write);
+        timed(p, &d->peer[q], es, stream, s->base[q], 0);
         if (q != me)
             sent += d->peer[q].nelems;
     }
@@ -173,11 +182,12 @@ static void unpull_round(collio_plan *p, const collio__mp_pull *pl, int i,
     shm_fence(p, s);
 }
 
-/* The exchange of a call, all of it (copies and waits) as the one phase. */
-static void account(collio_plan *p, double t0)
+/* The exchange of a call, all of it (copies and waits) but the t_file
+ * seconds of the own file write, as the one phase. */
+static void account(collio_plan *p, double t0, double t_file)
 {
     const collio__mp_pull *pl = ((collio__mp_plan *)p->impl)->direct->pull;
-    double t = collio__now() - t0;
+    double t = collio__now() - t0 - t_file;
     p->stats.exchange_s += t;
     p->stats.phase_s[0] += t;
     if (pl != NULL) {
@@ -199,10 +209,9 @@ int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream)
     shm_fence(p, &mp->shm); /* every F free */
     for (int i = 0; pl != NULL && i < pl->nrounds; i++)
         pull_round(p, pl, i, &mp->shm, stream);
-    push(p, mp->direct, &mp->shm, (char *)stream, 1); /* the stream is only read */
-    shm_fence(p, &mp->shm);                           /* every F complete */
-    account(p, t0);
-    rc = collio__mp_file_runs(p, &mp->direct->fin, f, mp->shm.base[p->rank], 1);
+    double t_file = 0;
+    rc = collio__mp_relay_write(p, mp->direct, &mp->shm, f, stream, &t_file);
+    account(p, t0, t_file);
     shm_done(p, &mp->shm);
     return rc;
 }
@@ -220,11 +229,11 @@ int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream)
     rc = collio__mp_file_runs(p, &mp->direct->fin, f, mp->shm.base[p->rank], 0);
     double t0 = collio__now();
     shm_fence(p, &mp->shm); /* every F read */
-    push(p, mp->direct, &mp->shm, stream, 0);
+    push_back(p, mp->direct, &mp->shm, stream);
     shm_fence(p, &mp->shm); /* the pushed parts are free */
     for (int i = pl != NULL ? pl->nrounds - 1 : -1; i >= 0; i--)
         unpull_round(p, pl, i, &mp->shm, stream);
-    account(p, t0);
+    account(p, t0, 0);
     shm_done(p, &mp->shm);
     return rc;
 }
