@@ -53,6 +53,8 @@ typedef struct collio_bench_config {
     int shm[COLLIO_BENCH_MAX_LIST];      /* multiphase: shared_memory values */
     int nshm;                            /* 0: one variant, default (1) */
     int reps;                            /* runs per (case, variant, op) */
+    int warmup;                          /* untimed first calls per (case,
+                                            variant) before the reps (1) */
     double max_time;                     /* s per (case, variant): stop its
                                             reps once exceeded; 0: never */
     int do_write, do_read;               /* --ops */

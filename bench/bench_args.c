@@ -16,6 +16,7 @@ void collio_bench_config_init(collio_bench_config *cfg)
     cfg->bx[0] = 1;
     cfg->nbx = 1;
     cfg->reps = 3;
+    cfg->warmup = 1;
     cfg->do_write = 1;
     cfg->esize = 4;
     strcpy(cfg->dir, ".");
@@ -38,6 +39,10 @@ void collio_bench_usage(FILE *out)
                  "options:\n"
                  "  --strategies s[,s...]  strategies to compare (default: all)\n"
                  "  --reps R               timed runs per case and strategy (3)\n"
+                 "  --warmup W             calls per case and strategy before the\n"
+                 "                         reps, not in the medians (1): a plan's\n"
+                 "                         first call makes its buffers; its time\n"
+                 "                         is the CSV's warmup_s\n"
                  "  --max-time S           stop a strategy's reps in a case once its\n"
                  "                         runs took S seconds (at least 1 rep; 0: off)\n"
                  "  --ops write[,read]     operations to time (write)\n"
@@ -188,6 +193,10 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             if (parse_i64(a, &v) || v < 1 || v > 1000000)
                 goto bad;
             cfg->reps = (int)v;
+        } else if (strcmp(o, "--warmup") == 0) {
+            if (parse_i64(a, &v) || v < 0 || v > 1000)
+                goto bad;
+            cfg->warmup = (int)v;
         } else if (strcmp(o, "--max-time") == 0) {
             char *end;
             errno = 0;

@@ -49,6 +49,7 @@ typedef struct bench_row {
     double peak_rss_mb;  /* VmHWM during the call, max over ranks */
     double extra_rss_mb; /* VmHWM - VmRSS before the call, max over ranks */
     double local_mb;     /* the rank's own data, max over ranks */
+    double warmup_s;     /* the first warm-up call of (case, variant, op); 0: none */
     int verified;
 } bench_row;
 

@@ -15,7 +15,7 @@ static const char *csv_header =
     "phase0_s,phase1_s,phase2_s,phase3_s,phase4_s,phase5_s,phase6_s,"
     "phase7_s,shape,esize,backend,file_requests_max,file_bytes,"
     "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
-    "variant,exchange,shared_memory\n";
+    "variant,exchange,shared_memory,warmup_s\n";
 
 FILE *bench_csv_open(const char *path)
 {
@@ -47,14 +47,14 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
     }
     /* (the variant label is quoted: "multiphase(k=2,r=3)" has a comma) */
     static const char *xname[] = {"", "hypercube", "direct"};
-    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d\n",
+    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d,%.6f\n",
             c->shape ? c->shape->name : "", cfg->esize,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
             (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb,
             cfg->destroy_input, r->copy_s, r->work_mb, r->nrounds, v->label,
             xname[r->exchange >= 0 && r->exchange <= 2 ? r->exchange : 0],
-            r->shared_memory);
+            r->shared_memory, r->warmup_s);
     fflush(f);
 }
 
@@ -101,6 +101,9 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
                  "ranks, median over reps; x block: ratio to block's median;\n"
                  "exchange_s, file_s: its parts; inspect_s: plan creation "
                  "(once per plan, not in median_s)\n");
+    if (cfg->warmup > 0)
+        fprintf(out, "each plan ran %d untimed warm-up call%s first (warmup_s "
+                     "in the CSV)\n", cfg->warmup, cfg->warmup > 1 ? "s" : "");
     for (int op = 0; op <= 1; op++) {
         if ((op == BENCH_OP_WRITE && !cfg->do_write)
             || (op == BENCH_OP_READ && !cfg->do_read))
