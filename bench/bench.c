@@ -250,8 +250,8 @@ static const char *verdict(int verified)
  * time the plan as it is reused. The first call's time goes into warm
  * (and the CSV's warmup_s), verified like any other. rc: skip if set. */
 static void warm_up(bench_ctx *x, int ci, collio_plan **plans, int *read_unsupported,
-                    double warm[][2], const collio_layout *l, unsigned char *buf, size_t bytes,
-                    int rc)
+                    double warm[][2], const collio_layout *l, unsigned char *buf,
+                    size_t bytes, int rc)
 {
     const collio_bench_config *cfg = x->cfg;
     for (int k = 0; k < cfg->warmup && !rc; k++)

@@ -102,8 +102,10 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
                  "exchange_s, file_s: its parts; inspect_s: plan creation "
                  "(once per plan, not in median_s)\n");
     if (cfg->warmup > 0)
-        fprintf(out, "each plan ran %d untimed warm-up call%s first (warmup_s "
-                     "in the CSV)\n", cfg->warmup, cfg->warmup > 1 ? "s" : "");
+        fprintf(out,
+                "each plan ran %d untimed warm-up call%s first (warmup_s "
+                "in the CSV)\n",
+                cfg->warmup, cfg->warmup > 1 ? "s" : "");
     for (int op = 0; op <= 1; op++) {
         if ((op == BENCH_OP_WRITE && !cfg->do_write)
             || (op == BENCH_OP_READ && !cfg->do_read))
