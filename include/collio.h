@@ -310,7 +310,11 @@ typedef struct collio_plan_options {
                             staging areas (two streaming copies; a
                             few elements of slack beyond the domain
                             where the layout does not split evenly).
-                            0: MPI messages only. Other values:
+                            Writes: each owner writes its buffer as
+                            soon as it is complete, owners in rank
+                            order, while the other ranks still copy;
+                            waiting ranks sleep (futex on Linux). 0:
+                            MPI messages only. Other values:
                             COLLIO_ERR_ARG. */
 } collio_plan_options;
 
