@@ -248,13 +248,13 @@ static const char *verdict(int verified)
  * plan makes its work buffers (multiphase: its shared-memory window) in
  * its first call, and fresh memory faults in page by page; the reps then
  * time the plan as it is reused. The first call's time goes into warm
- * (and the CSV's warmup_s), verified like any other. rc: skip if set. */
+ * (and the CSV's warmup_s), verified like any other. */
 static void warm_up(bench_ctx *x, int ci, collio_plan **plans, int *read_unsupported,
                     double warm[][2], const collio_layout *l, unsigned char *buf,
-                    size_t bytes, int rc)
+                    size_t bytes)
 {
     const collio_bench_config *cfg = x->cfg;
-    for (int k = 0; k < cfg->warmup && !rc; k++)
+    for (int k = 0; k < cfg->warmup; k++)
         for (int vi = 0; vi < x->nvars; vi++) {
             if (!plans[vi])
                 continue;
@@ -316,7 +316,8 @@ static int run_case(bench_ctx *x, int ci)
         rc = COLLIO_ERR_NOMEM;
     }
     double warm[MAX_VARIANTS][2] = {{0}}; /* first warm-up call: write, read */
-    warm_up(x, ci, plans, read_unsupported, warm, l, buf, bytes, rc);
+    if (!rc)
+        warm_up(x, ci, plans, read_unsupported, warm, l, buf, bytes);
     for (int rep = 0; rep < cfg->reps && !rc; rep++) {
         for (int vi = 0; vi < x->nvars && !rc; vi++) {
             if (!plans[vi] || (cfg->max_time > 0 && spent[vi] > cfg->max_time))

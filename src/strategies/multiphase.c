@@ -147,6 +147,10 @@ static int mp_plan(collio_plan *p)
     if (x == COLLIO_EXCHANGE_DIRECT) {
         p->stats.nphases = 1;
         rc = collio__agree(p->comm, collio__mp_direct_build(p, mp, shm));
+        /* the order of a shared-memory write depends only on P and the
+         * node: made once, with the plan (collective) */
+        if (rc == COLLIO_OK && mp->direct->peer != NULL)
+            rc = collio__agree(p->comm, collio__mp_relay_init(p, &mp->shm.relay));
     } else {
         rc = collio__mp_inspect(p, mp); /* multiphase_inspect.c */
     }
@@ -178,7 +182,8 @@ static void mp_free(collio_plan *p)
     collio__mp_plan *mp = p->impl;
     if (mp == NULL)
         return;
-    collio__mp_shm_free(&mp->shm); /* collective, as collio_plan_free is */
+    collio__mp_shm_free(&mp->shm);         /* collective, as collio_plan_free is */
+    collio__mp_relay_free(&mp->shm.relay); /* likewise */
     collio__mp_direct_free(mp->direct);
     collio__mp_pass_free(&mp->whole);
     collio__mp_drop_rounds(mp);

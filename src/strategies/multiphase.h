@@ -127,7 +127,8 @@ typedef struct collio__mp_shm {
     MPI_Win win;            /* MPI_WIN_NULL until the first execution */
     char **base;            /* F of each rank, in this process's address space */
     size_t bytes;           /* this rank's segment */
-    collio__mp_relay relay; /* the order of a write (multiphase_relay.c) */
+    collio__mp_relay relay; /* the order of a write (multiphase_relay.c);
+                               made with the plan, kept while F comes and goes */
 } collio__mp_shm;
 
 typedef struct collio__mp_plan {
@@ -205,12 +206,13 @@ int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
  * direct exchange for this layout: the same answer on every rank. */
 int collio__mp_direct_wanted(collio_plan *p);
 
-/* Collective: builds mp->direct (and mp->fsize) from p->layout. Returns
- * this rank's code (the caller agrees on it). */
 /* Collective: the layout's mean block in bytes (elements over blocks,
  * summed over all ranks), or -1 if it has no blocks or MPI failed. */
 int64_t collio__mp_mean_block_bytes(collio_plan *p);
 
+/* Collective: builds mp->direct (and mp->fsize) from p->layout; shm: the
+ * pieces go through a shared-memory window (peer ops, pull rounds).
+ * Returns this rank's code (the caller agrees on it). */
 int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp, int shm);
 
 /* Collective: a direct exchange of the pieces segs[0..nsegs) (stream
@@ -292,7 +294,8 @@ int collio__mp_shm_wanted(collio_plan *p);
 int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream);
 int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream);
 
-/* Collective (MPI_Win_free): frees the window, if any. */
+/* Collective (MPI_Win_free): frees the window, if any (not the relay:
+ * that lives as long as the plan). */
 void collio__mp_shm_free(collio__mp_shm *s);
 
 /* ---- the order of a shared-memory write (multiphase_relay.c) */
@@ -319,9 +322,8 @@ void collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r);
 /* Collective: a write's pushes (d->peer into the window's F) and the own
  * F's file write, in the relay's order; *t_file gets the write's time.
  * Returns the file write's code (not agreed). */
-int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d,
-                           const collio__mp_shm *s, collio_file *f, const char *stream,
-                           double *t_file);
+int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
+                           collio_file *f, const char *stream, double *t_file);
 
 /* Collective: the executor of a direct plan. */
 int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream);

@@ -56,7 +56,6 @@ void collio__mp_shm_free(collio__mp_shm *s)
     }
     free(s->base);
     s->base = NULL;
-    collio__mp_relay_free(&s->relay);
     s->bytes = 0;
 }
 
@@ -80,9 +79,6 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
             rc = COLLIO_ERR_NOMEM;
         }
         MPI_Info_free(&info);
-        int rc2 = collio__mp_relay_init(p, &s->relay); /* collective: on every rank */
-        if (rc == COLLIO_OK)
-            rc = rc2;
         if (rc == COLLIO_OK) {
             MPI_Win_set_errhandler(s->win, MPI_ERRORS_RETURN);
             s->base = malloc((size_t)p->nranks * sizeof *s->base);
@@ -141,21 +137,15 @@ static void timed(collio_plan *p, const collio__mp_final *ops, size_t es, const 
 
 /* The pushed pieces of a read (all of them, or the tail after pull
  * rounds), copied back from every F, peers in turn from the next rank
- * on. */
+ * on (counted in account). */
 static void push_back(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
                       char *stream)
 {
     const int P = p->nranks, me = p->rank;
-    const size_t es = p->layout->esize;
-    int64_t sent = 0;
     for (int k = 0; k < P; k++) {
         int q = (me + k) % P;
-        timed(p, &d->peer[q], es, stream, s->base[q], 0);
-        if (q != me)
-            sent += d->peer[q].nelems;
+        timed(p, &d->peer[q], p->layout->esize, stream, s->base[q], 0);
     }
-    p->stats.bytes_sent += sent * (int64_t)es;
-    p->stats.phase_tuples[0] += d->send_tuples;
 }
 
 /* Pull round i of a write: stage the round's pieces into the free tail
@@ -183,18 +173,22 @@ static void unpull_round(collio_plan *p, const collio__mp_pull *pl, int i,
 }
 
 /* The exchange of a call, all of it (copies and waits) but the t_file
- * seconds of the own file write, as the one phase. */
+ * seconds of the own file write, as the one phase; what moved to other
+ * ranks' F (the plan says: the pushed pieces, the staged ones). */
 static void account(collio_plan *p, double t0, double t_file)
 {
-    const collio__mp_pull *pl = ((collio__mp_plan *)p->impl)->direct->pull;
+    const collio__mp_direct *d = ((collio__mp_plan *)p->impl)->direct;
+    const collio__mp_pull *pl = d->pull;
     double t = collio__now() - t0 - t_file;
     p->stats.exchange_s += t;
     p->stats.phase_s[0] += t;
-    if (pl != NULL) {
-        p->stats.bytes_sent += pl->sent_elems * (int64_t)p->layout->esize;
-        for (int i = 0; i < pl->nrounds; i++)
-            p->stats.phase_tuples[0] += pl->stage[i].nops;
-    }
+    int64_t sent = pl != NULL ? pl->sent_elems : 0;
+    for (int q = 0; q < p->nranks; q++)
+        sent += q != p->rank ? d->peer[q].nelems : 0;
+    p->stats.bytes_sent += sent * (int64_t)p->layout->esize;
+    p->stats.phase_tuples[0] += d->send_tuples;
+    for (int i = 0; pl != NULL && i < pl->nrounds; i++)
+        p->stats.phase_tuples[0] += pl->stage[i].nops;
     p->stats.phase_bytes[0] = p->stats.bytes_sent;
 }
 
