@@ -67,7 +67,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 15 + COLLIO_BENCH_PHASE_COLS };
+    enum { NMAX = 18 + COLLIO_BENCH_PHASE_COLS };
     double mx[NMAX] = {st.inspect_s,
                        st.exchange_s,
                        st.file_s,
@@ -82,9 +82,12 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
                        (double)st.work_bytes / (1024.0 * 1024.0),
                        (double)st.nrounds,
                        (double)st.exchange,
-                       (double)st.shared_memory};
+                       (double)st.shared_memory,
+                       st.subgroup.split_s,
+                       st.subgroup.gather_s,
+                       (double)st.subgroup.group};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[15 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+        mx[18 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
     int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
@@ -103,7 +106,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     if (r->nphases > COLLIO_BENCH_PHASE_COLS)
         r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[15 + i];
+        r->phase_s[i] = gmx[18 + i];
+    r->split_s = gmx[15];
+    r->gather_s = gmx[16];
+    r->group = (int)gmx[17];
     r->nrounds = (int)gmx[12];
     r->exchange = (int)gmx[13];
     r->shared_memory = (int)gmx[14];
@@ -282,9 +288,7 @@ static int run_case(bench_ctx *x, int ci)
     const collio_bench_config *cfg = x->cfg;
     const bench_case *c = &x->cases[ci];
     collio_layout *l = NULL;
-    int rc = cfg->workload == COLLIO_BENCH_ARRAY
-                 ? bench_array_layout(x->comm, cfg, c, &l)
-                 : bench_vector_layout(x->comm, cfg, c, &l);
+    int rc = bench_workload_of(cfg->workload)->layout(x->comm, cfg, c, &l);
     if (rc) {
         say_error(x, c, NULL, "layout", rc);
         return COLLIO_OK; /* go on with the next case */
@@ -296,6 +300,8 @@ static int run_case(bench_ctx *x, int ci)
         collio_plan_options po;
         collio_plan_options_init(&po);
         po.phases = x->vars[vi].phases;
+        po.subgroup.group = cfg->group;
+        po.subgroup.inner = cfg->inner[0] ? cfg->inner : NULL;
         po.write_rounds = x->vars[vi].rounds;
         po.exchange = x->vars[vi].exchange;
         po.shared_memory = x->vars[vi].shm;
@@ -443,6 +449,9 @@ static int make_variants(bench_ctx *x)
             v->canonical = canon;
             variant_label(v, mp && cfg->nrounds > 0, mp && cfg->nexchange > 0,
                           mp && cfg->nshm > 0);
+            if (strcmp(s, "subgroup") == 0 && (cfg->group > 0 || cfg->inner[0]))
+                snprintf(v->label, sizeof v->label, "subgroup(g=%d,%s)", cfg->group,
+                         cfg->inner[0] ? cfg->inner : "two_phase");
         }
     }
     return COLLIO_OK;
@@ -496,10 +505,10 @@ int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
     int rc = cfg->reps >= 1 && cfg->esize >= 1 && (cfg->do_write || cfg->do_read)
                  ? COLLIO_OK
                  : COLLIO_ERR_ARG;
+    if (!rc && bench_workload_of(cfg->workload) == NULL)
+        rc = COLLIO_ERR_ARG;
     if (!rc)
-        rc = cfg->workload == COLLIO_BENCH_ARRAY
-                 ? bench_array_cases(comm, cfg, x->cases, &x->ncases)
-                 : bench_vector_cases(cfg, x->cases, &x->ncases);
+        rc = bench_workload_of(cfg->workload)->cases(comm, cfg, x->cases, &x->ncases);
     if (!rc)
         rc = make_variants(x);
     if (!rc)

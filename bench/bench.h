@@ -26,7 +26,8 @@
 
 typedef enum collio_bench_workload {
     COLLIO_BENCH_VECTOR = 0, /* seed 004: block-cyclic float32 vector */
-    COLLIO_BENCH_ARRAY       /* seed 001: STEM-II SL arrays, BLOCK over y */
+    COLLIO_BENCH_ARRAY,      /* seed 001: STEM-II SL arrays, BLOCK over y */
+    COLLIO_BENCH_SMALL       /* seed 002: one contiguous piece per rank */
 } collio_bench_workload;
 
 /* One array shape: a name (SL1 or "XxYxZxLxPH") and its global sizes. */
@@ -64,8 +65,12 @@ typedef struct collio_bench_config {
     int verify;                          /* 1: verify canonical files */
     collio_backend backend;
     int destroy_input; /* 1: plans may use the write buffer as scratch */
-    int progress;      /* 1: progress lines on stderr */
-    FILE *table_out;   /* rank 0's table; NULL: none */
+    int64_t sizes[COLLIO_BENCH_MAX_LIST]; /* small: bytes per rank */
+    int nsizes;
+    int group;                         /* subgroup: plan option group (0) */
+    char inner[COLLIO_BENCH_NAME_LEN]; /* subgroup: inner strategy ("": default) */
+    int progress;                      /* 1: progress lines on stderr */
+    FILE *table_out;                   /* rank 0's table; NULL: none */
 } collio_bench_config;
 
 /* What a whole bench run found (the same on every rank). */
@@ -77,7 +82,8 @@ typedef struct collio_bench_summary {
 } collio_bench_summary;
 
 /** Defaults: vector, nx = 1M, bx = 1, all strategies, 3 reps, write only,
- *  esize 4, dir ".", no CSV, verify on, POSIX, progress on, table to stdout. */
+ *  esize 4, dir ".", no CSV, verify on, POSIX, progress on, table to stdout;
+ *  small: sizes 1K..1M. */
 void collio_bench_config_init(collio_bench_config *cfg);
 
 /**

@@ -30,12 +30,16 @@ void collio_bench_usage(FILE *out)
 {
     fprintf(out, "usage: collio-bench vector --nx N --bx B[,B...] [options]\n"
                  "       collio-bench array --shape SL1|SL2|SL3|X,Y,Z,L,PH [options]\n"
+                 "       collio-bench small [--sizes S[,S...]] [options]\n"
                  "\n"
                  "workloads:\n"
                  "  vector  nx elements block-cyclic over the ranks with block bx\n"
                  "          (seed 004); one case per bx\n"
                  "  array   STEM-II SL(x,y,z,l,ph), Fortran order, BLOCK over y\n"
                  "          (seed 001); --shape may repeat or list names: SL1,SL3\n"
+                 "  small   each rank one contiguous piece of S bytes, in rank\n"
+                 "          order (seed 002); one case per --sizes value, with K\n"
+                 "          or M suffixes (default 1K,4K,16K,64K,256K,1M)\n"
                  "options:\n"
                  "  --strategies s[,s...]  strategies to compare (default: all)\n"
                  "  --reps R               timed runs per case and strategy (3)\n"
@@ -58,6 +62,10 @@ void collio_bench_usage(FILE *out)
                  "  --shared-memory s[,s...] multiphase: one variant per\n"
                  "                         shared_memory plan option (1 = default,\n"
                  "                         0 = MPI messages only); crossed too\n"
+                 "  --group G              subgroup: ranks per group (plan option\n"
+                 "                         subgroup.group; 0 = one group per node)\n"
+                 "  --inner S              subgroup: the masters' strategy\n"
+                 "                         (two_phase by default)\n"
                  "  --esize BYTES          element size (4, i.e. float32)\n"
                  "  --dir DIR              where the files go (.); removed after\n"
                  "  --csv FILE             one row per run\n"
@@ -139,7 +147,7 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
                        char *err, size_t errlen)
 {
     if (argc < 2) {
-        snprintf(err, errlen, "missing workload (vector or array)");
+        snprintf(err, errlen, "missing workload (vector, array or small)");
         return 2;
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -147,12 +155,8 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             collio_bench_usage(out);
         return 1;
     }
-    if (strcmp(argv[1], "vector") == 0)
-        cfg->workload = COLLIO_BENCH_VECTOR;
-    else if (strcmp(argv[1], "array") == 0)
-        cfg->workload = COLLIO_BENCH_ARRAY;
-    else {
-        snprintf(err, errlen, "unknown workload '%s' (vector or array)", argv[1]);
+    if (bench_workload_named(argv[1], &cfg->workload) == NULL) {
+        snprintf(err, errlen, "unknown workload '%s' (vector, array or small)", argv[1]);
         return 2;
     }
     for (int i = 2; i < argc; i++) {
@@ -186,6 +190,17 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
         } else if (strcmp(o, "--shape") == 0) {
             if (bench_array_parse_shapes(a, cfg, err, errlen))
                 return 2;
+        } else if (strcmp(o, "--sizes") == 0) {
+            if (bench_small_parse_sizes(a, cfg, err, errlen))
+                return 2;
+        } else if (strcmp(o, "--group") == 0) {
+            if (parse_i64(a, &v) || v < 0 || v > INT32_MAX)
+                goto bad;
+            cfg->group = (int)v;
+        } else if (strcmp(o, "--inner") == 0) {
+            if (strlen(a) >= sizeof cfg->inner || collio_strategy_is_canonical(a) != 1)
+                goto bad;
+            strcpy(cfg->inner, a);
         } else if (strcmp(o, "--strategies") == 0) {
             if (parse_strategies(a, cfg))
                 goto bad;

@@ -69,8 +69,8 @@ int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg, char *er
     return 0;
 }
 
-int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case *cases,
-                      int *ncases)
+static int array_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case *cases,
+                       int *ncases)
 {
     int nranks;
     MPI_Comm_size(comm, &nranks);
@@ -94,8 +94,8 @@ int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case 
     return COLLIO_OK;
 }
 
-int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg, const bench_case *c,
-                       collio_layout **out)
+static int array_layout(MPI_Comm comm, const collio_bench_config *cfg,
+                        const bench_case *c, collio_layout **out)
 {
     int nranks;
     MPI_Comm_size(comm, &nranks);
@@ -109,3 +109,10 @@ int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg, const benc
     return collio_layout_darray(comm, COLLIO_BENCH_ARRAY_DIMS, c->shape->gsizes, distribs,
                                 dargs, psizes, COLLIO_ORDER_FORTRAN, cfg->esize, out);
 }
+
+const bench_workload_ops bench_array_workload = {
+    .name = "array",
+    .case_column = "shape",
+    .cases = array_cases,
+    .layout = array_layout,
+};

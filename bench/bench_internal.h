@@ -17,6 +17,7 @@ typedef struct bench_case {
     const collio_bench_shape *shape;    /* array only, else NULL */
     int64_t nx;                         /* elements in the file */
     int64_t bx;                         /* vector block; array y-block */
+    int64_t size;                       /* small: bytes per rank, else 0 */
 } bench_case;
 
 /* How it is written: a strategy, with multiphase's requested phases. */
@@ -50,23 +51,47 @@ typedef struct bench_row {
     double extra_rss_mb; /* VmHWM - VmRSS before the call, max over ranks */
     double local_mb;     /* the rank's own data, max over ranks */
     double warmup_s;     /* the first warm-up call of (case, variant, op); 0: none */
+    double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
+    double gather_s;     /* subgroup: stats.subgroup.gather_s, max over ranks */
+    int group;           /* subgroup: largest group, else 0 */
     int verified;
 } bench_row;
 
+/* A workload: its name (CLI and CSV), the cases of a config (collective,
+ * the same on every rank; COLLIO_ERR_ARG for a config it cannot run) and
+ * the layout of one case (collective). One table line per workload in
+ * bench_workloads.c. */
+typedef struct bench_workload_ops {
+    const char *name;
+    const char *case_column; /* the table's case column: "bx", "shape" */
+    int (*cases)(MPI_Comm comm, const collio_bench_config *cfg, bench_case *cases,
+                 int *ncases);
+    int (*layout)(MPI_Comm comm, const collio_bench_config *cfg, const bench_case *c,
+                  collio_layout **out);
+} bench_workload_ops;
+
+/* The workload of cfg->workload (never NULL for a valid enum value). */
+const bench_workload_ops *bench_workload_of(collio_bench_workload w);
+/* By CLI name; NULL if unknown. */
+const bench_workload_ops *bench_workload_named(const char *name,
+                                               collio_bench_workload *w);
+
 /* ---- bench_vector.c: the seed 004 workload */
-int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases, int *ncases);
-int bench_vector_layout(MPI_Comm comm, const collio_bench_config *cfg,
-                        const bench_case *c, collio_layout **out);
+extern const bench_workload_ops bench_vector_workload;
 
 /* ---- bench_array.c: the seed 001 workload (STEM-II SL arrays) */
 /* Parses "SL1", "SL1,SL3" or "X,Y,Z,L,PH" and appends to cfg->shapes.
  * Returns 0, or -1 with a message in err. */
 int bench_array_parse_shapes(const char *arg, collio_bench_config *cfg, char *err,
                              size_t errlen);
-int bench_array_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case *cases,
-                      int *ncases);
-int bench_array_layout(MPI_Comm comm, const collio_bench_config *cfg, const bench_case *c,
-                       collio_layout **out);
+extern const bench_workload_ops bench_array_workload;
+
+/* ---- bench_small.c: the seed 002 workload (one piece of s bytes per rank) */
+/* Parses "1K,4K,16K,1M" (K = 1024, M = 1024^2) into cfg->sizes. Returns 0,
+ * or -1 with a message in err. */
+int bench_small_parse_sizes(const char *arg, collio_bench_config *cfg, char *err,
+                            size_t errlen);
+extern const bench_workload_ops bench_small_workload;
 
 /* ---- bench_verify.c: fill and check data against bench/pattern.h */
 /* Local: buf element i = pattern(global_index(i), seed). */

@@ -15,7 +15,7 @@ static const char *csv_header =
     "phase0_s,phase1_s,phase2_s,phase3_s,phase4_s,phase5_s,phase6_s,"
     "phase7_s,shape,esize,backend,file_requests_max,file_bytes,"
     "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
-    "variant,exchange,shared_memory,warmup_s\n";
+    "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s\n";
 
 FILE *bench_csv_open(const char *path)
 {
@@ -31,10 +31,9 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
                    const bench_case *c, const bench_variant *v, const bench_row *r)
 {
     fprintf(f, "%s,%s,%d,%lld,%lld,%d,%s,%.6f,%.6f,%.6f,%.6f,",
-            cfg->workload == COLLIO_BENCH_ARRAY ? "array" : "vector", v->strategy, nranks,
-            (long long)c->nx, (long long)c->bx, r->rep,
-            r->op == BENCH_OP_READ ? "read" : "write", r->inspect_s, r->exchange_s,
-            r->file_s, r->total_s);
+            bench_workload_of(cfg->workload)->name, v->strategy, nranks, (long long)c->nx,
+            (long long)c->bx, r->rep, r->op == BENCH_OP_READ ? "read" : "write",
+            r->inspect_s, r->exchange_s, r->file_s, r->total_s);
     if (r->verified >= 0)
         fprintf(f, "%d", r->verified);
     fprintf(f, ",%d,%lld,%lld,%lld,%.1f", r->nphases, (long long)r->bytes_sent,
@@ -47,7 +46,7 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
     }
     /* (the variant label is quoted: "multiphase(k=2,r=3)" has a comma) */
     static const char *xname[] = {"", "hypercube", "direct"};
-    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d,%.6f\n",
+    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d,%.6f,",
             c->shape ? c->shape->name : "", cfg->esize,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
@@ -55,6 +54,9 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
             cfg->destroy_input, r->copy_s, r->work_mb, r->nrounds, v->label,
             xname[r->exchange >= 0 && r->exchange <= 2 ? r->exchange : 0],
             r->shared_memory, r->warmup_s);
+    if (c->size > 0)
+        fprintf(f, "%lld", (long long)c->size);
+    fprintf(f, ",%d,%.6f,%.6f\n", r->group, r->split_s, r->gather_s);
     fflush(f);
 }
 
@@ -91,9 +93,9 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
     double *tmp = malloc(sizeof *tmp * (size_t)(nrows > 0 ? nrows : 1));
     if (!tmp)
         return;
-    int array = cfg->workload == COLLIO_BENCH_ARRAY;
-    fprintf(out, "\ncollio-bench %s: ", array ? "array" : "vector");
-    if (!array)
+    const bench_workload_ops *w = bench_workload_of(cfg->workload);
+    fprintf(out, "\ncollio-bench %s: ", w->name);
+    if (cfg->workload == COLLIO_BENCH_VECTOR)
         fprintf(out, "nx=%lld ", (long long)cfg->nx);
     fprintf(out, "esize=%zu ranks=%d reps=%d backend=%s\n", cfg->esize, nranks, cfg->reps,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix");
@@ -111,8 +113,8 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
             || (op == BENCH_OP_READ && !cfg->do_read))
             continue;
         fprintf(out, "\n%-5s  %-14s %-24s %10s %9s %10s %10s %10s %4s  %s\n", "op",
-                array ? "shape" : "bx", "strategy", "median_s", "x block", "exchange_s",
-                "file_s", "inspect_s", "reps", "verified");
+                w->case_column, "strategy", "median_s", "x block", "exchange_s", "file_s",
+                "inspect_s", "reps", "verified");
         for (int ci = 0; ci < ncases; ci++) {
             double block_med = 0.0, med[4];
             const char *verdict;

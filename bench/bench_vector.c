@@ -7,8 +7,10 @@
 
 #include <stdio.h>
 
-int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases, int *ncases)
+static int vector_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case *cases,
+                        int *ncases)
 {
+    (void)comm;
     if (cfg->nx < 0 || cfg->nbx < 1)
         return COLLIO_ERR_ARG;
     for (int i = 0; i < cfg->nbx; i++) {
@@ -24,8 +26,15 @@ int bench_vector_cases(const collio_bench_config *cfg, bench_case *cases, int *n
     return COLLIO_OK;
 }
 
-int bench_vector_layout(MPI_Comm comm, const collio_bench_config *cfg,
-                        const bench_case *c, collio_layout **out)
+static int vector_layout(MPI_Comm comm, const collio_bench_config *cfg,
+                         const bench_case *c, collio_layout **out)
 {
     return collio_layout_block_cyclic(comm, c->nx, c->bx, cfg->esize, out);
 }
+
+const bench_workload_ops bench_vector_workload = {
+    .name = "vector",
+    .case_column = "bx",
+    .cases = vector_cases,
+    .layout = vector_layout,
+};

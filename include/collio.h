@@ -243,6 +243,32 @@ typedef enum collio_exchange {
                                   goes straight to its writer */
 } collio_exchange;
 
+/** Options of the "subgroup" strategy (seed 002; collio_plan_options.subgroup).
+ *  The ranks are split into groups; each group's master (its lowest rank)
+ *  gathers the members' data (write) or scatters it (read), and only the
+ *  masters run the inner strategy, on a communicator of their own, with
+ *  the union of their members' layouts. Splits and merged layouts are made
+ *  once, at plan creation. Both fields must be equal on every rank
+ *  (else COLLIO_ERR_MISMATCH). */
+typedef struct collio_subgroup_options {
+    int group;         /* ranks per group. 0 (default): one group per node
+                          (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED); where
+                          that gives a single group of P > 1 ranks (all on
+                          one node), groups of 4 consecutive ranks instead.
+                          g >= 1: groups of g consecutive ranks (rank / g;
+                          the last group may be smaller; g = 1 runs the
+                          inner strategy on all ranks; g >= P: one group).
+                          Negative: COLLIO_ERR_ARG. */
+    const char *inner; /* the strategy the masters run: NULL (default)
+                          = "two_phase" (as in the seed), or "serial",
+                          "independent", "multiphase". Unknown:
+                          COLLIO_ERR_STRATEGY; "subgroup" itself or the
+                          non-canonical "block": COLLIO_ERR_ARG. Only read
+                          during collio_plan_create. Other plan options
+                          (phases, exchange, ...) pass on to the inner
+                          plan. */
+} collio_subgroup_options;
+
 typedef struct collio_plan_options {
     int phases;          /* multiphase: exchange phases; 0 = all, i.e.
                             ceil(log2 P) (default); 1..all stop early;
@@ -316,6 +342,7 @@ typedef struct collio_plan_options {
                             waiting ranks sleep (futex on Linux). 0:
                             MPI messages only. Other values:
                             COLLIO_ERR_ARG. */
+    collio_subgroup_options subgroup; /* strategy "subgroup" (above) */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
@@ -350,6 +377,19 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 
 #define COLLIO_MAX_PHASES 32
 
+/** What the "subgroup" strategy's groups cost (collio_stats.subgroup). */
+typedef struct collio_subgroup_stats {
+    double split_s;  /* plan creation: the communicator splits and the
+                        merged layout of the group (this rank); the inner
+                        plan's own inspector is the rest of inspect_s */
+    double gather_s; /* last execution: the gather to (write) or scatter
+                        from (read) the master, its own copy included; a
+                        part of exchange_s */
+    int group;       /* ranks in this rank's group */
+    int ngroups;     /* groups, i.e. ranks running the inner strategy */
+    int master;      /* 1 on a group's master */
+} collio_subgroup_stats;
+
 /** What one plan did: times in seconds on this rank, counters of this rank.
  *  Times of an execution refer to the last collio_write / collio_read. */
 typedef struct collio_stats {
@@ -373,22 +413,23 @@ typedef struct collio_stats {
     int64_t phase_bytes[COLLIO_MAX_PHASES];    /* bytes sent per phase */
     int64_t phase_tuples[COLLIO_MAX_PHASES];   /* descriptor tuples per phase */
     int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
-    int64_t plan_bytes; /* memory of the plan's descriptors on this rank */
-    int64_t work_bytes; /* work buffers the last execution used beyond the
-                           user's buffer, by their allocated size
-                           (multiphase; kept by the plan between
-                           executions under keep_buffers, and then
-                           reused where large enough); 0 for strategies
-                           that do not report it */
-    int nrounds;        /* rounds of the last execution (multiphase writes
-                           and reads in rounds, plan option write_rounds);
-                           0: one pass */
-    int exchange;       /* multiphase: the collio_exchange the plan uses
-                           (HYPERCUBE or DIRECT; DIRECT has nphases = 1);
-                           0 for other strategies */
-    int shared_memory;  /* multiphase: 1 if the direct exchange copies
-                           through a shared-memory window (see
-                           collio_plan_options.shared_memory), else 0 */
+    int64_t plan_bytes;             /* memory of the plan's descriptors on this rank */
+    int64_t work_bytes;             /* work buffers the last execution used beyond the
+                                       user's buffer, by their allocated size
+                                       (multiphase; kept by the plan between
+                                       executions under keep_buffers, and then
+                                       reused where large enough); 0 for strategies
+                                       that do not report it */
+    int nrounds;                    /* rounds of the last execution (multiphase writes
+                                       and reads in rounds, plan option write_rounds);
+                                       0: one pass */
+    int exchange;                   /* multiphase: the collio_exchange the plan uses
+                                       (HYPERCUBE or DIRECT; DIRECT has nphases = 1);
+                                       0 for other strategies */
+    int shared_memory;              /* multiphase: 1 if the direct exchange copies
+                                       through a shared-memory window (see
+                                       collio_plan_options.shared_memory), else 0 */
+    collio_subgroup_stats subgroup; /* strategy "subgroup" only, else 0 */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

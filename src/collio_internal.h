@@ -221,6 +221,15 @@ int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov,
                            int niov);
 int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, int niov);
 
+/* Collective over comm, a subset of f's ranks (the others do not call):
+ * a file object on the same data file (the temporary of a CREATE file),
+ * same mode, backend, base offset and hints, for an inner plan that runs
+ * on comm. It never creates, renames or removes anything. Its writes'
+ * failures stay in sub->failed until collio__file_sub_close, which copies
+ * them into f->failed and frees it (collective over comm). */
+int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **sub);
+int collio__file_sub_close(collio_file *f, collio_file **sub);
+
 /* Collective: an MPI_File opened on every rank of f->comm on the data path
  * (opened on first use, closed with f). For strategies that use MPI-IO's
  * collective calls. */
@@ -252,6 +261,15 @@ typedef struct collio__strategy {
 
 /* Lookup in the registry; NULL if unknown. */
 const collio__strategy *collio__strategy_find(const char *name);
+
+/* Collective over p's communicator: one execution of plan p on a packed
+ * stream, for strategies that run an inner plan on a sub-communicator
+ * (subgroup): resets p's execution stats, runs its strategy's write (or
+ * read into stream), agrees on the result over p->comm and marks f failed
+ * after a failed write. scratch: stream may be overwritten (a write's
+ * work space; a read's output always is). The caller has checked sizes. */
+int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
+                      int scratch);
 
 struct collio_plan {
     MPI_Comm comm; /* dup */

@@ -365,6 +365,65 @@ int collio_file_abort(collio_file **fp)
     return rc;
 }
 
+int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
+{
+    *out = NULL;
+    collio_file *s = calloc(1, sizeof *s);
+    int rc = s != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    if (rc == COLLIO_OK) {
+        s->comm = MPI_COMM_NULL;
+        s->fd = -1;
+        s->fh = MPI_FILE_NULL;
+        s->coll_fh = MPI_FILE_NULL;
+        s->mode = f->mode;
+        s->opts = f->opts;
+        s->ops = f->ops;
+        s->path = dup_str(f->path);
+        s->tmp_path = f->tmp_path != NULL ? dup_str(f->tmp_path) : NULL;
+        if (s->path == NULL || (f->tmp_path != NULL && s->tmp_path == NULL))
+            rc = COLLIO_ERR_NOMEM;
+    }
+    if (rc == COLLIO_OK && MPI_Comm_dup(comm, &s->comm) != MPI_SUCCESS) {
+        s->comm = MPI_COMM_NULL;
+        rc = COLLIO_ERR_MPI;
+    }
+    if (rc == COLLIO_OK) {
+        MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+        MPI_Comm_rank(s->comm, &s->rank);
+        MPI_Comm_size(s->comm, &s->nranks);
+    }
+    rc = collio__agree(comm, rc);
+    if (rc == COLLIO_OK) {
+        /* the data file exists already: opened, never created */
+        rc = collio__agree(comm, s->ops->open(s, collio__file_data_path(s), 0));
+        if (rc != COLLIO_OK)
+            s->ops->close(s);
+    }
+    if (rc != COLLIO_OK) {
+        file_free(s);
+        return rc;
+    }
+    *out = s;
+    return COLLIO_OK;
+}
+
+int collio__file_sub_close(collio_file *f, collio_file **sub)
+{
+    collio_file *s = *sub;
+    *sub = NULL;
+    if (s == NULL)
+        return COLLIO_OK;
+    int rc = close_collective_handle(s);
+    int crc = s->ops->close(s);
+    if (rc == COLLIO_OK)
+        rc = crc;
+    if (s->failed || (rc != COLLIO_OK && s->mode != COLLIO_FILE_READ))
+        f->failed = 1;
+    rc = collio__agree(s->comm, rc);
+    file_free(s);
+    return rc;
+}
+
 int collio__file_collective_handle(collio_file *f, MPI_File *out)
 {
     int rc = COLLIO_OK;

@@ -39,7 +39,7 @@ static int options_valid(const collio_plan_options *o)
            && (o->keep_buffers == 0 || o->keep_buffers == 1) && o->write_rounds >= -1
            && o->write_rounds <= 62 && o->exchange >= COLLIO_EXCHANGE_AUTO
            && o->exchange <= COLLIO_EXCHANGE_DIRECT
-           && (o->shared_memory == 0 || o->shared_memory == 1);
+           && (o->shared_memory == 0 || o->shared_memory == 1) && o->subgroup.group >= 0;
 }
 
 /* Frees what a (possibly half-built) plan owns. Not collective by itself
@@ -87,10 +87,24 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
         comm, (int64_t)(((uint64_t)(uint16_t)o->exchange << 48)
                         | ((uint64_t)(uint16_t)o->shared_memory << 32)
                         | (uint32_t)o->write_rounds));
+    /* subgroup's options (the inner name by content) */
+    int s5 = collio__check_same_i64(comm, o->subgroup.group);
+    int s6 =
+        collio__check_same_str(comm, o->subgroup.inner != NULL ? o->subgroup.inner : "");
     if (rc == COLLIO_OK
-        && (s1 != COLLIO_OK || s2 != COLLIO_OK || s3 != COLLIO_OK || s4 != COLLIO_OK))
+        && (s1 != COLLIO_OK || s2 != COLLIO_OK || s3 != COLLIO_OK || s4 != COLLIO_OK
+            || s5 != COLLIO_OK || s6 != COLLIO_OK))
         rc = COLLIO_ERR_MISMATCH;
     return collio__agree(comm, rc);
+}
+
+/* The plan keeps no pointer into the caller's memory: a known inner
+ * strategy name becomes the registry's own string (an unknown one is
+ * reported by the strategy that reads it, during plan creation). */
+static void normalise_options(collio_plan_options *o)
+{
+    const collio__strategy *inner = collio__strategy_find(o->subgroup.inner);
+    o->subgroup.inner = inner != NULL ? inner->name : o->subgroup.inner;
 }
 
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
@@ -109,6 +123,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     if (rc != COLLIO_OK)
         return rc;
 
+    normalise_options(&o);
     collio_plan *p = calloc(1, sizeof *p);
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;
@@ -141,6 +156,8 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     double t0 = collio__now();
     rc = p->strategy->plan(p);
     p->stats.inspect_s = collio__now() - t0;
+    if (collio__strategy_find(p->opts.subgroup.inner) == NULL)
+        p->opts.subgroup.inner = NULL; /* unknown: not kept (see above) */
     rc = collio__agree(comm, rc);
     if (rc != COLLIO_OK) {
         plan_destroy(p);
@@ -151,17 +168,35 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
 }
 
 /* Zeroes what describes one execution; keeps what describes the plan:
- * inspect_s, plan_bytes, exchange, shared_memory. */
+ * inspect_s, plan_bytes, exchange, shared_memory, and a strategy's own
+ * stats struct (the strategy resets its per-call fields itself). */
 static void reset_exec_stats(collio_stats *s)
 {
     double inspect = s->inspect_s;
     int64_t plan_bytes = s->plan_bytes;
     int exchange = s->exchange, shm = s->shared_memory;
+    collio_subgroup_stats subgroup = s->subgroup;
     memset(s, 0, sizeof *s);
     s->inspect_s = inspect;
     s->plan_bytes = plan_bytes;
     s->exchange = exchange;
     s->shared_memory = shm;
+    s->subgroup = subgroup;
+}
+
+int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
+                      int scratch)
+{
+    double t0 = collio__now();
+    reset_exec_stats(&p->stats);
+    p->scratch = scratch ? stream : NULL;
+    int rc = writing ? p->strategy->write(p, f, stream) : p->strategy->read(p, f, stream);
+    p->scratch = NULL;
+    rc = collio__agree(p->comm, rc);
+    if (rc != COLLIO_OK && writing)
+        f->failed = 1;
+    p->stats.total_s = collio__now() - t0;
+    return rc;
 }
 
 static int data_end(const collio_plan *p, const collio_file *f, int64_t *end);

@@ -14,12 +14,13 @@ extern const collio__strategy collio__strategy_serial;
 extern const collio__strategy collio__strategy_independent;
 extern const collio__strategy collio__strategy_two_phase;
 extern const collio__strategy collio__strategy_multiphase;
+extern const collio__strategy collio__strategy_subgroup;
 extern const collio__strategy collio__strategy_block;
 
 static const collio__strategy *const registry[] = {
     &collio__strategy_serial,    &collio__strategy_independent,
     &collio__strategy_two_phase, &collio__strategy_multiphase,
-    &collio__strategy_block,
+    &collio__strategy_subgroup,  &collio__strategy_block,
 };
 
 #define NREGISTRY ((int)(sizeof registry / sizeof registry[0]))
