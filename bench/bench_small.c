@@ -92,8 +92,8 @@ static int small_cases(MPI_Comm comm, const collio_bench_config *cfg, bench_case
     return COLLIO_OK;
 }
 
-static int small_layout(MPI_Comm comm, const collio_bench_config *cfg, const bench_case *c,
-                        collio_layout **out)
+static int small_layout(MPI_Comm comm, const collio_bench_config *cfg,
+                        const bench_case *c, collio_layout **out)
 {
     return collio_layout_block_cyclic(comm, c->nx, c->bx, cfg->esize, out);
 }

@@ -72,8 +72,7 @@ static int group_color(collio_plan *p, int g, int *color)
         return COLLIO_OK;
     }
     MPI_Comm node;
-    if (MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL,
-                            &node)
+    if (MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &node)
         != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     int nsize = 0, lowest = p->rank;
@@ -97,8 +96,8 @@ static int merged_layout(collio_plan *p, sg_plan *sg, const collio__seg *segs,
                          int64_t nsegs, collio_layout **out)
 {
     collio_layout *l = NULL;
-    int rc = collio__layout_new(sg->masters, COLLIO__LAYOUT_INDEX_LIST, p->layout->nglobal,
-                                p->layout->esize, &l);
+    int rc = collio__layout_new(sg->masters, COLLIO__LAYOUT_INDEX_LIST,
+                                p->layout->nglobal, p->layout->esize, &l);
     if (rc == COLLIO_OK && nsegs > 0) {
         l->segs = malloc((size_t)nsegs * sizeof *l->segs);
         if (l->segs == NULL)
