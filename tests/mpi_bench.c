@@ -20,18 +20,20 @@ static const char *const required[] = {
     "rep",      "op",       "inspect_s", "exchange_s",  "file_s",
     "total_s",  "verified", "phases",    "peak_rss_mb", "phase0_s"};
 
-/* Splits a CSV line in place at its commas, keeping empty fields; returns
- * the number of fields (at most max). */
+/* Splits a CSV line in place at its commas, keeping empty fields and
+ * commas inside double quotes ("subgroup(g=2,two_phase)"); returns the
+ * number of fields (at most max). */
 static int split_fields(char *line, char **field, int max)
 {
     int n = 0;
     for (char *p = line; n < max;) {
         field[n++] = p;
-        char *comma = strchr(p, ',');
-        if (!comma)
+        int quoted = 0;
+        while (*p && (quoted || *p != ','))
+            quoted ^= *p++ == '"';
+        if (!*p)
             break;
-        *comma = '\0';
-        p = comma + 1;
+        *p++ = '\0';
     }
     return n;
 }
@@ -324,12 +326,101 @@ static void test_unknown_strategy(tu_ctx *t)
     TU_RC_ALL(t, rc, COLLIO_ERR_STRATEGY, "collio_bench_run with an unknown strategy");
 }
 
+/* Rank 0: the CSV column `name`'s index in header line `line`, or -1. */
+static int column_of(char *header, const char *name)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", header);
+    char *field[128];
+    int n = split_fields(copy, field, 128);
+    for (int c = 0; c < n; c++) {
+        char *nl = strchr(field[c], '\n');
+        if (nl)
+            *nl = '\0';
+        if (strcmp(field[c], name) == 0)
+            return c;
+    }
+    return -1;
+}
+
+/* The small workload: one piece of s bytes per rank; the CSV's size column
+ * is the case's s, group is g's group size for subgroup rows. */
+static void test_small(tu_ctx *t)
+{
+    tu_case(t, "small workload, subgroup g=2 inner independent, sizes 1K,12,4K");
+    char csv[1024];
+    tu_temp_path(t, "small.csv", csv, sizeof csv);
+    collio_bench_config c;
+    base_config(t, &c, csv);
+    char err[256] = "";
+    char *argv[] = {"collio-bench", "small",
+                    "--sizes",      "1K,12,4K",
+                    "--group",      "2",
+                    "--inner",      "independent",
+                    "--strategies", "subgroup,two_phase,independent,block"};
+    int prc = collio_bench_parse(10, argv, &c, NULL, err, sizeof err);
+    if (!TU_CHECK(t, prc == 0, "parse: %s", err))
+        return;
+    TU_CHECK(t,
+             c.workload == COLLIO_BENCH_SMALL && c.nsizes == 3 && c.sizes[0] == 1024
+                 && c.sizes[1] == 12 && c.sizes[2] == 4096 && c.group == 2
+                 && strcmp(c.inner, "independent") == 0,
+             "parsed small options");
+    c.progress = 0;
+    c.table_out = NULL;
+    collio_bench_summary sum;
+    int rc = collio_bench_run(t->comm, &c, &sum);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
+        return;
+    int want_runs = 3 * 4 * c.reps * 2;
+    TU_CHECK(t, sum.runs == want_runs && sum.failed == 0 && sum.errors == 0,
+             "runs %d (want %d), failed %d, errors %d", sum.runs, want_runs, sum.failed,
+             sum.errors);
+    TU_CHECK(t, sum.verified == 3 * 3 * c.reps * 2, "verified %d, want %d", sum.verified,
+             3 * 3 * c.reps * 2);
+    check_csv(t, csv, want_runs);
+    FILE *f = t->rank == 0 ? fopen(csv, "r") : NULL;
+    char line[4096];
+    if (f != NULL && fgets(line, sizeof line, f)) {
+        int size_col = column_of(line, "size"), group_col = column_of(line, "group");
+        int strat_col = column_of(line, "strategy"), nx_col = column_of(line, "nx");
+        TU_CHECK(t, size_col >= 0 && group_col >= 0, "CSV has size and group columns");
+        int want_group = t->nranks >= 2 ? 2 : 1;
+        while (size_col >= 0 && group_col >= 0 && fgets(line, sizeof line, f)) {
+            char *field[128];
+            int n = split_fields(line, field, 128);
+            if (n <= group_col || n <= size_col)
+                continue;
+            long long size = atoll(field[size_col]), nx = atoll(field[nx_col]);
+            TU_CHECK(t,
+                     (size == 1024 || size == 12 || size == 4096)
+                         && nx * 4 == size * t->nranks,
+                     "row size %lld bytes per rank, nx %lld", size, nx);
+            if (strcmp(field[strat_col], "subgroup") == 0)
+                TU_CHECK(t, atoi(field[group_col]) == want_group, "subgroup row group %s",
+                         field[group_col]);
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    /* sizes that do not hold whole elements, and malformed ones */
+    collio_bench_config_init(&c);
+    char *bad1[] = {"collio-bench", "small", "--sizes", "1X"};
+    TU_CHECK(t, collio_bench_parse(4, bad1, &c, NULL, err, sizeof err) == 2,
+             "--sizes 1X is a usage error");
+    char *bad2[] = {"collio-bench", "small", "--inner", "block"};
+    TU_CHECK(t, collio_bench_parse(4, bad2, &c, NULL, err, sizeof err) == 2,
+             "--inner block is a usage error");
+    tu_remove(t, csv);
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_bench");
     test_vector(&t);
     test_array(&t);
+    test_small(&t);
     test_write_rounds(&t);
     test_exchange(&t);
     test_unknown_strategy(&t);
