@@ -300,8 +300,8 @@ static int run_case(bench_ctx *x, int ci)
         collio_plan_options po;
         collio_plan_options_init(&po);
         po.phases = x->vars[vi].phases;
-        po.subgroup.group = cfg->group;
-        po.subgroup.inner = cfg->inner[0] ? cfg->inner : NULL;
+        po.subgroup.group = x->vars[vi].group;
+        po.subgroup.inner = x->vars[vi].inner[0] ? x->vars[vi].inner : NULL;
         po.write_rounds = x->vars[vi].rounds;
         po.exchange = x->vars[vi].exchange;
         po.shared_memory = x->vars[vi].shm;
@@ -435,23 +435,31 @@ static int make_variants(bench_ctx *x)
         int nr = mp && cfg->nrounds > 0 ? cfg->nrounds : 1;
         int ne = mp && cfg->nexchange > 0 ? cfg->nexchange : 1;
         int ns = mp && cfg->nshm > 0 ? cfg->nshm : 1;
-        for (int k = 0; k < nk * nr * ne * ns; k++) {
+        int sg = strcmp(s, "subgroup") == 0;
+        int ng = sg && cfg->ngroups > 0 ? cfg->ngroups : 1;
+        int ni = sg && cfg->ninners > 0 ? cfg->ninners : 1;
+        for (int k = 0; k < nk * nr * ne * ns * ng * ni; k++) {
             if (x->nvars >= MAX_VARIANTS)
                 return COLLIO_ERR_ARG;
             bench_variant *v = &x->vars[x->nvars++];
             snprintf(v->strategy, sizeof v->strategy, "%s", s);
             /* phases outermost, shared_memory innermost; defaults: all
-             * phases, automatic rounds and exchange, shared memory on */
-            v->phases = mp && cfg->nphases > 0 ? cfg->phases[k / (nr * ne * ns)] : 0;
-            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[k / (ne * ns) % nr] : 0;
-            v->exchange = mp && cfg->nexchange > 0 ? cfg->exchange[k / ns % ne] : 0;
-            v->shm = mp && cfg->nshm > 0 ? cfg->shm[k % ns] : 1;
+             * phases, automatic rounds and exchange, shared memory on.
+             * subgroup: groups outer, inner strategies inner. */
+            int m = k / (ng * ni), q = k % (ng * ni);
+            v->phases = mp && cfg->nphases > 0 ? cfg->phases[m / (nr * ne * ns)] : 0;
+            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[m / (ne * ns) % nr] : 0;
+            v->exchange = mp && cfg->nexchange > 0 ? cfg->exchange[m / ns % ne] : 0;
+            v->shm = mp && cfg->nshm > 0 ? cfg->shm[m % ns] : 1;
+            v->group = sg && cfg->ngroups > 0 ? cfg->groups[q / ni] : 0;
+            snprintf(v->inner, sizeof v->inner, "%s",
+                     sg && cfg->ninners > 0 ? cfg->inners[q % ni] : "");
             v->canonical = canon;
             variant_label(v, mp && cfg->nrounds > 0, mp && cfg->nexchange > 0,
                           mp && cfg->nshm > 0);
-            if (strcmp(s, "subgroup") == 0 && (cfg->group > 0 || cfg->inner[0]))
-                snprintf(v->label, sizeof v->label, "subgroup(g=%d,%s)", cfg->group,
-                         cfg->inner[0] ? cfg->inner : "two_phase");
+            if (sg && (cfg->ngroups > 0 || cfg->ninners > 0))
+                snprintf(v->label, sizeof v->label, "subgroup(g=%d,%s)", v->group,
+                         v->inner[0] ? v->inner : "two_phase");
         }
     }
     return COLLIO_OK;

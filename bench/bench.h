@@ -67,10 +67,12 @@ typedef struct collio_bench_config {
     int destroy_input; /* 1: plans may use the write buffer as scratch */
     int64_t sizes[COLLIO_BENCH_MAX_LIST]; /* small: bytes per rank */
     int nsizes;
-    int group;                         /* subgroup: plan option group (0) */
-    char inner[COLLIO_BENCH_NAME_LEN]; /* subgroup: inner strategy ("": default) */
-    int progress;                      /* 1: progress lines on stderr */
-    FILE *table_out;                   /* rank 0's table; NULL: none */
+    int groups[COLLIO_BENCH_MAX_LIST]; /* subgroup: one variant per group */
+    int ngroups;                       /* 0: one variant, group 0 */
+    char inners[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
+    int ninners;     /* subgroup: one variant per inner strategy; 0: default */
+    int progress;    /* 1: progress lines on stderr */
+    FILE *table_out; /* rank 0's table; NULL: none */
 } collio_bench_config;
 
 /* What a whole bench run found (the same on every rank). */

@@ -62,10 +62,12 @@ void collio_bench_usage(FILE *out)
                  "  --shared-memory s[,s...] multiphase: one variant per\n"
                  "                         shared_memory plan option (1 = default,\n"
                  "                         0 = MPI messages only); crossed too\n"
-                 "  --group G              subgroup: ranks per group (plan option\n"
-                 "                         subgroup.group; 0 = one group per node)\n"
-                 "  --inner S              subgroup: the masters' strategy\n"
-                 "                         (two_phase by default)\n"
+                 "  --group g[,g...]       subgroup: one variant per group size\n"
+                 "                         (plan option subgroup.group; 0 = one\n"
+                 "                         group per node, the default)\n"
+                 "  --inner s[,s...]       subgroup: one variant per inner strategy\n"
+                 "                         of the masters (two_phase by default);\n"
+                 "                         crossed with --group\n"
                  "  --esize BYTES          element size (4, i.e. float32)\n"
                  "  --dir DIR              where the files go (.); removed after\n"
                  "  --csv FILE             one row per run\n"
@@ -120,6 +122,23 @@ static int parse_ops(const char *arg, collio_bench_config *cfg)
             return -1;
     }
     return cfg->do_write || cfg->do_read ? 0 : -1;
+}
+
+/* --inner s[,s...]: canonical strategy names (the library rejects
+ * subgroup itself at plan creation, with its documented code) */
+static int parse_inners(const char *arg, collio_bench_config *cfg)
+{
+    char buf[COLLIO_BENCH_PATH_LEN];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    cfg->ninners = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (cfg->ninners >= COLLIO_BENCH_MAX_LIST || strlen(t) >= COLLIO_BENCH_NAME_LEN
+            || collio_strategy_is_canonical(t) != 1)
+            return -1;
+        strcpy(cfg->inners[cfg->ninners++], t);
+    }
+    return cfg->ninners > 0 ? 0 : -1;
 }
 
 /* --exchange auto,hypercube,direct: returns how many, -1 on a bad name */
@@ -194,13 +213,17 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             if (bench_small_parse_sizes(a, cfg, err, errlen))
                 return 2;
         } else if (strcmp(o, "--group") == 0) {
-            if (parse_i64(a, &v) || v < 0 || v > INT32_MAX)
+            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
                 goto bad;
-            cfg->group = (int)v;
+            for (int k = 0; k < n; k++) {
+                if (list[k] < 0 || list[k] > INT32_MAX)
+                    goto bad;
+                cfg->groups[k] = (int)list[k];
+            }
+            cfg->ngroups = n;
         } else if (strcmp(o, "--inner") == 0) {
-            if (strlen(a) >= sizeof cfg->inner || collio_strategy_is_canonical(a) != 1)
+            if (parse_inners(a, cfg))
                 goto bad;
-            strcpy(cfg->inner, a);
         } else if (strcmp(o, "--strategies") == 0) {
             if (parse_strategies(a, cfg))
                 goto bad;

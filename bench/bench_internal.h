@@ -28,6 +28,8 @@ typedef struct bench_variant {
     int rounds;                             /* plan option write_rounds */
     int exchange;                           /* plan option exchange */
     int shm;                                /* plan option shared_memory */
+    int group;                              /* subgroup: plan option group */
+    char inner[COLLIO_BENCH_NAME_LEN];      /* subgroup: inner ("": default) */
     int canonical;                          /* writes canonical order */
 } bench_variant;
 

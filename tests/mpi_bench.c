@@ -363,8 +363,9 @@ static void test_small(tu_ctx *t)
         return;
     TU_CHECK(t,
              c.workload == COLLIO_BENCH_SMALL && c.nsizes == 3 && c.sizes[0] == 1024
-                 && c.sizes[1] == 12 && c.sizes[2] == 4096 && c.group == 2
-                 && strcmp(c.inner, "independent") == 0,
+                 && c.sizes[1] == 12 && c.sizes[2] == 4096 && c.ngroups == 1
+                 && c.groups[0] == 2 && c.ninners == 1
+                 && strcmp(c.inners[0], "independent") == 0,
              "parsed small options");
     c.progress = 0;
     c.table_out = NULL;

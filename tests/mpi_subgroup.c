@@ -189,7 +189,8 @@ int main(int argc, char **argv)
     tu_desc_block_cyclic(&d[0], 5003, 1, 4);
     tu_desc_block_cyclic(&d[1], 4099, 7, 12);
     const int64_t g3[3] = {13, 10, 9};
-    const collio_distrib bb[3] = {COLLIO_DIST_BLOCK, COLLIO_DIST_CYCLIC, COLLIO_DIST_NONE};
+    const collio_distrib bb[3] = {COLLIO_DIST_BLOCK, COLLIO_DIST_CYCLIC,
+                                  COLLIO_DIST_NONE};
     tu_desc_darray(&d[2], P, 3, g3, bb, NULL, NULL, COLLIO_ORDER_C, 8);
     tu_desc_darray(&d[3], P, 3, g3, bb, NULL, NULL, COLLIO_ORDER_FORTRAN, 4);
     tu_desc_index_list(&d[4], t.rank, P, 3001, TU_IL_SHUFFLED, 11, 3);
