@@ -84,7 +84,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
                        (double)st.exchange,
                        (double)st.shared_memory,
                        st.subgroup.split_s,
-                       st.subgroup.gather_s,
+                       /* the gather / scatter as the masters see it: a
+                          member's gather_s of a read includes waiting for
+                          the master's file access */
+                       st.subgroup.master ? st.subgroup.gather_s : 0.0,
                        (double)st.subgroup.group};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
         mx[18 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;

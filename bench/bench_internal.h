@@ -54,7 +54,7 @@ typedef struct bench_row {
     double local_mb;     /* the rank's own data, max over ranks */
     double warmup_s;     /* the first warm-up call of (case, variant, op); 0: none */
     double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
-    double gather_s;     /* subgroup: stats.subgroup.gather_s, max over ranks */
+    double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
     int group;           /* subgroup: largest group, else 0 */
     int verified;
 } bench_row;
