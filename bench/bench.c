@@ -68,27 +68,16 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
     enum { NMAX = 18 + COLLIO_BENCH_PHASE_COLS };
-    double mx[NMAX] = {st.inspect_s,
-                       st.exchange_s,
-                       st.file_s,
-                       st.total_s,
-                       hwm_kb / 1024.0,
-                       (hwm_kb - rss0_kb) / 1024.0,
-                       (double)local_bytes / (1024.0 * 1024.0),
-                       (double)st.file_requests,
-                       (double)st.plan_bytes,
-                       (double)st.nphases,
-                       st.copy_s,
-                       (double)st.work_bytes / (1024.0 * 1024.0),
-                       (double)st.nrounds,
-                       (double)st.exchange,
-                       (double)st.shared_memory,
-                       st.subgroup.split_s,
-                       /* the gather / scatter as the masters see it: a
-                          member's gather_s of a read includes waiting for
-                          the master's file access */
-                       st.subgroup.master ? st.subgroup.gather_s : 0.0,
-                       (double)st.subgroup.group};
+    double mx[NMAX] = {
+        st.inspect_s, st.exchange_s, st.file_s, st.total_s, hwm_kb / 1024.0,
+        (hwm_kb - rss0_kb) / 1024.0, (double)local_bytes / (1024.0 * 1024.0),
+        (double)st.file_requests, (double)st.plan_bytes, (double)st.nphases, st.copy_s,
+        (double)st.work_bytes / (1024.0 * 1024.0), (double)st.nrounds,
+        (double)st.exchange, (double)st.shared_memory, st.subgroup.split_s,
+        /* the gather / scatter as the masters see it: a
+           member's gather_s of a read includes waiting for
+           the master's file access */
+        st.subgroup.master ? st.subgroup.gather_s : 0.0, (double)st.subgroup.group};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
         mx[18 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];

@@ -259,6 +259,12 @@ typedef struct collio__strategy {
     void (*free)(collio_plan *p);
 } collio__strategy;
 
+/* Plan options (options.c): 1 if every field is in its documented range;
+ * a digest of every field (strings by content), equal on two ranks iff
+ * their options are equal, but for hash collisions. */
+int collio__plan_options_valid(const collio_plan_options *o);
+uint64_t collio__plan_options_digest(const collio_plan_options *o);
+
 /* Lookup in the registry; NULL if unknown. */
 const collio__strategy *collio__strategy_find(const char *name);
 

@@ -17,31 +17,6 @@
 
 #include <string.h>
 
-#define DEFAULT_CHUNK_BYTES ((int64_t)64 << 20) /* 64 MiB */
-#define DEFAULT_MAX_IOV 1024
-
-void collio_plan_options_init(collio_plan_options *opts)
-{
-    if (opts == NULL)
-        return;
-    memset(opts, 0, sizeof *opts);
-    opts->phases = 0;
-    opts->chunk_bytes = DEFAULT_CHUNK_BYTES;
-    opts->max_iov = DEFAULT_MAX_IOV;
-    opts->keep_buffers = 1;
-    opts->shared_memory = 1;
-}
-
-static int options_valid(const collio_plan_options *o)
-{
-    return o->phases >= 0 && o->phases <= COLLIO_MAX_PHASES && o->chunk_bytes >= 1
-           && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1)
-           && (o->keep_buffers == 0 || o->keep_buffers == 1) && o->write_rounds >= -1
-           && o->write_rounds <= 62 && o->exchange >= COLLIO_EXCHANGE_AUTO
-           && o->exchange <= COLLIO_EXCHANGE_DIRECT
-           && (o->shared_memory == 0 || o->shared_memory == 1) && o->subgroup.group >= 0;
-}
-
 /* Frees what a (possibly half-built) plan owns. Not collective by itself
  * except for MPI_Comm_free, which every rank reaches together. */
 static void plan_destroy(collio_plan *p)
@@ -62,7 +37,8 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
                       const collio_plan_options *o, collio_plan **out)
 {
     int rc = COLLIO_OK;
-    if (layout == NULL || strategy == NULL || out == NULL || !options_valid(o))
+    if (layout == NULL || strategy == NULL || out == NULL
+        || !collio__plan_options_valid(o))
         rc = COLLIO_ERR_ARG;
     int size, rank;
     MPI_Comm_size(comm, &size);
@@ -78,22 +54,10 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
     if (rc == COLLIO_OK && collio__strategy_find(strategy) == NULL)
         rc = COLLIO_ERR_STRATEGY;
 
-    /* Options steer the schedule (chunk windows, phases): they must match. */
-    int s1 = collio__check_same_i64(comm, o->phases);
-    int s2 = collio__check_same_i64(comm, o->chunk_bytes);
-    int s3 = collio__check_same_i64(comm, o->max_iov);
-    /* (one check for the small multiphase options that steer it) */
-    int s4 = collio__check_same_i64(
-        comm, (int64_t)(((uint64_t)(uint16_t)o->exchange << 48)
-                        | ((uint64_t)(uint16_t)o->shared_memory << 32)
-                        | (uint32_t)o->write_rounds));
-    /* subgroup's options (the inner name by content) */
-    int s5 = collio__check_same_i64(comm, o->subgroup.group);
-    int s6 =
-        collio__check_same_str(comm, o->subgroup.inner != NULL ? o->subgroup.inner : "");
-    if (rc == COLLIO_OK
-        && (s1 != COLLIO_OK || s2 != COLLIO_OK || s3 != COLLIO_OK || s4 != COLLIO_OK
-            || s5 != COLLIO_OK || s6 != COLLIO_OK))
+    /* Every option, strategy options included (options.c): one that
+     * differs could make ranks take different collective paths. */
+    int same_opts = collio__check_same_i64(comm, (int64_t)collio__plan_options_digest(o));
+    if (rc == COLLIO_OK && same_opts != COLLIO_OK)
         rc = COLLIO_ERR_MISMATCH;
     return collio__agree(comm, rc);
 }
@@ -137,6 +101,11 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     if (MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
         p->comm = MPI_COMM_NULL;
         rc = COLLIO_ERR_MPI;
+    } else {
+        /* MPI errors inside the library become collio errors, agreed on
+         * every rank, never an abort; communicators split from this one
+         * inherit the handler (windows and files set their own) */
+        MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN);
     }
     MPI_Comm_rank(comm, &p->rank);
     MPI_Comm_size(comm, &p->nranks);

@@ -103,6 +103,7 @@ static int ctl_open(collio_plan *p, collio__mp_relay *r)
         r->win = MPI_WIN_NULL;
         return COLLIO_ERR_NOMEM;
     }
+    MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
     atomic_init(&mine->token, 0);
     atomic_init(&mine->done, 0);
     atomic_init(&mine->written, 0);
