@@ -169,8 +169,13 @@ typedef enum collio_backend {
 
 typedef enum collio_file_mode {
     /* Create (or replace) atomically: data goes to a temporary file beside
-     * the target and is renamed into place by collio_file_close only when
-     * every rank succeeded; a failure leaves any previous file intact. */
+     * the target, ".NAME.collio-tmp" in the target's directory, and is
+     * renamed into place by collio_file_close only when every rank
+     * succeeded; a failure leaves any previous file intact. The temporary's
+     * name is fixed, not unique: a job killed during a write leaves at most
+     * one temporary per target, and the next CREATE of that target takes it
+     * over (renamed or removed at its close). So two jobs must not CREATE
+     * the same target at the same time. */
     COLLIO_FILE_CREATE = 0,
     /* Write in place into the file (created if missing, never truncated):
      * faster, but a failed write may leave it half-written. */

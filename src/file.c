@@ -2,10 +2,14 @@
  * file.c -- the shared file: collective open / close / abort, atomic
  * create, and the relative-offset data access every strategy uses.
  *
- * Atomic create (COLLIO_FILE_CREATE): rank 0 makes a unique temporary
- * beside the target ("<dir>/.<name>.collio-XXXXXX", mkstemp), so that the
- * final rename(2) stays inside one directory and is atomic; all ranks write
- * into the temporary. collio_file_close agrees on f->failed over all ranks:
+ * Atomic create (COLLIO_FILE_CREATE): rank 0 makes the temporary beside
+ * the target, "<dir>/.<name>.collio-tmp", so that the final rename(2)
+ * stays inside one directory and is atomic; all ranks write into the
+ * temporary. Its name is derived from the target, not made unique: a job
+ * killed during a write leaves at most one temporary per target, and the
+ * next CREATE of that target removes it and makes its own (renamed or
+ * removed again at close). The price: two jobs must not create the same
+ * target at the same time. collio_file_close agrees on f->failed over all ranks:
  * only if every write on every rank succeeded (and, with opts.sync, every
  * rank's data is synced) does rank 0 rename the temporary onto the path
  * (and fsync the directory with opts.sync). Otherwise the temporary is
@@ -30,7 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char TMP_SUFFIX[] = ".collio-XXXXXX";
+static const char TMP_SUFFIX[] = ".collio-tmp";
 
 void collio_file_options_init(collio_file_options *opts)
 {
@@ -62,8 +66,8 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* "<dir>/.<name>.collio-XXXXXX" for path "<dir>/<name>" (dir may be
- * absent). NULL if out of memory or the path has no file name. */
+/* "<dir>/.<name>.collio-tmp" for path "<dir>/<name>" (dir may be absent).
+ * NULL if out of memory or the path has no file name. */
 static char *tmp_template(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -106,7 +110,8 @@ static int fsync_dir_of(const char *path)
     return rc;
 }
 
-/* Rank 0: create the unique temporary for CREATE. Local. */
+/* Rank 0: create (or take over and truncate) the temporary for CREATE.
+ * Local. */
 static int make_tmp(collio_file *f)
 {
     struct stat st;
@@ -115,12 +120,20 @@ static int make_tmp(collio_file *f)
     char *t = tmp_template(f->path);
     if (!t)
         return COLLIO_ERR_OPEN;
-    int fd = mkostemp(t, O_CLOEXEC);
+    /* A leftover of a killed job is removed first (whatever its mode or
+     * kind: a planted symbolic link is removed, not followed), then the
+     * temporary is made afresh; O_EXCL makes a second job that creates
+     * the same target at this very moment fail instead of sharing it. */
+    if (unlink(t) != 0 && errno != ENOENT) {
+        free(t);
+        return COLLIO_ERR_OPEN;
+    }
+    int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         free(t);
         return COLLIO_ERR_OPEN;
     }
-    mode_t um = umask(0); /* read the umask: mkstemp made the file 0600 */
+    mode_t um = umask(0); /* read the umask: a new file gets 0666 & ~umask */
     umask(um);
     int rc = fchmod(fd, 0666 & ~um) == 0 ? COLLIO_OK : COLLIO_ERR_OPEN;
     if (close(fd) != 0 && rc == COLLIO_OK)

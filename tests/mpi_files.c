@@ -350,6 +350,49 @@ static void test_atomic(ctx *c, collio_backend be, int how)
         unlink(path);
 }
 
+/* A job killed during a CREATE leaves its temporary beside the target
+ * (".<name>.collio-tmp", larger than the next write and read-only here).
+ * The next CREATE of the target takes it over: after its close the target
+ * holds exactly the new data and no temporary is left; after an abort the
+ * previous file is intact and the leftover is gone too. */
+static void test_stale_temporary(ctx *c, collio_backend be)
+{
+    char path[768], tmp[800];
+    make_path(c, path, sizeof path, "stale", be);
+    const char *name = strrchr(path, '/') + 1;
+    snprintf(tmp, sizeof tmp, "%.*s.%s.collio-tmp", (int)(name - path), path, name);
+    for (int abort_it = 0; abort_it <= 1; abort_it++) {
+        int ok = 1;
+        if (c->rank == 0) {
+            ok = put_file(path, 3000, 7) && put_file(tmp, 1 << 20, 8)
+                 && chmod(tmp, 0400) == 0;
+        }
+        check_root(c, ok, "stale: previous file and a leftover temporary made");
+        collio_file_options o = opts_for(be, 0);
+        collio_file *f = NULL;
+        check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f),
+                 COLLIO_OK, "stale: open over a leftover temporary");
+        if (!f)
+            return;
+        uint8_t buf[256];
+        fill(buf, c->rank * 256, sizeof buf, 5);
+        check_rc(c, collio__file_write_at(f, c->rank * 256, buf, sizeof buf), COLLIO_OK,
+                 "stale: write");
+        if (abort_it) {
+            check_rc(c, collio_file_abort(&f), COLLIO_OK, "stale: abort");
+            check_root(c, c->rank == 0 && file_is(path, 3000, 7),
+                       "stale: previous file intact after abort");
+        } else {
+            check_rc(c, collio_file_close(&f), COLLIO_OK, "stale: close");
+            check_root(c, c->rank == 0 && file_is(path, 256 * (int64_t)c->nranks, 5),
+                       "stale: the target holds exactly the new data");
+        }
+        check_root(c, c->rank == 0 && no_temp_left(path), "stale: no temporary left");
+    }
+    if (c->rank == 0)
+        unlink(path);
+}
+
 static void test_open_errors(ctx *c, collio_backend be)
 {
     char path[768], bad[900];
@@ -597,6 +640,7 @@ int main(int argc, char **argv)
         for (int how = 0; how < 3; how++)
             test_atomic(&c, backends[b], how);
         test_open_errors(&c, backends[b]);
+        test_stale_temporary(&c, backends[b]);
         test_inplace(&c, backends[b]);
         test_collective_handle(&c, backends[b]);
         test_many_iov(&c, backends[b]);
