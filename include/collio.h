@@ -435,6 +435,12 @@ typedef struct collio_stats {
                                        through a shared-memory window (see
                                        collio_plan_options.shared_memory), else 0 */
     collio_subgroup_stats subgroup; /* strategy "subgroup" only, else 0 */
+    int shm_fallback;               /* multiphase: 1 if the ranks share one node and
+                                       shared_memory is on, but /dev/shm had no room for
+                                       the window (the whole file plus a margin of
+                                       64 MiB; checked collectively at plan creation):
+                                       the plan moves its data in MPI messages instead
+                                       (shared_memory = 0) */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

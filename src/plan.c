@@ -143,7 +143,7 @@ static void reset_exec_stats(collio_stats *s)
 {
     double inspect = s->inspect_s;
     int64_t plan_bytes = s->plan_bytes;
-    int exchange = s->exchange, shm = s->shared_memory;
+    int exchange = s->exchange, shm = s->shared_memory, fallback = s->shm_fallback;
     collio_subgroup_stats subgroup = s->subgroup;
     memset(s, 0, sizeof *s);
     s->inspect_s = inspect;
@@ -151,6 +151,7 @@ static void reset_exec_stats(collio_stats *s)
     s->exchange = exchange;
     s->shared_memory = shm;
     s->subgroup = subgroup;
+    s->shm_fallback = fallback;
 }
 
 int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,

@@ -32,20 +32,50 @@
  */
 #include "multiphase.h"
 
+#include <sys/statvfs.h>
+
+/* Where MPI implementations on Linux back shared-memory windows (Open MPI's
+ * shmem_mmap_backing_file_base_dir, MPICH's shared segments): a tmpfs. */
+#define SHM_DIR "/dev/shm"
+/* Room kept free beyond the window: the MPI library's own shared-memory
+ * transport and other processes on the node need /dev/shm too. */
+#define SHM_MARGIN_BYTES ((uint64_t)64 << 20)
+
+/* Local: 1 if SHM_DIR has room for `bytes` plus the margin, or cannot be
+ * asked (then the allocation itself decides: a failure is an error agreed
+ * on every rank, never an abort, as the window returns MPI errors). */
+static int shm_fits(uint64_t bytes)
+{
+    struct statvfs sv;
+    if (statvfs(SHM_DIR, &sv) != 0)
+        return 1;
+    uint64_t avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+    return bytes <= avail && avail - bytes >= SHM_MARGIN_BYTES;
+}
+
 int collio__mp_shm_wanted(collio_plan *p)
 {
+    p->stats.shm_fallback = 0;
     if (!p->opts.shared_memory)
         return 0;
     MPI_Comm node;
-    int local = 0, all = 0;
+    int local = 0;
     if (MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)
         == MPI_SUCCESS) {
         MPI_Comm_size(node, &local);
         MPI_Comm_free(&node);
     }
-    int one = local == p->nranks; /* the whole communicator on this node */
-    MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, p->comm);
-    return all;
+    /* The window holds every rank's F (its file domain, nglobal / P
+     * elements) plus a pull round's slack of at most P elements per rank:
+     * the whole file and P^2 elements, all on this one node. */
+    const collio_layout *l = p->layout;
+    uint64_t bytes = ((uint64_t)l->nglobal + (uint64_t)p->nranks * (uint64_t)p->nranks)
+                     * (uint64_t)l->esize;
+    int v[2] = {local == p->nranks, shm_fits(bytes)}, all[2] = {0, 0};
+    MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, p->comm);
+    /* one node but no room: messages, and the stats say why */
+    p->stats.shm_fallback = all[0] && !all[1];
+    return all[0] && all[1];
 }
 
 void collio__mp_shm_free(collio__mp_shm *s)

@@ -341,6 +341,7 @@ static void add_inner_stats(collio_plan *p, const collio_plan *in)
     p->stats.nrounds = s->nrounds;
     p->stats.exchange = s->exchange;
     p->stats.shared_memory = s->shared_memory;
+    p->stats.shm_fallback = s->shm_fallback;
 }
 
 /* Masters: the inner plan's write or read of the merged stream, through a
