@@ -167,7 +167,20 @@ int collio__waitall(int n, MPI_Request *rq, int oversubscribed);
  * processes in an MPI shared-memory window. */
 typedef _Atomic uint32_t collio__word;
 void collio__word_post(collio__word *w);
-void collio__word_wait(collio__word *w, uint32_t target);
+/* The processes a waiter depends on: n process ids, each in shared memory
+ * (pid[i] points at it; 0 = not known yet). */
+typedef struct collio__peers {
+    _Atomic int32_t *const *pid;
+    int n;
+} collio__peers;
+/* Waits until *w reaches target: COLLIO_OK. Bounded: once a wait has
+ * lasted COLLIO__WAIT_CHECK_S, the waiter checks every such interval that
+ * each of `peers` (may be NULL) still exists; if one has died (a crashed
+ * or killed rank) it returns COLLIO_ERR_MPI instead of sleeping forever.
+ * A peer that lives but never posts (stopped in a debugger) is waited
+ * for. */
+#define COLLIO__WAIT_CHECK_S 1
+int collio__word_wait(collio__word *w, uint32_t target, const collio__peers *peers);
 
 /* Large per-call work buffers (bigbuf.c): huge-page backed when big, so
  * first touch does not fault every 4 KiB. Not zeroed. NULL on failure;

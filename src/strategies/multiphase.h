@@ -119,6 +119,8 @@ typedef struct collio__mp_relay {
     uint32_t barriers;                 /* barriers so far */
     MPI_Win win;                       /* the words (struct in multiphase_relay.c) */
     struct collio__mp_relay_ctl **ctl; /* every rank's words */
+    _Atomic int32_t **pids;            /* every rank's process id (in ctl) */
+    collio__peers peers;               /* the waits' liveness checks */
 } collio__mp_relay;
 
 /* The shared-memory window of a direct exchange (multiphase_shm.c):
@@ -317,7 +319,7 @@ int collio__mp_relay_init(collio_plan *p, collio__mp_relay *r);
 void collio__mp_relay_free(collio__mp_relay *r);
 
 /* Collective: a barrier on the relay's words (the waiting ranks sleep). */
-void collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r);
+int collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r);
 
 /* Collective: a write's pushes (d->peer into the window's F) and the own
  * F's file write, in the relay's order; *t_file gets the write's time.

@@ -63,6 +63,7 @@ struct collio__mp_relay_ctl {
     _Alignas(64) collio__word finished;
     _Alignas(64) collio__word arrived;  /* barrier (rank 0's): ranks in */
     _Alignas(64) collio__word released; /* barrier (rank 0's): rounds out */
+    _Atomic int32_t pid;                /* for the waits' liveness checks */
 };
 
 int collio__mp_relay_groups(int P, int K)
@@ -110,15 +111,21 @@ static int ctl_open(collio_plan *p, collio__mp_relay *r)
     atomic_init(&mine->finished, 0);
     atomic_init(&mine->arrived, 0);
     atomic_init(&mine->released, 0);
+    atomic_init(&mine->pid, (int32_t)getpid());
     r->ctl = malloc((size_t)P * sizeof *r->ctl);
-    if (r->ctl == NULL)
+    r->pids = malloc((size_t)P * sizeof *r->pids);
+    if (r->ctl == NULL || r->pids == NULL)
         return COLLIO_ERR_NOMEM;
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         MPI_Aint sz;
         int du;
         if (MPI_Win_shared_query(r->win, q, &sz, &du, &r->ctl[q]) != MPI_SUCCESS)
             rc = COLLIO_ERR_MPI;
+        else
+            r->pids[q] = &r->ctl[q]->pid;
     }
+    r->peers.pid = r->pids;
+    r->peers.n = rc == COLLIO_OK ? P : 0;
     return rc;
 }
 
@@ -154,11 +161,22 @@ void collio__mp_relay_free(collio__mp_relay *r)
     if (r->win != MPI_WIN_NULL)
         MPI_Win_free(&r->win);
     free(r->ctl);
+    free(r->pids);
     free(r->lo);
     free(r->prev);
     free(r->next);
     memset(r, 0, sizeof *r);
     r->win = MPI_WIN_NULL;
+}
+
+/* A wait of the relay, its liveness checks against every rank of the
+ * node; a failed wait's code goes into *rc. Returns it. */
+static int wait_ok(int *rc, collio__word *w, uint32_t target, const collio__mp_relay *r)
+{
+    int wrc = collio__word_wait(w, target, &r->peers);
+    if (wrc != COLLIO_OK)
+        *rc = wrc;
+    return wrc;
 }
 
 int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
@@ -173,8 +191,8 @@ int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d, collio__m
     int rc = COLLIO_OK;
     *t_file = 0;
     for (int h = 0; h < r->ngroups; h++) {
-        if (r->prev[h] >= 0)
-            collio__word_wait(&ctl[me]->token, ++tokens);
+        if (r->prev[h] >= 0 && wait_ok(&rc, &ctl[me]->token, ++tokens, r) != COLLIO_OK)
+            return rc; /* a peer died: the protocol cannot complete */
         double t0 = collio__now();
         for (int q = r->lo[h]; q < r->lo[h + 1]; q++)
             collio__mp_scatter(&d->peer[q], es, stream, s->base[q]);
@@ -190,27 +208,31 @@ int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d, collio__m
             continue;
         /* the own write: every lane done with this group, and the owner
          * before done writing */
-        collio__word_wait(&ctl[me]->done,
-                          (call + 1) * (uint32_t)collio__mp_relay_lanes(P, K, h));
-        if (me > 0)
-            collio__word_wait(&ctl[me]->written, call + 1);
+        if (wait_ok(&rc, &ctl[me]->done,
+                    (call + 1) * (uint32_t)collio__mp_relay_lanes(P, K, h), r)
+                != COLLIO_OK
+            || (me > 0 && wait_ok(&rc, &ctl[me]->written, call + 1, r) != COLLIO_OK))
+            return rc;
         MPI_Win_sync(s->win); /* every copy into the own F seen */
         double t1 = collio__now();
-        rc = collio__mp_file_runs(p, &d->fin, f, s->base[me], 1);
+        int frc = collio__mp_file_runs(p, &d->fin, f, s->base[me], 1);
+        if (rc == COLLIO_OK)
+            rc = frc;
         *t_file = collio__now() - t1;
         collio__word_post(me + 1 < P ? &ctl[me + 1]->written : &ctl[0]->finished);
     }
-    collio__word_wait(&ctl[0]->finished, call + 1);
+    wait_ok(&rc, &ctl[0]->finished, call + 1, r);
     return rc;
 }
 
-void collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r)
+int collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r)
 {
     struct collio__mp_relay_ctl *c0 = r->ctl[0];
     const uint32_t b = r->barriers++, P = (uint32_t)p->nranks;
     uint32_t before = atomic_fetch_add_explicit(&c0->arrived, 1u, memory_order_acq_rel);
-    if (before == (b + 1) * P - 1) /* the last one in */
+    if (before == (b + 1) * P - 1) { /* the last one in */
         collio__word_post(&c0->released);
-    else
-        collio__word_wait(&c0->released, b + 1);
+        return COLLIO_OK;
+    }
+    return collio__word_wait(&c0->released, b + 1, &r->peers);
 }

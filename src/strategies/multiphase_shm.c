@@ -145,12 +145,14 @@ static void shm_done(collio_plan *p, collio__mp_shm *s)
 }
 
 /* Everything written to the window so far is visible to every rank, and
- * every rank got here. */
-static void shm_fence(collio_plan *p, collio__mp_shm *s)
+ * every rank got here. COLLIO_ERR_MPI if a rank of the node died while
+ * the others waited (the exchange cannot complete then). */
+static int shm_fence(collio_plan *p, collio__mp_shm *s)
 {
     MPI_Win_sync(s->win);
-    collio__mp_relay_barrier(p, &s->relay);
+    int rc = collio__mp_relay_barrier(p, &s->relay);
     MPI_Win_sync(s->win);
+    return rc;
 }
 
 /* One timed local copy: a scatter (ops' mem in a, off in f) or gather. */
@@ -180,26 +182,30 @@ static void push_back(collio_plan *p, const collio__mp_direct *d, collio__mp_shm
 
 /* Pull round i of a write: stage the round's pieces into the free tail
  * of the own F, fence, gather the own part from every source, fence. */
-static void pull_round(collio_plan *p, const collio__mp_pull *pl, int i,
-                       collio__mp_shm *s, const char *stream)
+static int pull_round(collio_plan *p, const collio__mp_pull *pl, int i, collio__mp_shm *s,
+                      const char *stream)
 {
     char *mine = s->base[p->rank];
     timed(p, &pl->stage[i], p->layout->esize, stream, mine, 1);
-    shm_fence(p, s); /* every staging area complete */
+    int rc = shm_fence(p, s); /* every staging area complete */
+    if (rc != COLLIO_OK)
+        return rc;
     timed(p, &pl->gbytes[i], 1, s->base[0], mine, 1);
-    shm_fence(p, s); /* every staging area read: free for the next round */
+    return shm_fence(p, s); /* every staging area read: free for the next round */
 }
 
 /* The same backwards (read): scatter the own part into the sources'
  * staging areas, fence, copy the own staging area into the stream, fence. */
-static void unpull_round(collio_plan *p, const collio__mp_pull *pl, int i,
-                         collio__mp_shm *s, char *stream)
+static int unpull_round(collio_plan *p, const collio__mp_pull *pl, int i,
+                        collio__mp_shm *s, char *stream)
 {
     char *mine = s->base[p->rank];
     timed(p, &pl->gbytes[i], 1, s->base[0], mine, 0);
-    shm_fence(p, s);
+    int rc = shm_fence(p, s);
+    if (rc != COLLIO_OK)
+        return rc;
     timed(p, &pl->stage[i], p->layout->esize, stream, mine, 0);
-    shm_fence(p, s);
+    return shm_fence(p, s);
 }
 
 /* The exchange of a call, all of it (copies and waits) but the t_file
@@ -230,9 +236,11 @@ int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream)
     if (rc != COLLIO_OK)
         return rc;
     double t0 = collio__now();
-    shm_fence(p, &mp->shm); /* every F free */
-    for (int i = 0; pl != NULL && i < pl->nrounds; i++)
-        pull_round(p, pl, i, &mp->shm, stream);
+    rc = shm_fence(p, &mp->shm); /* every F free */
+    for (int i = 0; rc == COLLIO_OK && pl != NULL && i < pl->nrounds; i++)
+        rc = pull_round(p, pl, i, &mp->shm, stream);
+    if (rc != COLLIO_OK)
+        return rc; /* a rank of the node died: no shm_done, nothing agrees */
     double t_file = 0;
     rc = collio__mp_relay_write(p, mp->direct, &mp->shm, f, stream, &t_file);
     account(p, t0, t_file);
@@ -252,11 +260,15 @@ int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream)
     /* (the previous call ended with a barrier: nobody copies from F) */
     rc = collio__mp_file_runs(p, &mp->direct->fin, f, mp->shm.base[p->rank], 0);
     double t0 = collio__now();
-    shm_fence(p, &mp->shm); /* every F read */
-    push_back(p, mp->direct, &mp->shm, stream);
-    shm_fence(p, &mp->shm); /* the pushed parts are free */
-    for (int i = pl != NULL ? pl->nrounds - 1 : -1; i >= 0; i--)
-        unpull_round(p, pl, i, &mp->shm, stream);
+    int wrc = shm_fence(p, &mp->shm); /* every F read */
+    if (wrc == COLLIO_OK) {
+        push_back(p, mp->direct, &mp->shm, stream);
+        wrc = shm_fence(p, &mp->shm); /* the pushed parts are free */
+    }
+    for (int i = pl != NULL ? pl->nrounds - 1 : -1; wrc == COLLIO_OK && i >= 0; i--)
+        wrc = unpull_round(p, pl, i, &mp->shm, stream);
+    if (wrc != COLLIO_OK)
+        return wrc; /* a rank of the node died */
     account(p, t0, 0);
     shm_done(p, &mp->shm);
     return rc;
