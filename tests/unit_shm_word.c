@@ -43,8 +43,8 @@ static void child(shared *s, int ms, int posts)
 int main(void)
 {
     signal(SIGCHLD, SIG_IGN); /* children reaped at once: no zombies */
-    shared *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                     -1, 0);
+    shared *s =
+        mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(s != MAP_FAILED, "mmap");
     if (s == MAP_FAILED)
         return unit_summary("unit_shm_word");
