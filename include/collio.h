@@ -60,6 +60,18 @@ typedef enum collio_error {
 /** Local. Text for an error code (never NULL; unknown codes say so). */
 const char *collio_strerror(int code);
 
+/**
+ * Local. One line on the last error this thread's collio calls returned:
+ * what was wrong and where known, e.g. "rank 3: index 1200 of the index
+ * list is outside [0, 1000)" or "rank 0: open /data/x.bin: Permission
+ * denied". A collective call that failed leaves the same text on every
+ * rank that returned the code (the message of the lowest rank that found
+ * the winning code). "" if no error was recorded yet. The text stays
+ * until a later collio call on this thread fails; a successful call does
+ * not clear it, so read it right after the failing call. Never NULL.
+ */
+const char *collio_last_error(void);
+
 /* ----------------------------------------------------------------- layouts */
 
 /** Opaque. What one rank holds of the global file, and where each element

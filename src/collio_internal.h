@@ -137,8 +137,19 @@ uint64_t collio__hash_mix(uint64_t h, uint64_t v);
 /* ----------------------------------------------------------------- errors */
 
 /* Collective: every rank learns whether any rank failed. Returns the
- * largest code over ranks (COLLIO_OK if none), the same on every rank. */
+ * largest code over ranks (COLLIO_OK if none), the same on every rank;
+ * on failure every rank's collio_last_error() becomes the message of the
+ * lowest rank with that code (error.c). */
 int collio__agree(MPI_Comm comm, int rc);
+
+/* Local: records this thread's error detail for collio_last_error (one
+ * line, printf format; no rank: collio__agree adds it). Call it where a
+ * failure is found, with the code the function will return. */
+void collio__error_set(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Local: a public call begins; what was recorded before is no longer its
+ * detail (called first thing by every public function that can fail). */
+void collio__error_begin(void);
 
 /* Collective: COLLIO_OK if `value` is equal on every rank, else
  * COLLIO_ERR_MISMATCH on every rank. */

@@ -7,11 +7,53 @@
  * codes are ordered so that MAX over ranks picks a real error over
  * COLLIO_OK; when ranks fail differently, the numerically largest code
  * wins, deterministically on every rank.
+ *
+ * Error detail (collio_last_error). Where a failure is found, the code
+ * records a one-line message (collio__error_set: what, which index or
+ * argument, the errno text). collio__agree then picks the lowest rank
+ * among those with the winning code (MPI_MAXLOC), and that rank's message
+ * -- prefixed "rank R: ", or the code's text where it recorded none -- is
+ * broadcast, so every rank that returns the code holds the same text. The
+ * broadcast happens only on failure.
  */
 #include "collio_internal.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#define MSG_LEN 256
+
+/* This thread's last error: its code, its text, and whether the text was
+ * agreed already (then it carries its rank prefix). */
+static _Thread_local struct {
+    int code;
+    int agreed; /* text was agreed (carries its "rank R: " prefix) */
+    int stale;  /* text is from an earlier public call: not this one's */
+    char text[MSG_LEN];
+} last;
+
+void collio__error_begin(void)
+{
+    last.stale = 1;
+}
+
+void collio__error_set(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last.text, sizeof last.text, fmt, ap);
+    va_end(ap);
+    last.code = code;
+    last.agreed = 0;
+    last.stale = 0;
+}
+
+const char *collio_last_error(void)
+{
+    return last.code != COLLIO_OK ? last.text : "";
+}
 
 const char *collio_strerror(int code)
 {
@@ -55,10 +97,37 @@ const char *collio_strerror(int code)
 
 int collio__agree(MPI_Comm comm, int rc)
 {
-    int all = rc;
-    if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    struct {
+        int code, rank;
+    } in = {rc, -rank}, out; /* MAXLOC of -rank: the lowest rank wins ties */
+    if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm) != MPI_SUCCESS) {
+        collio__error_set(COLLIO_ERR_MPI,
+                          "rank %d: an MPI call failed in the "
+                          "agreement on a result",
+                          rank);
+        last.agreed = 1;
         return COLLIO_ERR_MPI;
-    return all;
+    }
+    if (out.code == COLLIO_OK)
+        return COLLIO_OK;
+    int root = -out.rank; /* a rank whose own rc is the winning code */
+    /* the root's text: an agreed one of this call stays; else its fresh
+     * message for this code, else the code's own text */
+    int current = !last.stale && last.code == rc;
+    if (rank == root && !(current && last.agreed)) {
+        char own[MSG_LEN];
+        snprintf(own, sizeof own, "%s", current ? last.text : collio_strerror(rc));
+        snprintf(last.text, sizeof last.text, "rank %d: %.200s", rank, own);
+    }
+    if (MPI_Bcast(last.text, MSG_LEN, MPI_CHAR, root, comm) != MPI_SUCCESS)
+        snprintf(last.text, sizeof last.text, "%s", collio_strerror(out.code));
+    last.text[MSG_LEN - 1] = '\0';
+    last.code = out.code;
+    last.agreed = 1;
+    last.stale = 0;
+    return out.code;
 }
 
 /* One Allreduce(MAX) of {v, ~v}: max(~v) == ~min(v), so the pair gives the

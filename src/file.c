@@ -110,26 +110,39 @@ static int fsync_dir_of(const char *path)
     return rc;
 }
 
-/* Rank 0: create (or take over and truncate) the temporary for CREATE.
- * Local. */
+/* Records why `what` of path failed (errno's text) and returns OPEN. */
+static int open_failed(const char *what, const char *path)
+{
+    int e = errno;
+    collio__error_set(COLLIO_ERR_OPEN, "%s %s: %s", what, path, strerror(e));
+    return COLLIO_ERR_OPEN;
+}
+
+/* Rank 0: make the temporary for CREATE afresh. Local. */
 static int make_tmp(collio_file *f)
 {
     struct stat st;
-    if (stat(f->path, &st) == 0 && S_ISDIR(st.st_mode))
-        return COLLIO_ERR_OPEN; /* rename onto a directory would fail */
+    if (stat(f->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR; /* rename onto a directory would fail */
+        return open_failed("create", f->path);
+    }
     char *t = tmp_template(f->path);
-    if (!t)
+    if (!t) {
+        collio__error_set(COLLIO_ERR_OPEN, "'%s' names no file", f->path);
         return COLLIO_ERR_OPEN;
+    }
     /* A leftover of a killed job is removed first (whatever its mode or
      * kind: a planted symbolic link is removed, not followed), then the
      * temporary is made afresh; O_EXCL makes a second job that creates
      * the same target at this very moment fail instead of sharing it. */
     if (unlink(t) != 0 && errno != ENOENT) {
+        open_failed("remove the leftover temporary", t);
         free(t);
         return COLLIO_ERR_OPEN;
     }
     int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
+        open_failed("create the temporary", t);
         free(t);
         return COLLIO_ERR_OPEN;
     }
@@ -178,8 +191,12 @@ static int setup_read(collio_file *f)
 {
     struct stat st;
     int rc = COLLIO_OK;
-    if (f->rank == 0 && (stat(f->path, &st) != 0 || S_ISDIR(st.st_mode)))
-        rc = COLLIO_ERR_OPEN;
+    if (f->rank == 0 && stat(f->path, &st) != 0)
+        rc = open_failed("open", f->path);
+    else if (f->rank == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        rc = open_failed("open", f->path);
+    }
     return collio__agree(f->comm, rc);
 }
 
@@ -193,11 +210,12 @@ static int setup_inplace(collio_file *f)
         if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
             close(fd);
             fd = -1;
+            errno = EINVAL; /* not a regular file */
         }
         if (fd < 0)
-            rc = COLLIO_ERR_OPEN;
+            rc = open_failed("open", f->path);
         else if (close(fd) != 0)
-            rc = COLLIO_ERR_OPEN;
+            rc = open_failed("close", f->path);
     }
     return collio__agree(f->comm, rc);
 }
@@ -232,6 +250,7 @@ static int check_args(const char *path, collio_file_mode mode,
 int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
                      const collio_file_options *opts, collio_file **out)
 {
+    collio__error_begin();
     if (out)
         *out = NULL;
     if (comm == MPI_COMM_NULL)
@@ -322,6 +341,7 @@ static int close_collective_handle(collio_file *f)
 
 int collio_file_close(collio_file **fp)
 {
+    collio__error_begin();
     if (!fp || !*fp)
         return COLLIO_ERR_ARG;
     collio_file *f = *fp;
@@ -363,6 +383,7 @@ int collio_file_close(collio_file **fp)
 
 int collio_file_abort(collio_file **fp)
 {
+    collio__error_begin();
     if (!fp || !*fp)
         return COLLIO_ERR_ARG;
     collio_file *f = *fp;

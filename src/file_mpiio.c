@@ -26,14 +26,30 @@
 #define CHUNK ((size_t)1 << 30) /* bytes per MPI call, at most (< INT_MAX) */
 #define MAX_BATCH 1024          /* iovec entries per hindexed type */
 
+/* Records an MPI-IO failure's detail (collio_last_error); returns code. */
+static int fail(int code, int mrc, const char *what, const collio_file *f, int64_t off)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (mrc != MPI_SUCCESS)
+        MPI_Error_string(mrc, msg, &len);
+    collio__error_set(code, "%s at byte %lld of %s: %s", what, (long long)off,
+                      collio__file_data_path(f),
+                      mrc != MPI_SUCCESS       ? msg
+                      : code == COLLIO_ERR_EOF ? "end of file"
+                                               : "short transfer (the disk may be full)");
+    return code;
+}
+
 static int mpiio_open(collio_file *f, const char *path, int create)
 {
     int amode = f->mode == COLLIO_FILE_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR;
     if (create)
         amode |= MPI_MODE_CREATE;
     MPI_Info info = f->opts.info;
-    if (MPI_File_open(f->comm, path, amode, info, &f->fh) != MPI_SUCCESS)
-        return COLLIO_ERR_OPEN;
+    int mrc = MPI_File_open(f->comm, path, amode, info, &f->fh);
+    if (mrc != MPI_SUCCESS)
+        return fail(COLLIO_ERR_OPEN, mrc, "MPI_File_open", f, 0);
     f->fh_open = 1;
     /* The default file error handler may have been changed by the user. */
     if (MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN) != MPI_SUCCESS)
@@ -72,14 +88,15 @@ static int access_at(collio_file *f, int64_t off, void *buf, int count, MPI_Data
     MPI_Status st;
     int mrc = is_write ? MPI_File_write_at(f->fh, (MPI_Offset)off, buf, count, type, &st)
                        : MPI_File_read_at(f->fh, (MPI_Offset)off, buf, count, type, &st);
+    const char *what = is_write ? "MPI_File_write_at" : "MPI_File_read_at";
     if (mrc != MPI_SUCCESS)
-        return COLLIO_ERR_IO;
+        return fail(COLLIO_ERR_IO, mrc, what, f, off);
     MPI_Count got;
     int rc = status_bytes(&st, type, &got);
     if (rc != COLLIO_OK)
         return rc;
     if ((size_t)got != bytes)
-        return is_write ? COLLIO_ERR_IO : COLLIO_ERR_EOF;
+        return fail(is_write ? COLLIO_ERR_IO : COLLIO_ERR_EOF, MPI_SUCCESS, what, f, off);
     return COLLIO_OK;
 }
 

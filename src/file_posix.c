@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -26,6 +27,20 @@
 #endif
 
 #define CHUNK ((size_t)1 << 30) /* bytes per system call, at most */
+
+/* Records the detail of a failed system call (collio_last_error) and
+ * returns code. */
+static int fail(int code, const char *what, const collio_file *f, int64_t off)
+{
+    int e = errno;
+    if (off >= 0)
+        collio__error_set(code, "%s at byte %lld of %s: %s", what, (long long)off,
+                          collio__file_data_path(f),
+                          code == COLLIO_ERR_EOF ? "end of file" : strerror(e));
+    else
+        collio__error_set(code, "%s %s: %s", what, f->path, strerror(e));
+    return code;
+}
 
 static int posix_open(collio_file *f, const char *path, int create)
 {
@@ -37,11 +52,12 @@ static int posix_open(collio_file *f, const char *path, int create)
         fd = open(path, flags, 0666);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0)
-        return COLLIO_ERR_OPEN;
+        return fail(COLLIO_ERR_OPEN, "open", f, -1);
     struct stat st;
     if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
         close(fd);
-        return COLLIO_ERR_OPEN;
+        errno = EISDIR;
+        return fail(COLLIO_ERR_OPEN, "open", f, -1);
     }
     f->fd = fd;
     return COLLIO_OK;
@@ -75,7 +91,7 @@ static int posix_pwrite(collio_file *f, int64_t off, const void *buf, size_t n)
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) /* 0 for a nonzero request: no progress, give up */
-            return COLLIO_ERR_IO;
+            return fail(COLLIO_ERR_IO, "write", f, off);
         p += got;
         off += got;
         n -= (size_t)got;
@@ -92,9 +108,9 @@ static int posix_pread(collio_file *f, int64_t off, void *buf, size_t n)
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
-            return COLLIO_ERR_IO;
+            return fail(COLLIO_ERR_IO, "read", f, off);
         if (got == 0)
-            return COLLIO_ERR_EOF;
+            return fail(COLLIO_ERR_EOF, "read", f, off);
         p += got;
         off += got;
         n -= (size_t)got;
@@ -140,9 +156,10 @@ static int posix_vec(collio_file *f, int64_t off, const struct iovec *iov, int n
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
-            return COLLIO_ERR_IO;
+            return fail(COLLIO_ERR_IO, is_write ? "write" : "read", f, off);
         if (got == 0)
-            return is_write ? COLLIO_ERR_IO : COLLIO_ERR_EOF;
+            return fail(is_write ? COLLIO_ERR_IO : COLLIO_ERR_EOF,
+                        is_write ? "write" : "read", f, off);
         off += got;
         size_t left = (size_t)got; /* advance the cursor by `got` bytes */
         while (left > 0) {

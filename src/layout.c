@@ -119,6 +119,7 @@ void collio_layout_free(collio_layout **layout)
 
 int collio_layout_set_memory_global(collio_layout *l)
 {
+    collio__error_begin();
     if (!l)
         return COLLIO_ERR_ARG;
     if (l->mem_type != MPI_DATATYPE_NULL)
@@ -131,6 +132,7 @@ int collio_layout_set_memory_global(collio_layout *l)
 
 int collio_layout_set_memory_datatype(collio_layout *l, MPI_Datatype type, int count)
 {
+    collio__error_begin();
     if (!l || type == MPI_DATATYPE_NULL || count < 0)
         return COLLIO_ERR_ARG;
     MPI_Count size, lb, extent, tlb, textent;
@@ -318,11 +320,18 @@ static int local_extents(const collio_layout *l, collio__ext **out, int64_t *nou
     collio__exts_sort_by_off(e, n);
     int64_t j = -1;
     for (int64_t i = 0; i < n; i++) {
-        if (e[i].off < 0 || e[i].off > l->nglobal - e[i].len)
+        if (e[i].off < 0 || e[i].off > l->nglobal - e[i].len) {
             rc = COLLIO_ERR_RANGE;
-        else if (j >= 0 && e[i].off < e[j].off + e[j].len) {
-            if (rc == COLLIO_OK)
+            collio__error_set(
+                rc, "element %lld is outside [0, %lld)",
+                (long long)(e[i].off < 0 ? e[i].off : e[i].off + e[i].len - 1),
+                (long long)l->nglobal);
+        } else if (j >= 0 && e[i].off < e[j].off + e[j].len) {
+            if (rc == COLLIO_OK) {
                 rc = COLLIO_ERR_OVERLAP;
+                collio__error_set(rc, "element %lld is held twice by this rank",
+                                  (long long)e[i].off);
+            }
         } else if (j >= 0 && e[i].off == e[j].off + e[j].len)
             e[j].len += e[i].len;
         else
@@ -373,15 +382,23 @@ static int sweep_domain(const int64_t *w, int64_t npairs, int64_t lo, int64_t hi
     collio__exts_sort_by_off(e, npairs);
     int64_t cur = lo;
     for (int64_t i = 0; i < npairs; i++) {
-        if (e[i].off < cur)
+        if (e[i].off < cur && !*overlap) {
             *overlap = 1;
-        else if (e[i].off > cur)
+            collio__error_set(COLLIO_ERR_OVERLAP, "element %lld is held by two ranks",
+                              (long long)e[i].off);
+        } else if (e[i].off > cur && !*gap && !*overlap) {
             *gap = 1;
+            collio__error_set(COLLIO_ERR_COVERAGE, "element %lld is held by no rank",
+                              (long long)cur);
+        }
         if (e[i].off + e[i].len > cur)
             cur = e[i].off + e[i].len;
     }
-    if (cur < hi)
+    if (cur < hi && !*gap && !*overlap) {
         *gap = 1;
+        collio__error_set(COLLIO_ERR_COVERAGE, "element %lld is held by no rank",
+                          (long long)cur);
+    }
     free(e);
     return COLLIO_OK;
 }

@@ -40,6 +40,7 @@ int collio__block_cyclic_segs(int64_t nx, int64_t bx, int nranks, int rank,
 int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx, size_t esize,
                                collio_layout **out)
 {
+    collio__error_begin();
     if (!out)
         return COLLIO_ERR_ARG; /* cannot report anything: caller bug */
     *out = NULL;

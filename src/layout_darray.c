@@ -229,6 +229,7 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
                          const int psizes[], collio_order order, size_t esize,
                          collio_layout **out)
 {
+    collio__error_begin();
     if (!out)
         return COLLIO_ERR_ARG;
     *out = NULL;

@@ -29,6 +29,7 @@ int collio__index_list_segs(int64_t nlocal, const int64_t idx[], collio__segvec 
 int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
                              const int64_t idx[], size_t esize, collio_layout **out)
 {
+    collio__error_begin();
     if (!out)
         return COLLIO_ERR_ARG;
     *out = NULL;
@@ -44,8 +45,11 @@ int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
     else if (esize > INT64_MAX || collio__mul_i64(nglobal, (int64_t)esize, &bytes))
         rc = COLLIO_ERR_OVERFLOW;
     for (int64_t i = 0; rc == COLLIO_OK && i < nlocal; i++)
-        if (idx[i] < 0 || idx[i] >= nglobal)
+        if (idx[i] < 0 || idx[i] >= nglobal) {
             rc = COLLIO_ERR_RANGE; /* early: keeps segment math in range */
+            collio__error_set(rc, "idx[%lld] = %lld is outside [0, %lld)", (long long)i,
+                              (long long)idx[i], (long long)nglobal);
+        }
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_INDEX_LIST, nglobal, esize, &l);
     collio__segvec sv = {0};

@@ -37,28 +37,48 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
                       const collio_plan_options *o, collio_plan **out)
 {
     int rc = COLLIO_OK;
-    if (layout == NULL || strategy == NULL || out == NULL
-        || !collio__plan_options_valid(o))
+    if (layout == NULL || strategy == NULL || out == NULL) {
         rc = COLLIO_ERR_ARG;
+        collio__error_set(rc, "collio_plan_create: %s is NULL",
+                          !layout     ? "layout"
+                          : !strategy ? "strategy"
+                                      : "out");
+    } else if (!collio__plan_options_valid(o)) {
+        rc = COLLIO_ERR_ARG;
+        collio__error_set(rc, "a plan option is outside its range (see "
+                              "collio_plan_options in collio.h)");
+    }
     int size, rank;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    if (rc == COLLIO_OK && (layout->nranks != size || layout->rank != rank))
+    if (rc == COLLIO_OK && (layout->nranks != size || layout->rank != rank)) {
         rc = COLLIO_ERR_MISMATCH;
+        collio__error_set(rc,
+                          "the layout was made on a communicator of %d ranks (this "
+                          "rank %d), the plan's has %d (rank %d)",
+                          layout->nranks, layout->rank, size, rank);
+    }
 
     /* Same name everywhere (checked first: a name that differs is a
      * mismatch even when one of them is unknown), then known everywhere. */
     int same = collio__check_same_str(comm, strategy != NULL ? strategy : "");
-    if (rc == COLLIO_OK && same != COLLIO_OK)
+    if (rc == COLLIO_OK && same != COLLIO_OK) {
         rc = same;
-    if (rc == COLLIO_OK && collio__strategy_find(strategy) == NULL)
+        collio__error_set(rc, "the strategy name differs across ranks (here '%.64s')",
+                          strategy);
+    }
+    if (rc == COLLIO_OK && collio__strategy_find(strategy) == NULL) {
         rc = COLLIO_ERR_STRATEGY;
+        collio__error_set(rc, "unknown strategy '%.64s'", strategy);
+    }
 
     /* Every option, strategy options included (options.c): one that
      * differs could make ranks take different collective paths. */
     int same_opts = collio__check_same_i64(comm, (int64_t)collio__plan_options_digest(o));
-    if (rc == COLLIO_OK && same_opts != COLLIO_OK)
+    if (rc == COLLIO_OK && same_opts != COLLIO_OK) {
         rc = COLLIO_ERR_MISMATCH;
+        collio__error_set(rc, "plan options differ across ranks");
+    }
     return collio__agree(comm, rc);
 }
 
@@ -74,6 +94,7 @@ static void normalise_options(collio_plan_options *o)
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
                        const collio_plan_options *opts, collio_plan **out)
 {
+    collio__error_begin();
     if (out != NULL)
         *out = NULL;
     if (comm == MPI_COMM_NULL)
@@ -175,17 +196,29 @@ static int data_end(const collio_plan *p, const collio_file *f, int64_t *end);
 static int check_exec(const collio_plan *p, const collio_file *f, const void *buf,
                       size_t buf_bytes, int writing)
 {
-    if (f == NULL || (buf == NULL && buf_bytes > 0))
+    if (f == NULL || (buf == NULL && buf_bytes > 0)) {
+        collio__error_set(COLLIO_ERR_ARG, "%s is NULL", f == NULL ? "the file" : "buf");
         return COLLIO_ERR_ARG;
-    if (f->nranks != p->nranks || f->rank != p->rank)
+    }
+    if (f->nranks != p->nranks || f->rank != p->rank) {
+        collio__error_set(COLLIO_ERR_MISMATCH,
+                          "the file is open on %d ranks, the plan "
+                          "on %d",
+                          f->nranks, p->nranks);
         return COLLIO_ERR_MISMATCH;
-    if (buf_bytes != p->layout->mem_bytes)
+    }
+    if (buf_bytes != p->layout->mem_bytes) {
+        collio__error_set(COLLIO_ERR_BUFSIZE, "buf_bytes is %zu, the layout needs %zu",
+                          buf_bytes, p->layout->mem_bytes);
         return COLLIO_ERR_BUFSIZE;
+    }
     int64_t end;
     if (data_end(p, f, &end) != COLLIO_OK)
         return COLLIO_ERR_OVERFLOW;
-    if (writing && f->mode != COLLIO_FILE_CREATE && f->mode != COLLIO_FILE_INPLACE)
+    if (writing && f->mode != COLLIO_FILE_CREATE && f->mode != COLLIO_FILE_INPLACE) {
+        collio__error_set(COLLIO_ERR_STATE, "the file was opened for reading only");
         return COLLIO_ERR_STATE;
+    }
     /* Every mode can be read: CREATE and INPLACE open read-write. */
     return COLLIO_OK;
 }
@@ -209,8 +242,11 @@ static int check_size(const collio_plan *p, collio_file *f)
     int64_t have = 0;
     if (rc == COLLIO_OK)
         rc = f->ops->size(f, &have);
-    if (rc == COLLIO_OK && have < need)
+    if (rc == COLLIO_OK && have < need) {
         rc = COLLIO_ERR_EOF;
+        collio__error_set(rc, "%s has %lld bytes, the data ends at byte %lld",
+                          collio__file_data_path(f), (long long)have, (long long)need);
+    }
     return rc;
 }
 
@@ -232,6 +268,7 @@ static int stream_alloc(const collio_plan *p, char **stream, int *owned)
 
 int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
 {
+    collio__error_begin();
     if (plan == NULL)
         return COLLIO_ERR_ARG;
     double t0 = collio__now();
@@ -265,6 +302,7 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
 
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
 {
+    collio__error_begin();
     if (plan == NULL)
         return COLLIO_ERR_ARG;
     double t0 = collio__now();

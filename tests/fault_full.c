@@ -66,7 +66,11 @@ static void full_disk(tu_ctx *t, const char *dir, const char *strategy, collio_b
                 rc = collio_file_close(&f);
             else
                 collio_file_abort(&f);
-            TU_RC_ALL(t, rc, COLLIO_ERR_IO, wrc == COLLIO_OK ? "close" : "write");
+            if (TU_RC_ALL(t, rc, COLLIO_ERR_IO, wrc == COLLIO_OK ? "close" : "write")
+                && wrc != COLLIO_OK)
+                TU_CHECK(t,
+                         strstr(collio_last_error(), "No space left on device") != NULL,
+                         "collio_last_error names the cause: '%s'", collio_last_error());
         }
         free(buf);
     }

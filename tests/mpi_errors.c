@@ -501,12 +501,72 @@ static void strerror_checks(tu_ctx *t)
              "strerror of unknown codes not NULL");
 }
 
+/* collio_last_error after a failed collective call: the same text on
+ * every rank, naming the rank and what was wrong. */
+static void same_text(tu_ctx *t, const char *want1, const char *want2, const char *what)
+{
+    char mine[512], root[512];
+    snprintf(mine, sizeof mine, "%s", collio_last_error());
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, sizeof root, MPI_CHAR, 0, t->comm);
+    TU_CHECK(t, strcmp(mine, root) == 0, "%s: text differs from rank 0's: '%s' vs '%s'",
+             what, mine, root);
+    TU_CHECK(t, strstr(mine, want1) != NULL && (!want2 || strstr(mine, want2) != NULL),
+             "%s: '%s' should name '%s'%s%s", what, mine, want1, want2 ? " and " : "",
+             want2 ? want2 : "");
+}
+
+static void last_error_checks(tu_ctx *t)
+{
+    tu_case(t, "collio_last_error");
+    const int last = t->nranks - 1;
+    char want[128];
+    /* an index list with an index out of range on the last rank */
+    int64_t idx[2] = {t->rank, t->rank == last ? 1000 + last : t->rank};
+    collio_layout *l = NULL;
+    int rc = collio_layout_index_list(t->comm, 1000, t->rank == last ? 2 : 1, idx, 4, &l);
+    TU_RC_ALL(t, rc, COLLIO_ERR_RANGE, "index list with an index out of range");
+    snprintf(want, sizeof want, "rank %d: idx[1] = %d", last, 1000 + last);
+    same_text(t, want, "[0, 1000)", "out of range");
+    /* an element held by two ranks / by none (found by the domain owner) */
+    int64_t two[1] = {0};
+    rc = collio_layout_index_list(t->comm, t->nranks, 1, two, 4, &l);
+    if (t->nranks > 1) {
+        TU_RC_ALL(t, rc, COLLIO_ERR_OVERLAP, "every rank holds element 0");
+        same_text(t, "element 0 is held by two ranks", NULL, "overlap");
+    }
+    collio_layout_free(&l);
+    /* a file that does not exist */
+    char path[1024];
+    tu_temp_path(t, "missing", path, sizeof path);
+    collio_file *f = NULL;
+    rc = collio_file_open(t->comm, path, COLLIO_FILE_READ, NULL, &f);
+    TU_RC_ALL(t, rc, COLLIO_ERR_OPEN, "open a missing file");
+    same_text(t, "No such file or directory", path, "missing file");
+    /* plan options that differ */
+    if (t->nranks > 1) {
+        tu_layout_desc d;
+        tu_desc_block_cyclic(&d, 100, 3, 4);
+        tu_desc_make(&d, t->comm, &l);
+        collio_plan_options o;
+        collio_plan_options_init(&o);
+        o.max_iov = t->rank == last ? 7 : 8;
+        collio_plan *p = NULL;
+        rc = collio_plan_create(t->comm, l, "independent", &o, &p);
+        TU_RC_ALL(t, rc, COLLIO_ERR_MISMATCH, "options differ");
+        same_text(t, "plan options differ across ranks", NULL, "options");
+        collio_layout_free(&l);
+        tu_desc_free(&d);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_errors");
     signal(SIGXFSZ, SIG_IGN);
     strerror_checks(&t);
+    last_error_checks(&t);
     layout_errors(&t);
     plan_errors(&t);
     file_errors(&t);

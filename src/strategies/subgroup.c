@@ -57,10 +57,15 @@ typedef struct sg_plan {
 static int inner_strategy(const char *name, const collio__strategy **out)
 {
     *out = collio__strategy_find(name != NULL ? name : "two_phase");
-    if (*out == NULL)
+    if (*out == NULL) {
+        collio__error_set(COLLIO_ERR_STRATEGY, "unknown inner strategy '%.64s'", name);
         return COLLIO_ERR_STRATEGY;
-    if (strcmp((*out)->name, "subgroup") == 0 || !(*out)->canonical)
+    }
+    if (strcmp((*out)->name, "subgroup") == 0 || !(*out)->canonical) {
+        collio__error_set(COLLIO_ERR_ARG,
+                          "subgroup cannot run '%s' as its inner strategy", (*out)->name);
         return COLLIO_ERR_ARG;
+    }
     return COLLIO_OK;
 }
 

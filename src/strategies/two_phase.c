@@ -339,14 +339,24 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     memset(&st, 0, sizeof st);
     int err = writing ? MPI_File_write_all(fh, stream, count, tp->memtype, &st)
                       : MPI_File_read_all(fh, stream, count, tp->memtype, &st);
-    if (err != MPI_SUCCESS && rc == COLLIO_OK)
+    const char *call = writing ? "MPI_File_write_all" : "MPI_File_read_all";
+    if (err != MPI_SUCCESS && rc == COLLIO_OK) {
         rc = COLLIO_ERR_IO;
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        MPI_Error_string(err, msg, &len);
+        collio__error_set(rc, "%s on %s: %s", call, collio__file_data_path(f), msg);
+    }
     if (rc == COLLIO_OK && count > 0) {
         /* all bytes moved? (a read short of them met the end of file) */
         MPI_Count got = 0;
         if (MPI_Get_elements_x(&st, tp->memtype, &got) != MPI_SUCCESS
-            || got != (MPI_Count)(p->layout->nlocal * (int64_t)p->layout->esize))
+            || got != (MPI_Count)(p->layout->nlocal * (int64_t)p->layout->esize)) {
             rc = writing ? COLLIO_ERR_IO : COLLIO_ERR_EOF;
+            collio__error_set(rc, "%s on %s moved %lld of %lld bytes", call,
+                              collio__file_data_path(f), (long long)got,
+                              (long long)(p->layout->nlocal * (int64_t)p->layout->esize));
+        }
     }
 #ifdef OPEN_MPI
     if (writing) {
@@ -362,8 +372,15 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
         int64_t size = 0;
         if (rc == COLLIO_OK && count > 0
             && (f->ops->size(f, &size) != COLLIO_OK
-                || size < f->opts.base_offset + tp->end_bytes))
+                || size < f->opts.base_offset + tp->end_bytes)) {
             rc = COLLIO_ERR_IO;
+            collio__error_set(rc,
+                              "MPI_File_write_all on %s returned success, but the "
+                              "file ends at byte %lld, before this rank's data "
+                              "(ends at %lld): the disk may be full",
+                              collio__file_data_path(f), (long long)size,
+                              (long long)(f->opts.base_offset + tp->end_bytes));
+        }
     }
 #endif
     if (rc != COLLIO_OK && writing)
