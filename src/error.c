@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MSG_LEN 256
+#define MSG_LEN 512
 
 /* This thread's last error: its code, its text, and whether the text was
  * agreed already (then it carries its rank prefix). */
@@ -119,7 +119,7 @@ int collio__agree(MPI_Comm comm, int rc)
     if (rank == root && !(current && last.agreed)) {
         char own[MSG_LEN];
         snprintf(own, sizeof own, "%s", current ? last.text : collio_strerror(rc));
-        snprintf(last.text, sizeof last.text, "rank %d: %.200s", rank, own);
+        snprintf(last.text, sizeof last.text, "rank %d: %.480s", rank, own);
     }
     if (MPI_Bcast(last.text, MSG_LEN, MPI_CHAR, root, comm) != MPI_SUCCESS)
         snprintf(last.text, sizeof last.text, "%s", collio_strerror(out.code));

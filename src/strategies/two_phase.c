@@ -375,9 +375,8 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
                 || size < f->opts.base_offset + tp->end_bytes)) {
             rc = COLLIO_ERR_IO;
             collio__error_set(rc,
-                              "MPI_File_write_all on %s returned success, but the "
-                              "file ends at byte %lld, before this rank's data "
-                              "(ends at %lld): the disk may be full",
+                              "MPI_File_write_all left %s short (the disk may be "
+                              "full): it ends at byte %lld, this rank's data at %lld",
                               collio__file_data_path(f), (long long)size,
                               (long long)(f->opts.base_offset + tp->end_bytes));
         }
