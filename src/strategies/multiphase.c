@@ -120,6 +120,10 @@ static int mp_plan(collio_plan *p)
     mp->shm.relay.win = MPI_WIN_NULL;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
+    int scratch = p->opts.destroy_input || l->mem_kind != COLLIO__MEM_PACKED;
+    if (MPI_Allreduce(&scratch, &mp->scratch_all, 1, MPI_INT, MPI_MIN, p->comm)
+        != MPI_SUCCESS)
+        return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
      * decides it, not the user), so ask-for-more means all: stats.nphases
      * tells what ran. plan.c already rejected negative values. */

@@ -141,6 +141,11 @@ typedef struct collio__mp_plan {
                                   stream may serve as scratch */
     collio__mp_round *rounds;  /* writes that keep the stream intact */
     int nrounds;               /* 0: such writes use `whole` too */
+    int scratch_all;           /* every rank's writes get scratch space
+                                  (destroy_input, or a memory kind that
+                                  packs into a copy): one pass, no rounds.
+                                  Agreed at plan creation, so that all
+                                  ranks take the same path */
     int64_t fsize;             /* rounds: elements of F (the domain) */
     int64_t spill;             /* rounds: elements of the spill area after F */
     collio__mp_direct *direct; /* non-NULL: the exchange is direct, and

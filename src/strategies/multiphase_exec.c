@@ -389,7 +389,10 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
 int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    if (mp->nrounds > 0 && p->scratch == NULL)
+    /* the same path on every rank: decided at plan creation (a rank
+     * whose stream happens to be scratch still writes in rounds when
+     * another's is not) */
+    if (mp->nrounds > 0 && !mp->scratch_all)
         return write_rounds(p, f, stream);
     return write_whole(p, f, stream);
 }
