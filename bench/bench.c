@@ -44,9 +44,10 @@ static void say_error(bench_ctx *x, const bench_case *c, const bench_variant *v,
 {
     x->sum.errors++;
     if (x->rank == 0)
-        fprintf(stderr, "collio-bench: %s%s %s: %s: %s\n",
-                c->shape ? "" : "bx=", c->label, v ? v->label : "", what,
-                collio_strerror(rc));
+        fprintf(stderr, "collio-bench: %s%s%s %s: %s: %s (%s)\n",
+                c->shape ? "" : bench_workload_of(x->cfg->workload)->case_column,
+                c->shape ? "" : "=", c->label, v ? v->label : "", what,
+                collio_strerror(rc), collio_last_error());
 }
 
 /* Memory of this rank before a call: freed heap memory is handed back
@@ -328,9 +329,10 @@ static int run_case(bench_ctx *x, int ci)
                            .warmup_s = warm[vi][BENCH_OP_WRITE]};
             int wrc = run_write(x, &w, plans[vi], l, buf, bytes);
             spent[vi] += w.total_s;
-            int n = snprintf(line, sizeof line,
-                             "%s%s %s rep %d/%d:", c->shape ? "" : "bx=", c->label,
-                             x->vars[vi].label, rep + 1, cfg->reps);
+            int n = snprintf(
+                line, sizeof line, "%s%s%s %s rep %d/%d:",
+                c->shape ? "" : bench_workload_of(cfg->workload)->case_column,
+                c->shape ? "" : "=", c->label, x->vars[vi].label, rep + 1, cfg->reps);
             if (!wrc && cfg->do_write) {
                 rc = add_row(x, &w);
                 n += snprintf(line + n, sizeof line - (size_t)n, " write %.4f s %s",

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 int main(int argc, char **argv)
 {
     tu_ctx t;
