@@ -374,12 +374,24 @@ static void release_buffer(collio_plan *p, sg_plan *sg)
     }
 }
 
+/* Collective: the start of a call -- the masters' merged buffers (one per
+ * group of two or more), agreed before anything moves; counted into
+ * work_bytes. */
+static int begin_call(collio_plan *p, sg_plan *sg)
+{
+    int rc = COLLIO_OK;
+    if (sg->grank == 0 && sg->gsize > 1) {
+        rc = merged_buffer(p, sg);
+        p->stats.work_bytes += sg->merged * (int64_t)p->layout->esize;
+    }
+    return collio__agree(p->comm, rc);
+}
+
 static int sg_write(collio_plan *p, collio_file *f, const char *stream)
 {
     sg_plan *sg = p->impl;
     int master = sg->grank == 0, alone = sg->gsize == 1;
-    int rc = master && !alone ? merged_buffer(p, sg) : COLLIO_OK;
-    rc = collio__agree(p->comm, rc);
+    int rc = begin_call(p, sg);
     if (rc != COLLIO_OK)
         return rc;
     double t0 = collio__now();
@@ -393,8 +405,6 @@ static int sg_write(collio_plan *p, collio_file *f, const char *stream)
          * only where the user's call allows it */
         char *merged = alone ? (char *)stream : sg->buf;
         rc = inner_exec(p, sg, f, merged, 1, alone ? p->scratch != NULL : 1);
-        if (!alone)
-            p->stats.work_bytes += sg->merged * (int64_t)p->layout->esize;
     }
     release_buffer(p, sg);
     return rc;
@@ -404,15 +414,11 @@ static int sg_read(collio_plan *p, collio_file *f, char *stream)
 {
     sg_plan *sg = p->impl;
     int master = sg->grank == 0, alone = sg->gsize == 1;
-    int rc = master && !alone ? merged_buffer(p, sg) : COLLIO_OK;
-    rc = collio__agree(p->comm, rc);
+    int rc = begin_call(p, sg);
     if (rc != COLLIO_OK)
         return rc;
-    if (master) {
+    if (master)
         rc = inner_exec(p, sg, f, alone ? stream : sg->buf, 0, 1);
-        if (!alone)
-            p->stats.work_bytes += sg->merged * (int64_t)p->layout->esize;
-    }
     /* members wait for their part even after a failed read (agreed later) */
     double t0 = collio__now();
     int mrc = alone ? COLLIO_OK : group_move(p, sg, stream, 0);
