@@ -170,6 +170,15 @@ double collio__now(void); /* MPI_Wtime */
  * between bursts of MPI_Testall so that waiting ranks leave the cores to
  * working ones. Returns COLLIO_OK or COLLIO_ERR_MPI. */
 int collio__node_oversubscribed(MPI_Comm comm);
+
+/* Nonblocking posts into rq[*nr], counted in *nr: on failure the slot is
+ * MPI_REQUEST_NULL, so that a later wait skips it, and *rc becomes
+ * COLLIO_ERR_MPI (the plan's communicator returns MPI errors: a receive
+ * that silently failed to post would leave its data out of the file). */
+void collio__isend(const void *buf, int count, MPI_Datatype type, int to, int tag,
+                   MPI_Comm comm, MPI_Request *rq, int *nr, int *rc);
+void collio__irecv(void *buf, int count, MPI_Datatype type, int from, int tag,
+                   MPI_Comm comm, MPI_Request *rq, int *nr, int *rc);
 int collio__waitall(int n, MPI_Request *rq, int oversubscribed);
 
 /* Counters in shared memory that processes sleep on (shm_word.c): post

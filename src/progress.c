@@ -91,3 +91,23 @@ static int waitall_polite(int n, MPI_Request *rq, int oversubscribed, MPI_Status
         idle = 0;
     }
 }
+
+void collio__isend(const void *buf, int count, MPI_Datatype type, int to, int tag,
+                   MPI_Comm comm, MPI_Request *rq, int *nr, int *rc)
+{
+    if (MPI_Isend(buf, count, type, to, tag, comm, &rq[*nr]) != MPI_SUCCESS) {
+        rq[*nr] = MPI_REQUEST_NULL;
+        *rc = COLLIO_ERR_MPI;
+    }
+    (*nr)++;
+}
+
+void collio__irecv(void *buf, int count, MPI_Datatype type, int from, int tag,
+                   MPI_Comm comm, MPI_Request *rq, int *nr, int *rc)
+{
+    if (MPI_Irecv(buf, count, type, from, tag, comm, &rq[*nr]) != MPI_SUCCESS) {
+        rq[*nr] = MPI_REQUEST_NULL;
+        *rc = COLLIO_ERR_MPI;
+    }
+    (*nr)++;
+}

@@ -460,7 +460,7 @@ void collio__mp_direct_free(collio__mp_direct *d)
  * Peers in turn from the next rank on, so that not every rank starts with
  * the same one. Returns the number of requests; counts sent data. */
 static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *F,
-                int write)
+                int write, int *perr)
 {
     const int P = p->nranks, me = p->rank;
     const int64_t es = (int64_t)p->layout->esize;
@@ -469,9 +469,11 @@ static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *
     for (int k = 0; k < P; k++) { /* receives first */
         int q = (me - k + P) % P;
         if (write && d->recv_elems[q] > 0)
-            MPI_Irecv(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+            collio__irecv(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, d->rq, &nr,
+                          perr);
         else if (!write && d->send_elems[q] > 0)
-            MPI_Irecv(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+            collio__irecv(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, d->rq, &nr,
+                          perr);
     }
     for (int k = 0; k < P; k++) {
         int q = (me + k) % P;
@@ -479,9 +481,11 @@ static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *
         if (n == 0)
             continue;
         if (write)
-            MPI_Isend(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+            collio__isend(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, d->rq, &nr,
+                          perr);
         else
-            MPI_Isend(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, &d->rq[nr++]);
+            collio__isend(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, d->rq, &nr,
+                          perr);
         sent += n;
     }
     p->stats.bytes_sent += sent * es;
@@ -493,7 +497,8 @@ int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *str
 {
     const int64_t sent0 = p->stats.bytes_sent;
     double t0 = collio__now();
-    int nr = post(p, d, stream, F, write);
+    int perr = COLLIO_OK;
+    int nr = post(p, d, stream, F, write, &perr);
     double tc = collio__now(); /* the own pieces meanwhile */
     if (write)
         collio__mp_scatter(&d->self, p->layout->esize, stream, F);
@@ -501,6 +506,8 @@ int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *str
         collio__mp_gather(&d->self, p->layout->esize, F, stream);
     p->stats.copy_s += collio__now() - tc;
     int rc = collio__waitall(nr, d->rq, p->oversubscribed);
+    if (rc == COLLIO_OK)
+        rc = perr;
     double t = collio__now() - t0;
     p->stats.exchange_s += t;
     p->stats.messages += nr;

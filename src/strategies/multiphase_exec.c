@@ -292,18 +292,19 @@ static const char *write_phases(collio_plan *p, const collio__mp_pass *ps, char 
         const collio__mp_step *st = &ph->step;
         int to = st->partner >= 0 ? st->partner : st->lonely_to;
         MPI_Request rq[3];
-        int nr = 0;
+        int nr = 0, perr = COLLIO_OK;
         if (ph->recv_elems > 0)
-            MPI_Irecv(b, 1, ph->recv_type, st->partner, TAG_EXEC + i, p->comm, &rq[nr++]);
+            collio__irecv(b, 1, ph->recv_type, st->partner, TAG_EXEC + i, p->comm, rq,
+                          &nr, &perr);
         if (ph->xrecv_elems > 0)
-            MPI_Irecv(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm,
-                      &rq[nr++]);
+            collio__irecv(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm, rq,
+                          &nr, &perr);
         if (ph->send_elems > 0)
-            MPI_Isend(a, 1, ph->send_type, to, TAG_EXEC + i, p->comm, &rq[nr++]);
+            collio__isend(a, 1, ph->send_type, to, TAG_EXEC + i, p->comm, rq, &nr, &perr);
         copy_kept(p, ph, (char *)a, b, 1);
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (*rc == COLLIO_OK)
-            *rc = w;
+            *rc = w != COLLIO_OK ? w : perr;
         count_phase(p, ph, i, ph->send_elems, nr, collio__now() - t0);
         a = b;
     }
@@ -425,18 +426,20 @@ static void read_phases(collio_plan *p, const collio__mp_pass *ps, char *slot[2]
         const collio__mp_step *st = &ph->step;
         int from = st->partner >= 0 ? st->partner : st->lonely_to;
         MPI_Request rq[3];
-        int nr = 0;
+        int nr = 0, perr = COLLIO_OK;
         if (ph->send_elems > 0)
-            MPI_Irecv(a, 1, ph->send_type, from, TAG_EXEC + i, p->comm, &rq[nr++]);
+            collio__irecv(a, 1, ph->send_type, from, TAG_EXEC + i, p->comm, rq, &nr,
+                          &perr);
         if (ph->recv_elems > 0)
-            MPI_Isend(b, 1, ph->recv_type, st->partner, TAG_EXEC + i, p->comm, &rq[nr++]);
+            collio__isend(b, 1, ph->recv_type, st->partner, TAG_EXEC + i, p->comm, rq,
+                          &nr, &perr);
         if (ph->xrecv_elems > 0)
-            MPI_Isend(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm,
-                      &rq[nr++]);
+            collio__isend(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm, rq,
+                          &nr, &perr);
         copy_kept(p, ph, a, b, 0);
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (*rc == COLLIO_OK)
-            *rc = w;
+            *rc = w != COLLIO_OK ? w : perr;
         /* sent in a read phase: what goes back to the senders */
         count_phase(p, ph, i, ph->recv_elems + ph->xrecv_elems, nr, collio__now() - t0);
     }

@@ -108,7 +108,7 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
                          int64_t *xc, collio__seg **rp, collio__seg **rx, int *agreed)
 {
     MPI_Request rq[4];
-    int nr = 0;
+    int nr = 0, perr = COLLIO_OK;
     int to = st->partner >= 0 ? st->partner : st->lonely_to;
     int64_t nmine = 0, nrp = 0, nrx = 0;
     for (int j = 0; j < MAX_PASSES; j++) {
@@ -118,17 +118,17 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
         pc[j] = xc[j] = 0;
     }
     if (st->partner >= 0)
-        MPI_Irecv(pc, MAX_PASSES, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph, p->comm,
-                  &rq[nr++]);
+        collio__irecv(pc, MAX_PASSES, MPI_INT64_T, st->partner, TAG_COUNT + 16 * ph,
+                      p->comm, rq, &nr, &perr);
     if (st->extra_from >= 0)
-        MPI_Irecv(xc, MAX_PASSES, MPI_INT64_T, st->extra_from, TAG_COUNT + 16 * ph,
-                  p->comm, &rq[nr++]);
+        collio__irecv(xc, MAX_PASSES, MPI_INT64_T, st->extra_from, TAG_COUNT + 16 * ph,
+                      p->comm, rq, &nr, &perr);
     if (to >= 0)
-        MPI_Isend(mine, MAX_PASSES, MPI_INT64_T, to, TAG_COUNT + 16 * ph, p->comm,
-                  &rq[nr++]);
+        collio__isend(mine, MAX_PASSES, MPI_INT64_T, to, TAG_COUNT + 16 * ph, p->comm, rq,
+                      &nr, &perr);
     int wrc = waitall(rq, nr);
     if (rc == COLLIO_OK)
-        rc = wrc;
+        rc = wrc != COLLIO_OK ? wrc : perr;
     for (int j = 0; j < MAX_PASSES && rc == COLLIO_OK; j++) {
         if (pc[j] < 0 || xc[j] < 0 || pc[j] > INT32_MAX || xc[j] > INT32_MAX
             || (j >= n && (pc[j] > 0 || xc[j] > 0)))
@@ -151,15 +151,16 @@ static int exchange_desc(collio_plan *p, const collio__mp_step *st, int ph, int 
         return rc;
     nr = 0;
     if (nrp > 0)
-        MPI_Irecv(*rp, (int)(5 * nrp), seg_type(), st->partner, TAG_DESC + 16 * ph,
-                  p->comm, &rq[nr++]);
+        collio__irecv(*rp, (int)(5 * nrp), seg_type(), st->partner, TAG_DESC + 16 * ph,
+                      p->comm, rq, &nr, &perr);
     if (nrx > 0)
-        MPI_Irecv(*rx, (int)(5 * nrx), seg_type(), st->extra_from, TAG_DESC + 16 * ph,
-                  p->comm, &rq[nr++]);
+        collio__irecv(*rx, (int)(5 * nrx), seg_type(), st->extra_from, TAG_DESC + 16 * ph,
+                      p->comm, rq, &nr, &perr);
     if (nmine > 0)
-        MPI_Isend(out->v, (int)(5 * nmine), seg_type(), to, TAG_DESC + 16 * ph, p->comm,
-                  &rq[nr++]);
-    return waitall(rq, nr);
+        collio__isend(out->v, (int)(5 * nmine), seg_type(), to, TAG_DESC + 16 * ph,
+                      p->comm, rq, &nr, &perr);
+    int drc = waitall(rq, nr);
+    return drc != COLLIO_OK ? drc : perr;
 }
 
 static int other_slot(int s)

@@ -152,7 +152,10 @@ static int gather_and_build(collio_plan *p, serial_plan *sp, int rc)
     rc = collio__agree(p->comm, rc);
     if (rc != COLLIO_OK)
         goto done;
-    MPI_Gather(&mine, 1, MPI_INT64_T, nsegs, 1, MPI_INT64_T, 0, p->comm);
+    /* the plan's communicator returns MPI errors: every call is checked */
+    if (MPI_Gather(&mine, 1, MPI_INT64_T, nsegs, 1, MPI_INT64_T, 0, p->comm)
+        != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
     for (int r = 1; r < P && nsegs != NULL && rc == COLLIO_OK; r++) {
         if (nsegs[r] > INT_MAX)
             rc = COLLIO_ERR_OVERFLOW;
@@ -166,11 +169,14 @@ static int gather_and_build(collio_plan *p, serial_plan *sp, int rc)
         MPI_Type_contiguous(5, MPI_INT64_T, &segtype); /* one collio__seg */
         MPI_Type_commit(&segtype);
         if (p->rank != 0) {
-            MPI_Send(l->segs, (int)mine, segtype, 0, 0, p->comm);
+            if (MPI_Send(l->segs, (int)mine, segtype, 0, 0, p->comm) != MPI_SUCCESS)
+                rc = COLLIO_ERR_MPI;
         } else {
             for (int r = 1; r < P; r++) /* one message per rank, in order */
-                MPI_Recv(segs[r], (int)nsegs[r], segtype, r, 0, p->comm,
-                         MPI_STATUS_IGNORE);
+                if (MPI_Recv(segs[r], (int)nsegs[r], segtype, r, 0, p->comm,
+                             MPI_STATUS_IGNORE)
+                    != MPI_SUCCESS)
+                    rc = COLLIO_ERR_MPI;
         }
         MPI_Type_free(&segtype);
     }
@@ -367,8 +373,10 @@ static int serial_exec(collio_plan *p, collio_file *f, char *stream, int writing
         if (writing) {
             if (!root)
                 stream_lin(pc, npc, es, stream, mbuf, 1);
-            MPI_Gatherv(mbuf, mycount, sp->elem, stage, counts, displs, sp->elem, 0,
-                        p->comm);
+            if (MPI_Gatherv(mbuf, mycount, sp->elem, stage, counts, displs, sp->elem, 0,
+                            p->comm)
+                != MPI_SUCCESS)
+                rc = COLLIO_ERR_MPI;
             if (root)
                 copy_pieces(pc, npc, es, lo, win, stream, NULL, 1);
         }
@@ -378,8 +386,10 @@ static int serial_exec(collio_plan *p, collio_file *f, char *stream, int writing
                         lo, win, NULL, stage + (size_t)displs[r] * es, writing);
         }
         if (!writing) {
-            MPI_Scatterv(stage, counts, displs, sp->elem, mbuf, mycount, sp->elem, 0,
-                         p->comm);
+            if (MPI_Scatterv(stage, counts, displs, sp->elem, mbuf, mycount, sp->elem, 0,
+                             p->comm)
+                != MPI_SUCCESS)
+                rc = COLLIO_ERR_MPI;
             if (root)
                 copy_pieces(pc, npc, es, lo, win, stream, NULL, 0);
             else
