@@ -132,6 +132,29 @@ int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
                              const int64_t idx[], size_t esize, collio_layout **out);
 
 /**
+ * Collective over comm. Index list with replicas, for fields on meshes
+ * whose halo nodes sit on several ranks: this rank holds the `nlocal`
+ * elements idx[0..nlocal) in that buffer order (any order), and owned[i]
+ * (0 or 1) says whether it owns idx[i]. Across all ranks every element of
+ * [0, nglobal) must be held by at least one rank and owned by exactly one
+ * of its holders; a rank holds an element at most once. On write exactly
+ * one holder writes each element -- which one, the plan's replica policy
+ * decides (collio_plan_options.replicas); on read every holder receives
+ * it. Plain index lists (collio_layout_index_list) keep rejecting
+ * elements held twice. Validation is distributed: no rank gathers more
+ * than O(its elements + nglobal/P) tuples.
+ * Errors: COLLIO_ERR_ARG (owned NULL with nlocal > 0, an owned[] value
+ * other than 0/1, ...), COLLIO_ERR_RANGE (an index outside [0, nglobal)),
+ * COLLIO_ERR_OVERLAP (an element owned by two ranks, or held twice by one
+ * rank), COLLIO_ERR_COVERAGE (an element held by no rank, or held but
+ * owned by none), COLLIO_ERR_OVERFLOW, COLLIO_ERR_MISMATCH (nglobal or
+ * esize differ). collio_last_error() names the element and the ranks.
+ */
+int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
+                                        const int64_t idx[], const unsigned char owned[],
+                                        size_t esize, collio_layout **out);
+
+/**
  * Local. The buffer is the full-size global array (nglobal * esize bytes)
  * and only this rank's own entries are read (write) or filled (read), each
  * at its global index -- how STEM-II keeps its arrays (seed 001, Fig. 3).
@@ -286,6 +309,43 @@ typedef struct collio_subgroup_options {
                           plan. */
 } collio_subgroup_options;
 
+/** Which holder of a replicated element writes it (replicated layouts,
+ *  collio_plan_options.replicas.policy; seed 003). Each policy writes every
+ *  element exactly once; they differ in locality and balance. */
+typedef enum collio_replicas {
+    COLLIO_REPLICAS_AUTO = 0, /* default: DOMAIN under "multiphase", else IDG */
+    COLLIO_REPLICAS_OWNER,    /* its owner (the partitioner's choice; the
+                                 seed's "Metis"): best balance */
+    COLLIO_REPLICAS_IDG,      /* Interval Data Grouping: in file order, the
+                                 writer of the previous element if it holds
+                                 a copy, else the next element's owner if it
+                                 holds one, else the owner: long runs per
+                                 writer, few file requests */
+    COLLIO_REPLICAS_RANDOM,   /* a holder drawn from a hash of (seed,
+                                 element): reproducible */
+    COLLIO_REPLICAS_FIRST,    /* the lowest-ranked holder (the seed's "First
+                                 Position") */
+    COLLIO_REPLICAS_DOMAIN,   /* the holder whose multiphase file domain
+                                 contains the element, if one holds it, else
+                                 the owner: fewer bytes cross between ranks
+                                 in exchanging executors */
+    COLLIO_REPLICAS__COUNT    /* number of values; not a policy */
+} collio_replicas;
+
+/** Local. Name of a policy ("auto", "owner", "idg", "random", "first",
+ *  "domain"), or NULL if out of range. */
+const char *collio_replicas_name(int policy);
+
+/** Local. The policy of that name, or -1 if unknown. */
+int collio_replicas_from_name(const char *name);
+
+/** Replica options of a plan (collio_plan_options.replicas); used only
+ *  with replicated layouts, but compared across ranks always. */
+typedef struct collio_replica_options {
+    int policy;    /* a collio_replicas; other values: COLLIO_ERR_ARG */
+    uint64_t seed; /* RANDOM: the seed (default 0) */
+} collio_replica_options;
+
 typedef struct collio_plan_options {
     int phases;          /* multiphase: exchange phases; 0 = all, i.e.
                             ceil(log2 P) (default); 1..all stop early;
@@ -360,6 +420,7 @@ typedef struct collio_plan_options {
                             MPI messages only. Other values:
                             COLLIO_ERR_ARG. */
     collio_subgroup_options subgroup; /* strategy "subgroup" (above) */
+    collio_replica_options replicas;  /* replicated layouts (above) */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
@@ -407,6 +468,27 @@ typedef struct collio_subgroup_stats {
     int master;      /* 1 on a group's master */
 } collio_subgroup_stats;
 
+/** What the replica policy chose (collio_stats.replicas; replicated
+ *  layouts only, else all 0). Counts as seed 003 section 6.2 defines them:
+ *  an interval is a run of consecutive elements written by one rank. */
+typedef struct collio_replica_stats {
+    int policy;                /* the collio_replicas that ran (AUTO resolved) */
+    int64_t held;              /* elements this rank holds, replicas included */
+    int64_t written;           /* elements this rank writes */
+    int64_t intervals;         /* intervals this rank writes */
+    double intervals_per_rank; /* intervals of all ranks / P */
+    double avg_interval;       /* nglobal / intervals of all ranks */
+    double replicated_pct;     /* elements held by more than one rank, % */
+    double lb_pct;             /* load balance (max - min) / avg of the
+                                  elements written per rank, % */
+    double classify_s;         /* inspector: node classification (holders
+                                  of each element, in file-order domains) */
+    double schedule_s;         /* inspector: the writer choice, its answer to
+                                  the holders, the read's replica fill plan */
+    int64_t fill_bytes;        /* last read: bytes this rank sent to fill
+                                  the replicas it does not write */
+} collio_replica_stats;
+
 /** What one plan did: times in seconds on this rank, counters of this rank.
  *  Times of an execution refer to the last collio_write / collio_read. */
 typedef struct collio_stats {
@@ -453,6 +535,7 @@ typedef struct collio_stats {
                                        64 MiB; checked collectively at plan creation):
                                        the plan moves its data in MPI messages instead
                                        (shared_memory = 0) */
+    collio_replica_stats replicas;  /* replicated layouts only, else 0 */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

@@ -91,8 +91,10 @@ struct collio_layout {
     collio__mem_kind mem_kind;
     MPI_Datatype mem_type; /* MEM_DATATYPE: a dup, else MPI_DATATYPE_NULL */
     int mem_count;
-    size_t mem_bytes; /* bytes the user buffer must have */
-    int64_t bx;       /* block-cyclic block size, else 0 (for reports) */
+    size_t mem_bytes;     /* bytes the user buffer must have */
+    int64_t bx;           /* block-cyclic block size, else 0 (for reports) */
+    unsigned char *owned; /* replicated index lists: owned[i] for stream
+                             element i (0/1); NULL for every other layout */
 };
 
 /* Pure index arithmetic of the layout kinds (no MPI): the segments rank
@@ -125,6 +127,65 @@ int collio__layout_finish(collio_layout *l);
 /* Collective: checks that the segments of all ranks partition
  * [0, nglobal) (no range, overlap or coverage error); agrees on result. */
 int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
+
+/* ------------------------------------------------------ replicated data */
+
+/*
+ * Node classification of a replicated layout (replicas_classify.c): every
+ * rank sends (element, owned) for each element it holds to the rank of
+ * the element's file-order domain (collio__domain_range, domain d on rank
+ * d), which learns every element's holders and owner. Memory per rank:
+ * O(its elements + the holders of its domain's elements).
+ */
+typedef struct collio__repl_dom {
+    int64_t lo, hi;      /* this rank's domain [lo, hi) */
+    int64_t *hstart;     /* CSR: holders of element lo + j are */
+    int32_t *holder;     /*   holder[hstart[j] .. hstart[j+1]), increasing */
+    int32_t *owner;      /* owner of element lo + j */
+    int64_t *slot;       /* CSR entry k came in receive slot slot[k] */
+    int64_t nreplicated; /* elements of the domain with more than 1 holder */
+    /* the exchange, kept to answer each holder (collio__repl_answer) */
+    int *scount, *sdispl, *rcount, *rdispl; /* tuples per rank */
+    int64_t *spos;                          /* stream position of each sent tuple */
+    int64_t nsent, nrecv;
+} collio__repl_dom;
+
+/* Collective: classifies l (a replicated index list) on comm, checking
+ * that every element is held and owned exactly once (RANGE, OVERLAP,
+ * COVERAGE with a message naming the element and ranks). Agreed code. */
+int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_dom *d);
+/* Collective: sends per_entry[k] (one value per CSR entry) back to the
+ * holder it came from; out[i] receives the value for stream element i. */
+int collio__repl_answer(MPI_Comm comm, const collio__repl_dom *d,
+                        const int32_t *per_entry, int32_t *out);
+void collio__repl_dom_free(collio__repl_dom *d);
+
+/* Writer choice (replicas_policy.c): writer[j] for each element lo + j of
+ * the domain, by `policy` (not AUTO), equal to the sequential algorithm
+ * over the whole file (IDG's chain crosses domains: resolved by a scan of
+ * per-domain transfer maps). Collective. */
+int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglobal,
+                          int policy, uint64_t seed, int32_t *writer);
+
+/* Replicated plans (replicas_plan.c): the plan's strategy runs on the
+ * "writer layout" -- the elements this rank writes, a partition -- and
+ * this state maps between it and the user's layout. */
+typedef struct collio__repl collio__repl;
+/* Collective, at plan creation: classifies, schedules, builds p->layout
+ * (the writer layout) from user (the plan's copy of the replicated
+ * layout, which p->repl keeps) and the read's fill plan; fills
+ * p->stats.replicas. */
+int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy);
+/* Local: the written elements of the user stream, packed in writer order. */
+void collio__repl_select(const collio__repl *r, const char *user_stream, char *out);
+/* Collective: the user stream from the writer stream read from the file:
+ * own written elements copied, the others received from their writers. */
+int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stream);
+/* 1 if the writer stream is the user stream (this rank writes all it holds
+ * in that order: no copy needed). */
+int collio__repl_identity(const collio__repl *r);
+const collio_layout *collio__repl_user_layout(const collio__repl *r);
+void collio__repl_free(collio__repl **r);
 
 /* Stream <-> user buffer, for layouts whose memory is not packed. */
 int collio__layout_pack(const collio_layout *l, const void *buf, void *stream);
@@ -323,6 +384,10 @@ struct collio_plan {
      * copy, or the user's buffer under destroy_input); else NULL. */
     char *scratch;
     void *impl; /* the strategy's state */
+    /* Replicated layouts: what maps the user's layout (which the user's
+     * buffer follows) to `layout`, which then holds only the elements this
+     * rank writes; NULL for every other layout. */
+    collio__repl *repl;
 };
 
 /* ------------------------------------------- file domains (domains.c) */

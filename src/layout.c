@@ -66,8 +66,20 @@ int collio__layout_clone(const collio_layout *in, collio_layout **out)
         }
         memcpy(l->segs, in->segs, (size_t)in->nsegs * sizeof(collio__seg));
     }
+    l->owned = NULL;
+    if (in->owned != NULL) { /* non-NULL marks a replicated layout, also empty */
+        l->owned = malloc((size_t)(in->nlocal > 0 ? in->nlocal : 1));
+        if (!l->owned) {
+            free(l->segs);
+            free(l);
+            return COLLIO_ERR_NOMEM;
+        }
+        if (in->nlocal > 0)
+            memcpy(l->owned, in->owned, (size_t)in->nlocal);
+    }
     if (in->mem_type != MPI_DATATYPE_NULL
         && MPI_Type_dup(in->mem_type, &l->mem_type) != MPI_SUCCESS) {
+        free(l->owned);
         free(l->segs);
         free(l);
         return COLLIO_ERR_MPI;
@@ -111,6 +123,7 @@ void collio_layout_free(collio_layout **layout)
     if (l->mem_type != MPI_DATATYPE_NULL)
         MPI_Type_free(&l->mem_type);
     free(l->segs);
+    free(l->owned);
     free(l);
     *layout = NULL;
 }

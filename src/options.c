@@ -39,7 +39,9 @@ int collio__plan_options_valid(const collio_plan_options *o)
            && (o->keep_buffers == 0 || o->keep_buffers == 1) && o->write_rounds >= -1
            && o->write_rounds <= 62 && o->exchange >= COLLIO_EXCHANGE_AUTO
            && o->exchange <= COLLIO_EXCHANGE_DIRECT
-           && (o->shared_memory == 0 || o->shared_memory == 1) && o->subgroup.group >= 0;
+           && (o->shared_memory == 0 || o->shared_memory == 1) && o->subgroup.group >= 0
+           && o->replicas.policy >= COLLIO_REPLICAS_AUTO
+           && o->replicas.policy < COLLIO_REPLICAS__COUNT;
 }
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -55,7 +57,8 @@ static uint64_t mix_str(uint64_t h, const char *s)
 /* Fields of collio_plan_options as of this digest; see the header. */
 _Static_assert(sizeof(collio_plan_options)
                    == 4 * sizeof(int) + 2 * sizeof(int64_t) + 4 * sizeof(int)
-                          + sizeof(collio_subgroup_options),
+                          + sizeof(collio_subgroup_options)
+                          + sizeof(collio_replica_options),
                "collio_plan_options changed: add the new field to options_digest()");
 
 uint64_t collio__plan_options_digest(const collio_plan_options *o)
@@ -71,5 +74,7 @@ uint64_t collio__plan_options_digest(const collio_plan_options *o)
     h = collio__hash_mix(h, (uint64_t)o->shared_memory);
     h = collio__hash_mix(h, (uint64_t)o->subgroup.group);
     h = mix_str(h, o->subgroup.inner);
+    h = collio__hash_mix(h, (uint64_t)o->replicas.policy);
+    h = collio__hash_mix(h, o->replicas.seed);
     return h;
 }

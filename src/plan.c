@@ -26,6 +26,7 @@ static void plan_destroy(collio_plan *p)
     if (p->strategy != NULL && p->strategy->free != NULL)
         p->strategy->free(p);
     collio_layout_free(&p->layout);
+    collio__repl_free(&p->repl);
     if (p->comm != MPI_COMM_NULL)
         MPI_Comm_free(&p->comm);
     free(p);
@@ -140,10 +141,21 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
         return rc;
     }
 
-    /* The inspector. strategy is set only now, so that plan_destroy calls
-     * its free() only once its plan() has run. */
-    p->strategy = collio__strategy_find(strategy);
+    /* The inspector. Replicas are resolved first, above the strategies:
+     * the strategy then plans the elements this rank writes, an ordinary
+     * partition (replicas_plan.c). strategy is set only now, so that
+     * plan_destroy calls its free() only once its plan() has run. */
     double t0 = collio__now();
+    if (p->layout->owned != NULL) {
+        collio_layout *user = p->layout;
+        p->layout = NULL;
+        rc = collio__repl_plan(p, user, strategy);
+        if (rc != COLLIO_OK) {
+            plan_destroy(p);
+            return rc;
+        }
+    }
+    p->strategy = collio__strategy_find(strategy);
     rc = p->strategy->plan(p);
     p->stats.inspect_s = collio__now() - t0;
     if (collio__strategy_find(p->opts.subgroup.inner) == NULL)
@@ -166,7 +178,10 @@ static void reset_exec_stats(collio_stats *s)
     int64_t plan_bytes = s->plan_bytes;
     int exchange = s->exchange, shm = s->shared_memory, fallback = s->shm_fallback;
     collio_subgroup_stats subgroup = s->subgroup;
+    collio_replica_stats replicas = s->replicas;
+    replicas.fill_bytes = 0;
     memset(s, 0, sizeof *s);
+    s->replicas = replicas;
     s->inspect_s = inspect;
     s->plan_bytes = plan_bytes;
     s->exchange = exchange;
@@ -192,6 +207,13 @@ int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
 
 static int data_end(const collio_plan *p, const collio_file *f, int64_t *end);
 
+/* The layout the user's buffer follows: the plan's own, or for replicated
+ * data the replicated one (p->layout then holds what this rank writes). */
+static const collio_layout *user_layout(const collio_plan *p)
+{
+    return p->repl != NULL ? collio__repl_user_layout(p->repl) : p->layout;
+}
+
 /* Local checks shared by write and read. */
 static int check_exec(const collio_plan *p, const collio_file *f, const void *buf,
                       size_t buf_bytes, int writing)
@@ -207,9 +229,9 @@ static int check_exec(const collio_plan *p, const collio_file *f, const void *bu
                           f->nranks, p->nranks);
         return COLLIO_ERR_MISMATCH;
     }
-    if (buf_bytes != p->layout->mem_bytes) {
+    if (buf_bytes != user_layout(p)->mem_bytes) {
         collio__error_set(COLLIO_ERR_BUFSIZE, "buf_bytes is %zu, the layout needs %zu",
-                          buf_bytes, p->layout->mem_bytes);
+                          buf_bytes, user_layout(p)->mem_bytes);
         return COLLIO_ERR_BUFSIZE;
     }
     int64_t end;
@@ -250,20 +272,64 @@ static int check_size(const collio_plan *p, collio_file *f)
     return rc;
 }
 
-/* The stream a strategy works on: the user buffer itself when packed,
- * else a fresh allocation (*owned set). */
-static int stream_alloc(const collio_plan *p, char **stream, int *owned)
+/*
+ * The streams of one execution. The user's stream holds the rank's
+ * elements in layout order: the user's buffer itself when the layout is
+ * packed, else an allocation (un)packed from it. The strategy's stream is
+ * the same, except on replicated layouts where this rank does not write
+ * everything it holds: then it is an allocation with the written elements
+ * only. `scratch` is the stream the strategy may overwrite.
+ */
+typedef struct streams {
+    char *user, *strat;
+    int own_user, own_strat;
+} streams;
+
+static int streams_alloc(const collio_plan *p, void *buf, streams *s)
 {
-    *owned = 0;
-    *stream = NULL;
-    if (p->layout->mem_kind == COLLIO__MEM_PACKED)
-        return COLLIO_OK;
-    size_t n = (size_t)p->layout->nlocal * p->layout->esize;
-    *stream = collio__bigbuf_alloc(n > 0 ? n : 1);
-    if (*stream == NULL)
-        return COLLIO_ERR_NOMEM;
-    *owned = 1;
+    const collio_layout *u = user_layout(p);
+    memset(s, 0, sizeof *s);
+    s->user = buf;
+    if (u->mem_kind != COLLIO__MEM_PACKED) {
+        size_t n = (size_t)u->nlocal * u->esize;
+        s->user = collio__bigbuf_alloc(n > 0 ? n : 1);
+        s->own_user = 1;
+        if (s->user == NULL)
+            return COLLIO_ERR_NOMEM;
+    }
+    s->strat = s->user;
+    if (p->repl != NULL && !collio__repl_identity(p->repl)) {
+        size_t n = (size_t)p->layout->nlocal * p->layout->esize;
+        s->strat = collio__bigbuf_alloc(n > 0 ? n : 1);
+        s->own_strat = 1;
+        if (s->strat == NULL)
+            return COLLIO_ERR_NOMEM;
+    }
     return COLLIO_OK;
+}
+
+static void streams_free(streams *s)
+{
+    if (s->own_user)
+        collio__bigbuf_free(s->user);
+    if (s->own_strat)
+        collio__bigbuf_free(s->strat);
+}
+
+/* Local: the user's buffer into the strategy's stream. */
+static int streams_fill_write(collio_plan *p, const void *buf, streams *s)
+{
+    double tp = collio__now();
+    int rc = COLLIO_OK;
+    if (s->own_user)
+        rc = collio__layout_pack(user_layout(p), buf, s->user);
+    if (rc == COLLIO_OK && s->own_strat)
+        collio__repl_select(p->repl, s->user, s->strat);
+    if (s->own_user || s->own_strat) {
+        p->stats.exchange_s += collio__now() - tp;
+        p->stats.copy_s += collio__now() - tp;
+    }
+    return rc;
 }
 
 int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
@@ -274,28 +340,23 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
     double t0 = collio__now();
     reset_exec_stats(&plan->stats);
     int rc = check_exec(plan, f, buf, buf_bytes, 1);
-    char *stream = NULL;
-    int owned = 0;
+    streams s = {0};
     if (rc == COLLIO_OK)
-        rc = stream_alloc(plan, &stream, &owned);
-    if (rc == COLLIO_OK && owned) {
-        double tp = collio__now();
-        rc = collio__layout_pack(plan->layout, buf, stream);
-        plan->stats.exchange_s += collio__now() - tp;
-        plan->stats.copy_s += collio__now() - tp;
-    }
+        rc = streams_alloc(plan, (void *)buf, &s);
+    if (rc == COLLIO_OK)
+        rc = streams_fill_write(plan, buf, &s);
     rc = collio__agree(plan->comm, rc);
     if (rc == COLLIO_OK) {
         /* the user's packed buffer is scratch only if the user said so */
-        plan->scratch = owned ? stream : plan->opts.destroy_input ? (char *)buf : NULL;
-        rc = plan->strategy->write(plan, f, owned ? stream : (const char *)buf);
+        int ours = s.own_strat || s.own_user;
+        plan->scratch = ours ? s.strat : plan->opts.destroy_input ? s.strat : NULL;
+        rc = plan->strategy->write(plan, f, s.strat);
         plan->scratch = NULL;
         rc = collio__agree(plan->comm, rc);
         if (rc != COLLIO_OK && f != NULL)
             f->failed = 1; /* the file is incomplete: do not commit it */
     }
-    if (owned)
-        collio__bigbuf_free(stream);
+    streams_free(&s);
     plan->stats.total_s = collio__now() - t0;
     return rc;
 }
@@ -310,25 +371,26 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
     int rc = check_exec(plan, f, buf, buf_bytes, 0);
     if (rc == COLLIO_OK)
         rc = check_size(plan, f);
-    char *stream = NULL;
-    int owned = 0;
+    streams s = {0};
     if (rc == COLLIO_OK)
-        rc = stream_alloc(plan, &stream, &owned);
+        rc = streams_alloc(plan, buf, &s);
     rc = collio__agree(plan->comm, rc);
     if (rc == COLLIO_OK) {
-        plan->scratch = owned ? stream : (char *)buf; /* output: ours until return */
-        rc = plan->strategy->read(plan, f, plan->scratch);
+        plan->scratch = s.strat; /* output: ours until return */
+        rc = plan->strategy->read(plan, f, s.strat);
         plan->scratch = NULL;
-        if (rc == COLLIO_OK && owned) {
+        rc = collio__agree(plan->comm, rc);
+        if (rc == COLLIO_OK && plan->repl != NULL)
+            rc = collio__repl_fill(plan, s.strat, s.user); /* collective */
+        if (rc == COLLIO_OK && s.own_user) {
             double tp = collio__now();
-            rc = collio__layout_unpack(plan->layout, stream, buf);
+            rc = collio__layout_unpack(user_layout(plan), s.user, buf);
             plan->stats.exchange_s += collio__now() - tp;
             plan->stats.copy_s += collio__now() - tp;
         }
         rc = collio__agree(plan->comm, rc);
     }
-    if (owned)
-        collio__bigbuf_free(stream);
+    streams_free(&s);
     plan->stats.total_s = collio__now() - t0;
     return rc;
 }

@@ -63,6 +63,14 @@ static void f_inner_same(collio_plan_options *o)
 {
     o->subgroup.inner = "two_phase";
 }
+static void f_policy(collio_plan_options *o)
+{
+    o->replicas.policy = COLLIO_REPLICAS_FIRST;
+}
+static void f_seed(collio_plan_options *o)
+{
+    o->replicas.seed = 7;
+}
 
 static const flip flips[] = {
     {"phases", f_phases},
@@ -77,6 +85,8 @@ static const flip flips[] = {
     {"subgroup.inner", f_inner},
     /* the default spelled out is still a different argument */
     {"subgroup.inner (NULL vs two_phase)", f_inner_same},
+    {"replicas.policy", f_policy},
+    {"replicas.seed", f_seed},
 };
 #define NFLIPS ((int)(sizeof flips / sizeof flips[0]))
 

@@ -1,0 +1,366 @@
+/*
+ * replicas_plan.c -- plans on replicated layouts: the inspector resolves
+ * the replicas above the strategies, so every strategy composes with every
+ * policy unchanged.
+ *
+ * At plan creation: classify (replicas_classify.c), choose the writers
+ * (replicas_policy.c), tell each holder which of its elements it writes,
+ * and make the "writer layout" -- the elements this rank writes, in its
+ * buffer order; a partition of [0, nglobal), so an ordinary index list --
+ * on which the plan's strategy is planned. A write packs the written
+ * elements out of the user's stream (runs of consecutive positions; no
+ * copy at all on a rank that writes everything it holds) and runs the
+ * strategy. A read runs the strategy into the writer stream and fills the
+ * other replicas from their writers with one MPI_Alltoallv whose lists
+ * were made here, once.
+ */
+#include "collio_internal.h"
+
+#include <string.h>
+
+struct collio__repl {
+    collio_layout *user; /* the replicated layout (the plan's copy) */
+    int identity;        /* writes all it holds: writer stream = user stream */
+    collio__ext *runs;   /* written runs: user stream mem -> writer stream off */
+    int64_t nruns;
+    /* the read's fill, in elements: this rank sends writer-stream elements
+     * send_pos[] and receives user-stream elements recv_pos[], grouped by
+     * rank as scount/sdispl and rcount/rdispl say */
+    int *scount, *sdispl, *rcount, *rdispl;
+    int64_t *send_pos, *recv_pos, nsend, nrecv;
+    int any_fill;      /* some rank receives: the Alltoallv runs */
+    MPI_Datatype elem; /* esize contiguous bytes */
+};
+
+typedef struct {
+    int64_t idx, pos;
+} idx_pos;
+
+static int cmp_idx_pos(const void *a, const void *b)
+{
+    const idx_pos *x = a, *y = b;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void collio__repl_free(collio__repl **rp)
+{
+    if (rp == NULL || *rp == NULL)
+        return;
+    collio__repl *r = *rp;
+    collio_layout_free(&r->user);
+    free(r->runs);
+    free(r->scount);
+    free(r->sdispl);
+    free(r->rcount);
+    free(r->rdispl);
+    free(r->send_pos);
+    free(r->recv_pos);
+    if (r->elem != MPI_DATATYPE_NULL)
+        MPI_Type_free(&r->elem);
+    free(r);
+    *rp = NULL;
+}
+
+int collio__repl_identity(const collio__repl *r)
+{
+    return r->identity;
+}
+
+const collio_layout *collio__repl_user_layout(const collio__repl *r)
+{
+    return r->user;
+}
+
+/* Global index of every user stream element. */
+static int64_t *stream_indices(const collio_layout *l)
+{
+    collio__ext *e;
+    int64_t ne;
+    if (collio__segs_flatten(l->segs, l->nsegs, &e, &ne) != COLLIO_OK)
+        return NULL;
+    int64_t *idx = malloc((size_t)(l->nlocal > 0 ? l->nlocal : 1) * sizeof *idx);
+    for (int64_t i = 0; idx != NULL && i < ne; i++)
+        for (int64_t t = 0; t < e[i].len; t++)
+            idx[e[i].mem + t] = e[i].off + t;
+    free(e);
+    return idx;
+}
+
+/* Local: the writer layout and the runs that select it; *widx gets the
+ * written indices in writer stream order. */
+static int writer_layout(collio_plan *p, collio__repl *r, const int64_t *idx,
+                         const int32_t *wr, collio_layout **out, int64_t **widx,
+                         int64_t *nw)
+{
+    const collio_layout *u = r->user;
+    *nw = 0;
+    *widx = malloc((size_t)(u->nlocal > 0 ? u->nlocal : 1) * sizeof **widx);
+    r->runs = malloc((size_t)(u->nlocal > 0 ? u->nlocal : 1) * sizeof *r->runs);
+    if (!*widx || !r->runs)
+        return COLLIO_ERR_NOMEM;
+    for (int64_t i = 0; i < u->nlocal; i++) {
+        if (wr[i] != p->rank)
+            continue;
+        collio__ext *last = r->nruns > 0 ? &r->runs[r->nruns - 1] : NULL;
+        if (last && last->mem + last->len == i)
+            last->len++;
+        else
+            r->runs[r->nruns++] = (collio__ext){*nw, 1, i};
+        (*widx)[(*nw)++] = idx[i];
+    }
+    r->identity = *nw == u->nlocal;
+    int rc =
+        collio__layout_new(p->comm, COLLIO__LAYOUT_INDEX_LIST, u->nglobal, u->esize, out);
+    collio__segvec sv = {0};
+    if (rc == COLLIO_OK)
+        rc = collio__index_list_segs(*nw, *widx, &sv);
+    if (rc == COLLIO_OK) {
+        (*out)->segs = sv.v;
+        (*out)->nsegs = sv.n;
+        sv.v = NULL;
+        rc = collio__layout_finish(*out);
+    }
+    collio__segvec_free(&sv);
+    return rc;
+}
+
+/* Collective: the read's fill lists. Each rank asks the writer of every
+ * element it holds but does not write for it (by index); the writer
+ * finds it in its writer stream. */
+static int fill_plan(collio_plan *p, collio__repl *r, const int64_t *idx,
+                     const int32_t *wr, const int64_t *widx, int64_t nw)
+{
+    int P = p->nranks;
+    const collio_layout *u = r->user;
+    r->scount = calloc((size_t)P, sizeof(int));
+    r->sdispl = calloc((size_t)P, sizeof(int));
+    r->rcount = calloc((size_t)P, sizeof(int));
+    r->rdispl = calloc((size_t)P, sizeof(int));
+    int64_t nask = u->nlocal - nw;
+    r->recv_pos = malloc((size_t)(nask > 0 ? nask : 1) * sizeof *r->recv_pos);
+    int64_t *ask = malloc((size_t)(nask > 0 ? nask : 1) * sizeof *ask);
+    idx_pos *mine = malloc((size_t)(nw > 0 ? nw : 1) * sizeof *mine);
+    int64_t *asked = NULL;
+    int rc =
+        r->scount && r->sdispl && r->rcount && r->rdispl && r->recv_pos && ask && mine
+            ? COLLIO_OK
+            : COLLIO_ERR_NOMEM;
+    /* requests grouped by writer (rcount: what this rank will receive) */
+    if (rc == COLLIO_OK) {
+        for (int64_t i = 0; i < u->nlocal; i++)
+            if (wr[i] != p->rank)
+                r->rcount[wr[i]]++;
+        int64_t t = 0;
+        for (int q = 0; q < P; q++) {
+            r->rdispl[q] = (int)t; /* nask <= nlocal: checked by the caller */
+            t += r->rcount[q];
+        }
+        int *fillp = calloc((size_t)P, sizeof(int));
+        if (!fillp)
+            rc = COLLIO_ERR_NOMEM;
+        for (int64_t i = 0; fillp && i < u->nlocal; i++)
+            if (wr[i] != p->rank) {
+                int64_t s = r->rdispl[wr[i]] + fillp[wr[i]]++;
+                ask[s] = idx[i];
+                r->recv_pos[s] = i;
+            }
+        free(fillp);
+        r->nrecv = nask;
+    }
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK
+        && MPI_Alltoall(r->rcount, 1, MPI_INT, r->scount, 1, MPI_INT, p->comm)
+               != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    int64_t t = 0;
+    for (int q = 0; rc == COLLIO_OK && q < P; q++) {
+        if (t > INT32_MAX - r->scount[q])
+            rc = COLLIO_ERR_OVERFLOW;
+        else {
+            r->sdispl[q] = (int)t;
+            t += r->scount[q];
+        }
+    }
+    r->nsend = t;
+    if (rc == COLLIO_OK) {
+        asked = malloc((size_t)(t > 0 ? t : 1) * sizeof *asked);
+        r->send_pos = malloc((size_t)(t > 0 ? t : 1) * sizeof *r->send_pos);
+        if (!asked || !r->send_pos)
+            rc = COLLIO_ERR_NOMEM;
+    }
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK
+        && MPI_Alltoallv(ask, r->rcount, r->rdispl, MPI_INT64_T, asked, r->scount,
+                         r->sdispl, MPI_INT64_T, p->comm)
+               != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    if (rc == COLLIO_OK) {
+        for (int64_t k = 0; k < nw; k++)
+            mine[k] = (idx_pos){widx[k], k};
+        qsort(mine, (size_t)nw, sizeof *mine, cmp_idx_pos);
+        for (int64_t k = 0; k < r->nsend && rc == COLLIO_OK; k++) {
+            idx_pos key = {asked[k], 0};
+            idx_pos *hit = bsearch(&key, mine, (size_t)nw, sizeof *mine, cmp_idx_pos);
+            if (!hit)
+                rc = COLLIO_ERR_MPI; /* the classification promised it: a bug */
+            else
+                r->send_pos[k] = hit->pos;
+        }
+    }
+    int any = r->nrecv > 0;
+    if (rc == COLLIO_OK
+        && MPI_Allreduce(&any, &r->any_fill, 1, MPI_INT, MPI_MAX, p->comm) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    if (rc == COLLIO_OK
+        && (MPI_Type_contiguous((int)u->esize, MPI_BYTE, &r->elem) != MPI_SUCCESS
+            || MPI_Type_commit(&r->elem) != MPI_SUCCESS))
+        rc = COLLIO_ERR_MPI;
+    free(ask);
+    free(asked);
+    free(mine);
+    return collio__agree(p->comm, rc);
+}
+
+/* Collective: seed 003's plan statistics. */
+static int plan_stats(collio_plan *p, const collio__repl_dom *d, int64_t *widx,
+                      int64_t nw)
+{
+    collio_replica_stats *s = &p->stats.replicas;
+    s->held = p->repl->user->nlocal;
+    s->written = nw;
+    int64_t *a = malloc((size_t)(nw > 0 ? nw : 1) * sizeof *a);
+    if (!a)
+        return collio__agree(p->comm, COLLIO_ERR_NOMEM);
+    memcpy(a, widx, (size_t)nw * sizeof *a);
+    qsort(a, (size_t)nw, sizeof *a, cmp_i64);
+    s->intervals = 0;
+    for (int64_t i = 0; i < nw; i++)
+        if (i == 0 || a[i] != a[i - 1] + 1)
+            s->intervals++;
+    free(a);
+    int64_t in[3] = {s->intervals, nw, d->nreplicated}, sum[3];
+    int64_t mn, mx;
+    int rc = COLLIO_OK;
+    if (MPI_Allreduce(in, sum, 3, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS
+        || MPI_Allreduce(&nw, &mn, 1, MPI_INT64_T, MPI_MIN, p->comm) != MPI_SUCCESS
+        || MPI_Allreduce(&nw, &mx, 1, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    if (rc == COLLIO_OK) {
+        int64_t n = p->layout->nglobal;
+        s->intervals_per_rank = (double)sum[0] / p->nranks;
+        s->avg_interval = sum[0] > 0 ? (double)n / (double)sum[0] : 0;
+        s->replicated_pct = n > 0 ? 100.0 * (double)sum[2] / (double)n : 0;
+        double avg = (double)sum[1] / p->nranks;
+        s->lb_pct = avg > 0 ? 100.0 * (double)(mx - mn) / avg : 0;
+    }
+    return collio__agree(p->comm, rc);
+}
+
+int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
+{
+    collio__repl *r = calloc(1, sizeof *r);
+    int rc = collio__agree(p->comm, r ? COLLIO_OK : COLLIO_ERR_NOMEM);
+    if (rc != COLLIO_OK) {
+        collio_layout_free(&user);
+        return rc;
+    }
+    r->user = user;
+    r->elem = MPI_DATATYPE_NULL;
+    p->repl = r;
+    collio_replica_stats *s = &p->stats.replicas;
+    int policy = p->opts.replicas.policy;
+    if (policy == COLLIO_REPLICAS_AUTO)
+        policy = strcmp(strategy, "multiphase") == 0 ? COLLIO_REPLICAS_DOMAIN
+                                                     : COLLIO_REPLICAS_IDG;
+    s->policy = policy;
+
+    double t0 = collio__now();
+    collio__repl_dom d;
+    rc = collio__repl_classify(p->comm, user, &d);
+    s->classify_s = collio__now() - t0;
+    if (rc != COLLIO_OK)
+        return rc;
+
+    t0 = collio__now();
+    int64_t n = d.hi - d.lo, nw = 0;
+    int32_t *writer = malloc((size_t)(n > 0 ? n : 1) * sizeof *writer);
+    int32_t *per_entry = malloc((size_t)(d.nrecv > 0 ? d.nrecv : 1) * sizeof *per_entry);
+    int32_t *wr = malloc((size_t)(user->nlocal > 0 ? user->nlocal : 1) * sizeof *wr);
+    int64_t *idx = stream_indices(user), *widx = NULL;
+    rc = collio__agree(p->comm,
+                       writer && per_entry && wr && idx ? COLLIO_OK : COLLIO_ERR_NOMEM);
+    if (rc == COLLIO_OK)
+        rc = collio__repl_schedule(p->comm, &d, user->nglobal, policy,
+                                   p->opts.replicas.seed, writer);
+    if (rc == COLLIO_OK) {
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t k = d.hstart[j]; k < d.hstart[j + 1]; k++)
+                per_entry[k] = writer[j];
+        rc = collio__repl_answer(p->comm, &d, per_entry, wr);
+    }
+    if (rc == COLLIO_OK)
+        rc = collio__agree(p->comm, writer_layout(p, r, idx, wr, &p->layout, &widx, &nw));
+    if (rc == COLLIO_OK)
+        rc = fill_plan(p, r, idx, wr, widx, nw);
+    s->schedule_s = collio__now() - t0;
+    if (rc == COLLIO_OK)
+        rc = plan_stats(p, &d, widx, nw);
+    collio__repl_dom_free(&d);
+    free(writer);
+    free(per_entry);
+    free(wr);
+    free(idx);
+    free(widx);
+    return rc;
+}
+
+void collio__repl_select(const collio__repl *r, const char *user_stream, char *out)
+{
+    size_t es = r->user->esize;
+    for (int64_t k = 0; k < r->nruns; k++)
+        memcpy(out + (size_t)r->runs[k].off * es,
+               user_stream + (size_t)r->runs[k].mem * es, (size_t)r->runs[k].len * es);
+}
+
+int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stream)
+{
+    collio__repl *r = p->repl;
+    size_t es = r->user->esize;
+    double t0 = collio__now();
+    if (writer_stream != user_stream)
+        for (int64_t k = 0; k < r->nruns; k++)
+            memcpy(user_stream + (size_t)r->runs[k].mem * es,
+                   writer_stream + (size_t)r->runs[k].off * es,
+                   (size_t)r->runs[k].len * es);
+    if (!r->any_fill)
+        return COLLIO_OK;
+    char *sbuf = malloc(r->nsend > 0 ? (size_t)r->nsend * es : 1);
+    char *rbuf = malloc(r->nrecv > 0 ? (size_t)r->nrecv * es : 1);
+    int rc = collio__agree(p->comm, sbuf && rbuf ? COLLIO_OK : COLLIO_ERR_NOMEM);
+    if (rc == COLLIO_OK) {
+        for (int64_t k = 0; k < r->nsend; k++)
+            memcpy(sbuf + (size_t)k * es, writer_stream + (size_t)r->send_pos[k] * es,
+                   es);
+        if (MPI_Alltoallv(sbuf, r->scount, r->sdispl, r->elem, rbuf, r->rcount, r->rdispl,
+                          r->elem, p->comm)
+            != MPI_SUCCESS)
+            rc = COLLIO_ERR_MPI;
+    }
+    if (rc == COLLIO_OK)
+        for (int64_t k = 0; k < r->nrecv; k++)
+            memcpy(user_stream + (size_t)r->recv_pos[k] * es, rbuf + (size_t)k * es, es);
+    free(sbuf);
+    free(rbuf);
+    p->stats.replicas.fill_bytes = r->nsend * (int64_t)es;
+    p->stats.bytes_sent += r->nsend * (int64_t)es;
+    for (int q = 0; q < p->nranks; q++)
+        p->stats.messages += r->scount[q] > 0 && q != p->rank;
+    p->stats.exchange_s += collio__now() - t0;
+    return rc;
+}

@@ -1,0 +1,237 @@
+/*
+ * replicas_policy.c -- which holder writes each replicated element (seed
+ * 003, section 5, second stage: the disk access scheduler), and the
+ * distributed scan that makes IDG's chain exact across domains.
+ *
+ * A policy is one row of the table below: a choice per element from its
+ * holders and owner, and for IDG also from the writer of the previous
+ * element (`chained`). Each domain rank decides the elements of its
+ * file-order domain (replicas_classify.c).
+ *
+ * IDG's chain crosses domains: the first element of domain d depends on
+ * the writer of the last element of domain d-1. But it depends on it only
+ * through one question -- is that writer a holder of the first element? --
+ * so each domain is a function from its input writer to its output writer
+ * with at most k + 1 distinct cases (k = holders of its first element;
+ * any other input behaves like "none"). Every domain computes that small
+ * transfer map (the chain from each case, stopping where it joins the
+ * default chain), one MPI_Allgather shares the maps, and each rank
+ * composes the maps of the domains before its own to learn its input
+ * exactly: the sequential algorithm's result, at O(N/P + P k) work.
+ */
+#include "collio_internal.h"
+
+#include <string.h>
+
+typedef struct ctx {
+    const collio__repl_dom *d;
+    int64_t nglobal;
+    int nranks;
+    uint64_t seed;
+    int32_t next_owner; /* owner of the element after the domain, or -1 */
+} ctx;
+
+static int holds(const ctx *c, int64_t j, int32_t r)
+{
+    for (int64_t k = c->d->hstart[j]; k < c->d->hstart[j + 1]; k++)
+        if (c->d->holder[k] == r)
+            return 1;
+    return 0;
+}
+
+static int64_t nholders(const ctx *c, int64_t j)
+{
+    return c->d->hstart[j + 1] - c->d->hstart[j];
+}
+
+static int32_t choose_owner(const ctx *c, int64_t j, int32_t prev)
+{
+    (void)prev;
+    return c->d->owner[j];
+}
+
+/* In file order: the previous element's writer if it holds a copy, else
+ * the next element's owner if it holds one, else the owner (the first
+ * entry of the seed's partition list). */
+static int32_t choose_idg(const ctx *c, int64_t j, int32_t prev)
+{
+    if (nholders(c, j) == 1)
+        return c->d->owner[j];
+    if (prev >= 0 && holds(c, j, prev))
+        return prev;
+    int64_t n = c->d->hi - c->d->lo;
+    int32_t next = j + 1 < n ? c->d->owner[j + 1] : c->next_owner;
+    if (next >= 0 && holds(c, j, next))
+        return next;
+    return c->d->owner[j];
+}
+
+static int32_t choose_random(const ctx *c, int64_t j, int32_t prev)
+{
+    (void)prev;
+    uint64_t h =
+        collio__hash_mix(collio__hash_mix(0x72616e64, c->seed), (uint64_t)(c->d->lo + j));
+    return c->d->holder[c->d->hstart[j] + (int64_t)(h % (uint64_t)nholders(c, j))];
+}
+
+static int32_t choose_first(const ctx *c, int64_t j, int32_t prev)
+{
+    (void)prev;
+    return c->d->holder[c->d->hstart[j]]; /* holders are increasing */
+}
+
+/* The rank whose multiphase file domain (after all phases) holds the
+ * element, if it holds a copy: the element then stays where it is. */
+static int32_t choose_domain(const ctx *c, int64_t j, int32_t prev)
+{
+    (void)prev;
+    int dom = collio__domain_of(c->nglobal, c->nranks, c->d->lo + j);
+    for (int64_t k = c->d->hstart[j]; k < c->d->hstart[j + 1]; k++)
+        if (collio__mp_domain_of_rank(c->nranks, c->d->holder[k]) == dom)
+            return c->d->holder[k];
+    return c->d->owner[j];
+}
+
+typedef struct policy {
+    const char *name;
+    int chained;
+    int32_t (*choose)(const ctx *c, int64_t j, int32_t prev);
+} policy;
+
+/* The one table of policies, indexed by collio_replicas. */
+static const policy policies[COLLIO_REPLICAS__COUNT] = {
+    [COLLIO_REPLICAS_AUTO] = {"auto", 0, NULL},
+    [COLLIO_REPLICAS_OWNER] = {"owner", 0, choose_owner},
+    [COLLIO_REPLICAS_IDG] = {"idg", 1, choose_idg},
+    [COLLIO_REPLICAS_RANDOM] = {"random", 0, choose_random},
+    [COLLIO_REPLICAS_FIRST] = {"first", 0, choose_first},
+    [COLLIO_REPLICAS_DOMAIN] = {"domain", 0, choose_domain},
+};
+
+const char *collio_replicas_name(int p)
+{
+    return p >= 0 && p < COLLIO_REPLICAS__COUNT ? policies[p].name : NULL;
+}
+
+int collio_replicas_from_name(const char *name)
+{
+    for (int p = 0; name != NULL && p < COLLIO_REPLICAS__COUNT; p++)
+        if (strcmp(policies[p].name, name) == 0)
+            return p;
+    return -1;
+}
+
+/* The chain over the domain from input writer `in`; writes writer[] when
+ * non-NULL. With `join` (the default chain's writers), stops where the
+ * chain meets it and returns the default chain's last writer. */
+static int32_t run_chain(const ctx *c, const policy *pol, int32_t in, int32_t *writer,
+                         const int32_t *join)
+{
+    int64_t n = c->d->hi - c->d->lo;
+    int32_t w = in;
+    for (int64_t j = 0; j < n; j++) {
+        w = pol->choose(c, j, w);
+        if (writer)
+            writer[j] = w;
+        if (join && join[j] == w)
+            return join[n - 1];
+    }
+    return w;
+}
+
+/* Collective: the owner of each domain's first element (-1: empty), so
+ * that a domain rank knows the owner of the element after its domain. */
+static int next_owner_of(MPI_Comm comm, const ctx *c, int32_t *next)
+{
+    int32_t *first = malloc((size_t)c->nranks * sizeof *first);
+    int rc = first ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    rc = collio__agree(comm, rc);
+    int32_t mine = c->d->hi > c->d->lo ? c->d->owner[0] : -1;
+    if (rc == COLLIO_OK
+        && MPI_Allgather(&mine, 1, MPI_INT32_T, first, 1, MPI_INT32_T, comm)
+               != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    *next = -1;
+    int me;
+    MPI_Comm_rank(comm, &me);
+    for (int q = me + 1; rc == COLLIO_OK && q < c->nranks && *next < 0; q++)
+        *next = first[q];
+    free(first);
+    return rc;
+}
+
+/* Transfer maps: per domain 1 + 2K int32: [default out, (in, out) x K],
+ * unused pairs -2; an empty domain's default is -3 (passes its input). */
+#define EMPTY_DOMAIN (-3)
+
+static int32_t apply_map(const int32_t *m, int K, int32_t in)
+{
+    if (m[0] == EMPTY_DOMAIN)
+        return in;
+    for (int k = 0; k < K; k++)
+        if (m[1 + 2 * k] == in && in >= 0)
+            return m[2 + 2 * k];
+    return m[0];
+}
+
+static int chained_schedule(MPI_Comm comm, const ctx *c, const policy *pol,
+                            int32_t *writer)
+{
+    const collio__repl_dom *d = c->d;
+    int64_t n = d->hi - d->lo;
+    /* cases: the holders of the first element, when it is replicated */
+    int kmine = n > 0 && nholders(c, 0) > 1 ? (int)nholders(c, 0) : 0, K = 0;
+    if (MPI_Allreduce(&kmine, &K, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return collio__agree(comm, COLLIO_ERR_MPI);
+    int w = 1 + 2 * K;
+    int32_t *mine = malloc((size_t)w * sizeof *mine);
+    int32_t *all = malloc((size_t)w * (size_t)c->nranks * sizeof *all);
+    int rc = mine && all ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    if (rc == COLLIO_OK) {
+        for (int i = 0; i < w; i++)
+            mine[i] = -2;
+        if (n == 0)
+            mine[0] = EMPTY_DOMAIN;
+        else {
+            mine[0] = run_chain(c, pol, -1, writer, NULL); /* the default chain */
+            for (int k = 0; k < kmine; k++) {
+                int32_t in = d->holder[d->hstart[0] + k];
+                mine[1 + 2 * k] = in;
+                mine[2 + 2 * k] = run_chain(c, pol, in, NULL, writer);
+            }
+        }
+    }
+    rc = collio__agree(comm, rc);
+    if (rc == COLLIO_OK
+        && MPI_Allgather(mine, w, MPI_INT32_T, all, w, MPI_INT32_T, comm) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    if (rc == COLLIO_OK && n > 0) {
+        int me;
+        MPI_Comm_rank(comm, &me);
+        int32_t in = -1; /* before element 0 there is no writer */
+        for (int q = 0; q < me; q++)
+            in = apply_map(all + (size_t)q * (size_t)w, K, in);
+        run_chain(c, pol, in, writer, NULL);
+    }
+    free(mine);
+    free(all);
+    return collio__agree(comm, rc);
+}
+
+int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglobal,
+                          int p, uint64_t seed, int32_t *writer)
+{
+    if (p <= COLLIO_REPLICAS_AUTO || p >= COLLIO_REPLICAS__COUNT)
+        return collio__agree(comm, COLLIO_ERR_ARG);
+    ctx c = {d, nglobal, 0, seed, -1};
+    MPI_Comm_size(comm, &c.nranks);
+    const policy *pol = &policies[p];
+    int rc = next_owner_of(comm, &c, &c.next_owner);
+    if (rc != COLLIO_OK)
+        return rc;
+    if (pol->chained)
+        return chained_schedule(comm, &c, pol, writer);
+    for (int64_t j = 0; j < d->hi - d->lo; j++)
+        writer[j] = pol->choose(&c, j, -1);
+    return COLLIO_OK;
+}
