@@ -83,6 +83,13 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
         mx[18 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
+    r->replicas = st.replicas;
+    double rt[2] = {st.replicas.classify_s, st.replicas.schedule_s}, grt[2];
+    MPI_Allreduce(rt, grt, 2, MPI_DOUBLE, MPI_MAX, x->comm);
+    r->replicas.classify_s = grt[0];
+    r->replicas.schedule_s = grt[1];
+    MPI_Allreduce(&st.replicas.fill_bytes, &r->replicas.fill_bytes, 1, MPI_INT64_T,
+                  MPI_SUM, x->comm);
     int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
     int64_t gsm[4];
     MPI_Allreduce(sm, gsm, 4, MPI_INT64_T, MPI_SUM, x->comm);
@@ -201,8 +208,8 @@ static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
         return rc;
     r->verified = -1;
     if (v->canonical && cfg->verify) {
-        int64_t bad =
-            bench_check_file(x->comm, x->path, c->nx, cfg->esize, (uint64_t)r->rep);
+        int64_t bad = bench_check_file(x->comm, x->path, c->nx, bench_case_esize(c, cfg),
+                                       (uint64_t)r->rep);
         r->verified = bad == 0;
         if (bad && x->rank == 0)
             fprintf(stderr,
@@ -299,6 +306,7 @@ static int run_case(bench_ctx *x, int ci)
         po.exchange = x->vars[vi].exchange;
         po.shared_memory = x->vars[vi].shm;
         po.destroy_input = cfg->destroy_input;
+        po.replicas.policy = x->vars[vi].replicas;
         rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);
         if (rc) {
             say_error(x, c, &x->vars[vi], "collio_plan_create", rc);
@@ -432,7 +440,9 @@ static int make_variants(bench_ctx *x)
         int sg = strcmp(s, "subgroup") == 0;
         int ng = sg && cfg->ngroups > 0 ? cfg->ngroups : 1;
         int ni = sg && cfg->ninners > 0 ? cfg->ninners : 1;
-        for (int k = 0; k < nk * nr * ne * ns * ng * ni; k++) {
+        int np = cfg->nreplicas > 0 ? cfg->nreplicas : 1;
+        for (int kk = 0; kk < nk * nr * ne * ns * ng * ni * np; kk++) {
+            int k = kk / np; /* replica policies innermost */
             if (x->nvars >= MAX_VARIANTS)
                 return COLLIO_ERR_ARG;
             bench_variant *v = &x->vars[x->nvars++];
@@ -454,6 +464,13 @@ static int make_variants(bench_ctx *x)
             if (sg && (cfg->ngroups > 0 || cfg->ninners > 0))
                 snprintf(v->label, sizeof v->label, "subgroup(g=%d,%s)", v->group,
                          v->inner[0] ? v->inner : "two_phase");
+            v->replicas = cfg->nreplicas > 0 ? cfg->replicas[kk % np] : 0;
+            if (cfg->nreplicas > 0) {
+                char base[sizeof v->label];
+                memcpy(base, v->label, sizeof base);
+                snprintf(v->label, sizeof v->label, "%.100s/%s", base,
+                         collio_replicas_name(v->replicas));
+            }
         }
     }
     return COLLIO_OK;

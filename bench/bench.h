@@ -27,7 +27,9 @@
 typedef enum collio_bench_workload {
     COLLIO_BENCH_VECTOR = 0, /* seed 004: block-cyclic float32 vector */
     COLLIO_BENCH_ARRAY,      /* seed 001: STEM-II SL arrays, BLOCK over y */
-    COLLIO_BENCH_SMALL       /* seed 002: one contiguous piece per rank */
+    COLLIO_BENCH_SMALL,      /* seed 002: one contiguous piece per rank */
+    COLLIO_BENCH_MESH        /* seed 003: fields on a gmsh mesh, METIS parts,
+                                halo nodes replicated */
 } collio_bench_workload;
 
 /* One array shape: a name (SL1 or "XxYxZxLxPH") and its global sizes. */
@@ -70,9 +72,18 @@ typedef struct collio_bench_config {
     int groups[COLLIO_BENCH_MAX_LIST]; /* subgroup: one variant per group */
     int ngroups;                       /* 0: one variant, group 0 */
     char inners[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
-    int ninners;     /* subgroup: one variant per inner strategy; 0: default */
-    int progress;    /* 1: progress lines on stderr */
-    FILE *table_out; /* rank 0's table; NULL: none */
+    int ninners; /* subgroup: one variant per inner strategy; 0: default */
+    char mesh[COLLIO_BENCH_PATH_LEN];      /* mesh: the .msh file */
+    char partition[COLLIO_BENCH_PATH_LEN]; /* mesh: METIS .npart file, ""
+                                              = call METIS */
+    int order_rcm;                         /* mesh: renumber nodes by RCM */
+    int64_t loads[COLLIO_BENCH_MAX_LIST];  /* mesh: float64 values per node */
+    int nloads;                            /* 0: one case, load 1 */
+    int replicas[COLLIO_BENCH_MAX_LIST];   /* replica policies: one variant
+                                              per policy and strategy */
+    int nreplicas;                         /* 0: one variant, auto */
+    int progress;                          /* 1: progress lines on stderr */
+    FILE *table_out;                       /* rank 0's table; NULL: none */
 } collio_bench_config;
 
 /* What a whole bench run found (the same on every rank). */

@@ -31,6 +31,9 @@ void collio_bench_usage(FILE *out)
     fprintf(out, "usage: collio-bench vector --nx N --bx B[,B...] [options]\n"
                  "       collio-bench array --shape SL1|SL2|SL3|X,Y,Z,L,PH [options]\n"
                  "       collio-bench small [--sizes S[,S...]] [options]\n"
+                 "       collio-bench mesh --mesh FILE.msh [--load L[,L...]]\n"
+                 "                    [--replicas P[,P...]] [--partition FILE]\n"
+                 "                    [--order gmsh|rcm] [options]\n"
                  "\n"
                  "workloads:\n"
                  "  vector  nx elements block-cyclic over the ranks with block bx\n"
@@ -40,6 +43,14 @@ void collio_bench_usage(FILE *out)
                  "  small   each rank one contiguous piece of S bytes, in rank\n"
                  "          order (seed 002); one case per --sizes value, with K\n"
                  "          or M suffixes (default 1K,4K,16K,64K,256K,1M)\n"
+                 "  mesh    a field on the nodes of a gmsh mesh (seed 003): P\n"
+                 "          METIS parts (or --partition FILE, METIS .npart\n"
+                 "          format), halo nodes replicated; node tag t is file\n"
+                 "          element t-1, --load float64 values per node (one\n"
+                 "          case per load, default 1); --order rcm renumbers\n"
+                 "          the nodes by reverse Cuthill-McKee first; one\n"
+                 "          variant per strategy and --replicas policy (owner,\n"
+                 "          idg, random, first, domain, auto; default auto)\n"
                  "options:\n"
                  "  --strategies s[,s...]  strategies to compare (default: all)\n"
                  "  --reps R               timed runs per case and strategy (3)\n"
@@ -162,11 +173,27 @@ static int parse_exchange(const char *arg, collio_bench_config *cfg)
     return n > 0 ? n : -1;
 }
 
+/* --replicas p[,p...]: policy names (collio_replicas_from_name). */
+static int parse_replicas(const char *arg, collio_bench_config *cfg)
+{
+    char buf[COLLIO_BENCH_PATH_LEN];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    cfg->nreplicas = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int p = collio_replicas_from_name(t);
+        if (p < 0 || cfg->nreplicas >= COLLIO_BENCH_MAX_LIST)
+            return -1;
+        cfg->replicas[cfg->nreplicas++] = p;
+    }
+    return cfg->nreplicas > 0 ? 0 : -1;
+}
+
 int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *out,
                        char *err, size_t errlen)
 {
     if (argc < 2) {
-        snprintf(err, errlen, "missing workload (vector, array or small)");
+        snprintf(err, errlen, "missing workload (vector, array, small or mesh)");
         return 2;
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -175,7 +202,8 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
         return 1;
     }
     if (bench_workload_named(argv[1], &cfg->workload) == NULL) {
-        snprintf(err, errlen, "unknown workload '%s' (vector, array or small)", argv[1]);
+        snprintf(err, errlen, "unknown workload '%s' (vector, array, small or mesh)",
+                 argv[1]);
         return 2;
     }
     for (int i = 2; i < argc; i++) {
@@ -223,6 +251,27 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             cfg->ngroups = n;
         } else if (strcmp(o, "--inner") == 0) {
             if (parse_inners(a, cfg))
+                goto bad;
+        } else if (strcmp(o, "--mesh") == 0 || strcmp(o, "--partition") == 0) {
+            char *dst = strcmp(o, "--mesh") == 0 ? cfg->mesh : cfg->partition;
+            if (strlen(a) >= COLLIO_BENCH_PATH_LEN)
+                goto bad;
+            strcpy(dst, a);
+        } else if (strcmp(o, "--order") == 0) {
+            if (strcmp(a, "rcm") != 0 && strcmp(a, "gmsh") != 0)
+                goto bad;
+            cfg->order_rcm = strcmp(a, "rcm") == 0;
+        } else if (strcmp(o, "--load") == 0) {
+            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
+                goto bad;
+            for (int k = 0; k < n; k++) {
+                if (list[k] < 1 || list[k] > (1 << 17))
+                    goto bad;
+                cfg->loads[k] = list[k];
+            }
+            cfg->nloads = n;
+        } else if (strcmp(o, "--replicas") == 0) {
+            if (parse_replicas(a, cfg))
                 goto bad;
         } else if (strcmp(o, "--strategies") == 0) {
             if (parse_strategies(a, cfg))
@@ -301,6 +350,10 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
         continue;
     bad:
         snprintf(err, errlen, "bad value for %s: '%s'", o, a ? a : "");
+        return 2;
+    }
+    if (cfg->workload == COLLIO_BENCH_MESH && cfg->mesh[0] == '\0') {
+        snprintf(err, errlen, "mesh needs --mesh FILE.msh");
         return 2;
     }
     if (cfg->workload == COLLIO_BENCH_ARRAY && cfg->nshapes == 0) {

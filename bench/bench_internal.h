@@ -18,7 +18,16 @@ typedef struct bench_case {
     int64_t nx;                         /* elements in the file */
     int64_t bx;                         /* vector block; array y-block */
     int64_t size;                       /* small: bytes per rank, else 0 */
+    size_t esize;                       /* bytes per element (mesh: 8 *
+                                           load), 0: cfg->esize */
+    int64_t load;                       /* mesh: values per node, else 0 */
 } bench_case;
+
+/* The element size of a case. */
+static inline size_t bench_case_esize(const bench_case *c, const collio_bench_config *cfg)
+{
+    return c->esize ? c->esize : cfg->esize;
+}
 
 /* How it is written: a strategy, with multiphase's requested phases. */
 typedef struct bench_variant {
@@ -30,6 +39,7 @@ typedef struct bench_variant {
     int shm;                                /* plan option shared_memory */
     int group;                              /* subgroup: plan option group */
     char inner[COLLIO_BENCH_NAME_LEN];      /* subgroup: inner ("": default) */
+    int replicas;                           /* plan option replicas.policy */
     int canonical;                          /* writes canonical order */
 } bench_variant;
 
@@ -56,6 +66,9 @@ typedef struct bench_row {
     double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
     double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
     int group;           /* subgroup: largest group, else 0 */
+    collio_replica_stats replicas; /* replicated layouts: plan-wide figures
+                                      (rank 0's; the same on every rank),
+                                      classify_s / schedule_s max over ranks */
     int verified;
 } bench_row;
 
@@ -94,6 +107,11 @@ extern const bench_workload_ops bench_array_workload;
 int bench_small_parse_sizes(const char *arg, collio_bench_config *cfg, char *err,
                             size_t errlen);
 extern const bench_workload_ops bench_small_workload;
+
+/* ---- bench_mesh.c: the seed 003 workload (a gmsh mesh, METIS parts) */
+extern const bench_workload_ops bench_mesh_workload;
+/* Nodes of the mesh the last mesh cases() loaded (0 before). */
+int64_t bench_mesh_nodes(void);
 
 /* ---- bench_verify.c: fill and check data against bench/pattern.h */
 /* Local: buf element i = pattern(global_index(i), seed). */

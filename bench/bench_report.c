@@ -15,7 +15,9 @@ static const char *csv_header =
     "phase0_s,phase1_s,phase2_s,phase3_s,phase4_s,phase5_s,phase6_s,"
     "phase7_s,shape,esize,backend,file_requests_max,file_bytes,"
     "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
-    "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s\n";
+    "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s,"
+    "replicas,load,nodes,intervals_per_rank,avg_interval,replicated_pct,lb_pct,"
+    "classify_s,schedule_s,fill_bytes\n";
 
 FILE *bench_csv_open(const char *path)
 {
@@ -47,7 +49,7 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
     /* (the variant label is quoted: "multiphase(k=2,r=3)" has a comma) */
     static const char *xname[] = {"", "hypercube", "direct"};
     fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d,%.6f,",
-            c->shape ? c->shape->name : "", cfg->esize,
+            c->shape ? c->shape->name : "", bench_case_esize(c, cfg),
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
             (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb,
@@ -56,7 +58,16 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
             r->shared_memory, r->warmup_s);
     if (c->size > 0)
         fprintf(f, "%lld", (long long)c->size);
-    fprintf(f, ",%d,%.6f,%.6f\n", r->group, r->split_s, r->gather_s);
+    fprintf(f, ",%d,%.6f,%.6f,", r->group, r->split_s, r->gather_s);
+    /* replicated layouts (the mesh workload); empty otherwise */
+    const collio_replica_stats *rs = &r->replicas;
+    if (rs->policy > 0)
+        fprintf(f, "%s,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.6f,%.6f,%lld\n",
+                collio_replicas_name(rs->policy), (long long)c->load, (long long)c->nx,
+                rs->intervals_per_rank, rs->avg_interval, rs->replicated_pct, rs->lb_pct,
+                rs->classify_s, rs->schedule_s, (long long)rs->fill_bytes);
+    else
+        fputs(",,,,,,,,,\n", f);
     fflush(f);
 }
 
