@@ -62,8 +62,8 @@ static int check_node_tags(const char *path, const size_t *tags, size_t n, char 
     for (size_t k = 0; k < n && rc == 0; k++) {
         if (tags[k] < 1 || tags[k] > n || seen[tags[k] - 1])
             rc = fail(err, errlen,
-                      "%s: node tags are not 1..%zu without gaps (tag %zu); "
-                      "renumber the mesh (gmsh -renumber)",
+                      "%s: node tags are not 1..%zu without gaps (tag %zu): "
+                      "node i must be file element i-1",
                       path, n, tags[k]);
         else
             seen[tags[k] - 1] = 1;
@@ -335,6 +335,13 @@ static int renumber_rcm(bench_mesh *m, int64_t *tets)
         free(newof);
         return -1;
     }
+    m->orig = malloc((size_t)m->nnodes * sizeof *m->orig + 1);
+    if (!m->orig) {
+        free(newof);
+        return -1;
+    }
+    for (int64_t i = 0; i < m->nnodes; i++)
+        m->orig[newof[i]] = i;
     for (int64_t k = 0; k < m->ntets * 4; k++)
         tets[k] = newof[tets[k]];
     free(newof);
@@ -531,5 +538,6 @@ void bench_mesh_free(bench_mesh *m)
 {
     free(m->xadj);
     free(m->adjncy);
+    free(m->orig);
     memset(m, 0, sizeof *m);
 }

@@ -21,6 +21,8 @@ typedef struct bench_mesh {
     int64_t ntets;
     int64_t *xadj, *adjncy; /* CSR node graph (undirected, no self loops, no
                                duplicates), built from the tetrahedra's edges */
+    int64_t *orig;          /* order_rcm=1: node i was the file's node orig[i] (gmsh tag
+                               orig[i]+1); NULL when not renumbered */
 } bench_mesh;
 
 /* Reads a Gmsh MSH file (4.1 ASCII or binary) through gmsh's C API: the
