@@ -138,11 +138,14 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
  * O(its elements + the holders of its domain's elements).
  */
 typedef struct collio__repl_dom {
-    int64_t lo, hi;      /* this rank's domain [lo, hi) */
+    int64_t lo, hi; /* this rank's domain [lo, hi) */
+    int nranks;
     int64_t *hstart;     /* CSR: holders of element lo + j are */
     int32_t *holder;     /*   holder[hstart[j] .. hstart[j+1]), increasing */
     int32_t *owner;      /* owner of element lo + j */
     int64_t *slot;       /* CSR entry k came in receive slot slot[k] */
+    int64_t *hpos;       /* CSR entry k: the element's position in that
+                            holder's stream (its tuple said so) */
     int64_t nreplicated; /* elements of the domain with more than 1 holder */
     /* the exchange, kept to answer each holder (collio__repl_answer) */
     int *scount, *sdispl, *rcount, *rdispl; /* tuples per rank */
@@ -157,15 +160,17 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
 /* Collective: sends per_entry[k] (one value per CSR entry) back to the
  * holder it came from; out[i] receives the value for stream element i. */
 int collio__repl_answer(MPI_Comm comm, const collio__repl_dom *d,
-                        const int32_t *per_entry, int32_t *out);
+                        const int64_t *per_entry, int64_t *out);
 void collio__repl_dom_free(collio__repl_dom *d);
 
 /* Writer choice (replicas_policy.c): writer[j] for each element lo + j of
  * the domain, by `policy` (not AUTO), equal to the sequential algorithm
  * over the whole file (IDG's chain crosses domains: resolved by a scan of
- * per-domain transfer maps). Collective. */
+ * per-domain transfer maps); *prev_writer: the writer of element lo - 1
+ * (-1 for element 0 or an empty domain). Collective. */
 int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglobal,
-                          int policy, uint64_t seed, int32_t *writer);
+                          int policy, uint64_t seed, int32_t *writer,
+                          int32_t *prev_writer);
 
 /* Replicated plans (replicas_plan.c): the plan's strategy runs on the
  * "writer layout" -- the elements this rank writes, a partition -- and

@@ -3,13 +3,14 @@
  * 003, section 5, first stage), distributed: no rank sees the whole mesh.
  *
  * [0, nglobal) is cut into P file-order domains (collio__domain_range),
- * domain d on rank d. Every rank sends one 8-byte tuple per element it
- * holds, (index << 1 | owned), to the element's domain rank with one
- * MPI_Alltoallv; the sender is known from where the tuple lands. Each
- * domain rank sorts what it got by (element, rank) into a CSR list of
- * holders per element, checks that every element is held and owned by
- * exactly one holder, and keeps where each tuple came from so that it can
- * answer every holder about every element (collio__repl_answer: one more
+ * domain d on rank d. Every rank sends one 16-byte tuple per element it
+ * holds, (index << 1 | owned, its stream position), to the element's
+ * domain rank with one MPI_Alltoallv; the sender is known from where the
+ * tuple lands. Each domain rank counting-sorts what it got by element
+ * (sources in rank order, so holders come out in rank order: no
+ * comparison sort anywhere) into a CSR list of holders per element, checks that every
+ * element is held and owned by exactly one holder, and keeps where each tuple came from
+ * so that it can answer every holder about every element (collio__repl_answer: one more
  * Alltoallv, the same counts reversed). Memory per rank: O(its elements +
  * the holders of its domain's nglobal/P elements).
  */
@@ -17,29 +18,6 @@
 
 #include <limits.h>
 #include <string.h>
-
-typedef struct {
-    int64_t idx, pos;
-} idx_pos;
-
-typedef struct {
-    int64_t idx, slot;
-    int32_t rank, owned;
-} tuple;
-
-static int cmp_idx_pos(const void *a, const void *b)
-{
-    const idx_pos *x = a, *y = b;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-static int cmp_tuple(const void *a, const void *b)
-{
-    const tuple *x = a, *y = b;
-    if (x->idx != y->idx)
-        return (x->idx > y->idx) - (x->idx < y->idx);
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
 
 void collio__repl_dom_free(collio__repl_dom *d)
 {
@@ -52,37 +30,8 @@ void collio__repl_dom_free(collio__repl_dom *d)
     free(d->rcount);
     free(d->rdispl);
     free(d->spos);
+    free(d->hpos);
     memset(d, 0, sizeof *d);
-}
-
-/* Local: this rank's elements sorted by index, with their stream
- * positions; an element held twice by this rank is an error. */
-static int local_sorted(const collio_layout *l, idx_pos **out)
-{
-    collio__ext *e;
-    int64_t ne;
-    int rc = collio__segs_flatten(l->segs, l->nsegs, &e, &ne);
-    if (rc)
-        return rc;
-    idx_pos *v = malloc((size_t)(l->nlocal > 0 ? l->nlocal : 1) * sizeof *v);
-    if (!v) {
-        free(e);
-        return COLLIO_ERR_NOMEM;
-    }
-    int64_t n = 0;
-    for (int64_t i = 0; i < ne; i++)
-        for (int64_t t = 0; t < e[i].len; t++)
-            v[n++] = (idx_pos){e[i].off + t, e[i].mem + t};
-    free(e);
-    qsort(v, (size_t)n, sizeof *v, cmp_idx_pos);
-    for (int64_t i = 1; i < n && rc == COLLIO_OK; i++)
-        if (v[i].idx == v[i - 1].idx) {
-            rc = COLLIO_ERR_OVERLAP;
-            collio__error_set(rc, "element %lld is held twice by this rank",
-                              (long long)v[i].idx);
-        }
-    *out = v;
-    return rc;
 }
 
 /* Displacements from counts; COLLIO_ERR_OVERFLOW past INT_MAX. */
@@ -99,74 +48,103 @@ static int displs_of(const int *count, int *displ, int P, int64_t *total)
     return COLLIO_OK;
 }
 
-/* Sender side: tuples grouped by domain rank (increasing index inside). */
-static int pack_tuples(const collio_layout *l, const idx_pos *v, collio__repl_dom *d,
-                       int64_t **sbuf)
+/* Sender side: tuples grouped by domain rank, in stream order inside a
+ * group (a counting sort by destination: no comparisons). */
+static int pack_tuples(const collio_layout *l, collio__repl_dom *d, int64_t **sbuf)
 {
     int P = l->nranks;
-    for (int64_t i = 0; i < l->nlocal; i++)
-        d->scount[collio__domain_of(l->nglobal, P, v[i].idx)]++;
-    int rc = displs_of(d->scount, d->sdispl, P, &d->nsent);
+    collio__ext *e;
+    int64_t ne;
+    int rc = collio__segs_flatten(l->segs, l->nsegs, &e, &ne);
     if (rc)
         return rc;
-    *sbuf = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * sizeof **sbuf);
+    for (int64_t i = 0; i < ne; i++)
+        for (int64_t t = 0; t < e[i].len; t++)
+            d->scount[collio__domain_of(l->nglobal, P, e[i].off + t)]++;
+    rc = displs_of(d->scount, d->sdispl, P, &d->nsent);
+    int *fill = calloc((size_t)P, sizeof *fill);
+    *sbuf = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * 2 * sizeof **sbuf);
     d->spos = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * sizeof *d->spos);
-    if (!*sbuf || !d->spos)
-        return COLLIO_ERR_NOMEM;
-    /* v is sorted and domains are contiguous: the order is already by
-     * domain, so position i is send slot i */
-    for (int64_t i = 0; i < l->nlocal; i++) {
-        (*sbuf)[i] = v[i].idx << 1 | (l->owned[v[i].pos] ? 1 : 0);
-        d->spos[i] = v[i].pos;
-    }
-    return COLLIO_OK;
+    if (rc == COLLIO_OK && (!fill || !*sbuf || !d->spos))
+        rc = COLLIO_ERR_NOMEM;
+    for (int64_t i = 0; rc == COLLIO_OK && i < ne; i++)
+        for (int64_t t = 0; t < e[i].len; t++) {
+            int64_t x = e[i].off + t, pos = e[i].mem + t;
+            int q = collio__domain_of(l->nglobal, P, x);
+            int64_t s = d->sdispl[q] + fill[q]++;
+            (*sbuf)[2 * s] = x << 1 | (l->owned[pos] ? 1 : 0);
+            (*sbuf)[2 * s + 1] = pos;
+            d->spos[s] = pos;
+        }
+    free(fill);
+    free(e);
+    return rc;
 }
 
-/* Domain side: CSR of holders and the checks. Error text names the
- * element and the ranks. */
-static int build_csr(collio__repl_dom *d, tuple *t, int64_t nt)
+/* Domain side: the CSR of holders by a counting sort over the domain's
+ * elements (no comparisons); taking the sources in rank order leaves each
+ * element's holders in increasing rank order. Then the checks, whose
+ * error text names the element and the ranks. */
+static int build_csr(collio__repl_dom *d, const int64_t *rbuf)
 {
-    int64_t n = d->hi - d->lo;
+    int64_t n = d->hi - d->lo, nt = d->nrecv;
     d->hstart = calloc((size_t)n + 1, sizeof *d->hstart);
     d->holder = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *d->holder);
     d->owner = malloc((size_t)(n > 0 ? n : 1) * sizeof *d->owner);
     d->slot = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *d->slot);
-    if (!d->hstart || !d->holder || !d->owner || !d->slot)
-        return COLLIO_ERR_NOMEM;
-    qsort(t, (size_t)nt, sizeof *t, cmp_tuple);
-    int rc = COLLIO_OK;
-    int64_t k = 0;
+    d->hpos = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *d->hpos);
+    int64_t *fill = calloc((size_t)n + 1, sizeof *fill);
+    int rc = d->hstart && d->holder && d->owner && d->slot && d->hpos && fill
+                 ? COLLIO_OK
+                 : COLLIO_ERR_NOMEM;
+    if (rc != COLLIO_OK) {
+        free(fill);
+        return rc;
+    }
+    for (int64_t k = 0; k < nt; k++)
+        d->hstart[(rbuf[2 * k] >> 1) - d->lo + 1]++;
     for (int64_t j = 0; j < n; j++) {
-        int64_t x = d->lo + j;
-        d->hstart[j] = k;
+        d->hstart[j + 1] += d->hstart[j];
         d->owner[j] = -1;
-        int64_t k0 = k;
-        for (; k < nt && t[k].idx == x; k++) {
-            d->holder[k] = t[k].rank;
-            d->slot[k] = t[k].slot;
-            if (!t[k].owned)
+    }
+    for (int q = 0; q < d->nranks; q++)
+        for (int i = 0; i < d->rcount[q]; i++) {
+            int64_t s = d->rdispl[q] + i, x = rbuf[2 * s] >> 1, j = x - d->lo;
+            int64_t k = d->hstart[j] + fill[j]++;
+            if (k > d->hstart[j] && d->holder[k - 1] == q && rc == COLLIO_OK) {
+                rc = COLLIO_ERR_OVERLAP;
+                collio__error_set(rc, "element %lld is held twice by rank %d",
+                                  (long long)x, q);
+            }
+            d->holder[k] = q;
+            d->slot[k] = s;
+            d->hpos[k] = rbuf[2 * s + 1];
+            if (!(rbuf[2 * s] & 1))
                 continue;
             if (d->owner[j] >= 0 && rc == COLLIO_OK) {
                 rc = COLLIO_ERR_OVERLAP;
                 collio__error_set(rc, "element %lld is owned by two ranks, %d and %d",
-                                  (long long)x, d->owner[j], t[k].rank);
+                                  (long long)x, d->owner[j], q);
             }
-            d->owner[j] = t[k].rank;
+            d->owner[j] = q;
         }
-        if (k - k0 > 1)
-            d->nreplicated++;
-        if (rc == COLLIO_OK && k == k0) {
+    for (int64_t j = 0; j < n && rc == COLLIO_OK; j++) {
+        int64_t nh = d->hstart[j + 1] - d->hstart[j];
+        d->nreplicated += nh > 1;
+        if (nh == 0) {
             rc = COLLIO_ERR_COVERAGE;
-            collio__error_set(rc, "element %lld is held by no rank", (long long)x);
-        } else if (rc == COLLIO_OK && d->owner[j] < 0) {
+            collio__error_set(rc, "element %lld is held by no rank",
+                              (long long)(d->lo + j));
+        } else if (d->owner[j] < 0) {
             rc = COLLIO_ERR_COVERAGE;
             collio__error_set(rc,
-                              "element %lld is held by %lld rank(s), from %d, "
-                              "but owned by none",
-                              (long long)x, (long long)(k - k0), t[k0].rank);
+                              "element %lld is held by %lld rank(s), from %d, but "
+                              "owned by none",
+                              (long long)(d->lo + j), (long long)nh,
+                              d->holder[d->hstart[j]]);
         }
     }
-    d->hstart[n] = k;
+    free(fill);
     return rc;
 }
 
@@ -174,9 +152,8 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
 {
     memset(d, 0, sizeof *d);
     int P = l->nranks;
-    idx_pos *v = NULL;
     int64_t *sbuf = NULL, *rbuf = NULL;
-    tuple *t = NULL;
+    d->nranks = P;
     collio__domain_range(l->nglobal, P, l->rank, &d->lo, &d->hi);
     d->scount = calloc((size_t)P, sizeof *d->scount);
     d->sdispl = calloc((size_t)P, sizeof *d->sdispl);
@@ -185,9 +162,7 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
     int rc =
         d->scount && d->sdispl && d->rcount && d->rdispl ? COLLIO_OK : COLLIO_ERR_NOMEM;
     if (rc == COLLIO_OK)
-        rc = local_sorted(l, &v);
-    if (rc == COLLIO_OK)
-        rc = pack_tuples(l, v, d, &sbuf);
+        rc = pack_tuples(l, d, &sbuf);
     rc = collio__agree(comm, rc);
     if (rc == COLLIO_OK
         && MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, comm)
@@ -196,48 +171,44 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
     if (rc == COLLIO_OK)
         rc = displs_of(d->rcount, d->rdispl, P, &d->nrecv);
     if (rc == COLLIO_OK) {
-        rbuf = malloc((size_t)(d->nrecv > 0 ? d->nrecv : 1) * sizeof *rbuf);
-        t = malloc((size_t)(d->nrecv > 0 ? d->nrecv : 1) * sizeof *t);
-        if (!rbuf || !t)
+        rbuf = malloc((size_t)(d->nrecv > 0 ? d->nrecv : 1) * 2 * sizeof *rbuf);
+        if (!rbuf)
             rc = COLLIO_ERR_NOMEM;
     }
     rc = collio__agree(comm, rc);
+    MPI_Datatype pair = MPI_DATATYPE_NULL; /* one tuple: 2 x int64 */
     if (rc == COLLIO_OK
-        && MPI_Alltoallv(sbuf, d->scount, d->sdispl, MPI_INT64_T, rbuf, d->rcount,
-                         d->rdispl, MPI_INT64_T, comm)
-               != MPI_SUCCESS)
+        && (MPI_Type_contiguous(2, MPI_INT64_T, &pair) != MPI_SUCCESS
+            || MPI_Type_commit(&pair) != MPI_SUCCESS
+            || MPI_Alltoallv(sbuf, d->scount, d->sdispl, pair, rbuf, d->rcount, d->rdispl,
+                             pair, comm)
+                   != MPI_SUCCESS))
         rc = COLLIO_ERR_MPI;
-    if (rc == COLLIO_OK) {
-        for (int q = 0; q < P; q++)
-            for (int i = 0; i < d->rcount[q]; i++) {
-                int64_t s = d->rdispl[q] + i;
-                t[s] = (tuple){rbuf[s] >> 1, s, q, (int32_t)(rbuf[s] & 1)};
-            }
-        rc = build_csr(d, t, d->nrecv);
-    }
+    if (pair != MPI_DATATYPE_NULL)
+        MPI_Type_free(&pair);
+    if (rc == COLLIO_OK)
+        rc = build_csr(d, rbuf);
     rc = collio__agree(comm, rc);
-    free(v);
     free(sbuf);
     free(rbuf);
-    free(t);
     if (rc != COLLIO_OK)
         collio__repl_dom_free(d);
     return rc;
 }
 
 int collio__repl_answer(MPI_Comm comm, const collio__repl_dom *d,
-                        const int32_t *per_entry, int32_t *out)
+                        const int64_t *per_entry, int64_t *out)
 {
-    int32_t *ans = malloc((size_t)(d->nrecv > 0 ? d->nrecv : 1) * sizeof *ans);
-    int32_t *back = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * sizeof *back);
+    int64_t *ans = malloc((size_t)(d->nrecv > 0 ? d->nrecv : 1) * sizeof *ans);
+    int64_t *back = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * sizeof *back);
     int rc = ans && back ? COLLIO_OK : COLLIO_ERR_NOMEM;
     if (rc == COLLIO_OK)
         for (int64_t k = 0; k < d->nrecv; k++)
             ans[d->slot[k]] = per_entry[k];
     rc = collio__agree(comm, rc);
     if (rc == COLLIO_OK
-        && MPI_Alltoallv(ans, d->rcount, d->rdispl, MPI_INT32_T, back, d->scount,
-                         d->sdispl, MPI_INT32_T, comm)
+        && MPI_Alltoallv(ans, d->rcount, d->rdispl, MPI_INT64_T, back, d->scount,
+                         d->sdispl, MPI_INT64_T, comm)
                != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK)

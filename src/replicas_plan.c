@@ -32,22 +32,6 @@ struct collio__repl {
     MPI_Datatype elem; /* esize contiguous bytes */
 };
 
-typedef struct {
-    int64_t idx, pos;
-} idx_pos;
-
-static int cmp_idx_pos(const void *a, const void *b)
-{
-    const idx_pos *x = a, *y = b;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 void collio__repl_free(collio__repl **rp)
 {
     if (rp == NULL || *rp == NULL)
@@ -92,19 +76,23 @@ static int64_t *stream_indices(const collio_layout *l)
     return idx;
 }
 
-/* Local: the writer layout and the runs that select it; *widx gets the
- * written indices in writer stream order. */
+/* Local: the writer layout, the runs that select it, and wmap: the
+ * writer stream position of each user stream element (-1: not written
+ * here). */
 static int writer_layout(collio_plan *p, collio__repl *r, const int64_t *idx,
-                         const int32_t *wr, collio_layout **out, int64_t **widx,
+                         const int32_t *wr, collio_layout **out, int64_t *wmap,
                          int64_t *nw)
 {
     const collio_layout *u = r->user;
     *nw = 0;
-    *widx = malloc((size_t)(u->nlocal > 0 ? u->nlocal : 1) * sizeof **widx);
+    int64_t *widx = malloc((size_t)(u->nlocal > 0 ? u->nlocal : 1) * sizeof *widx);
     r->runs = malloc((size_t)(u->nlocal > 0 ? u->nlocal : 1) * sizeof *r->runs);
-    if (!*widx || !r->runs)
+    if (!widx || !r->runs) {
+        free(widx);
         return COLLIO_ERR_NOMEM;
+    }
     for (int64_t i = 0; i < u->nlocal; i++) {
+        wmap[i] = -1;
         if (wr[i] != p->rank)
             continue;
         collio__ext *last = r->nruns > 0 ? &r->runs[r->nruns - 1] : NULL;
@@ -112,14 +100,15 @@ static int writer_layout(collio_plan *p, collio__repl *r, const int64_t *idx,
             last->len++;
         else
             r->runs[r->nruns++] = (collio__ext){*nw, 1, i};
-        (*widx)[(*nw)++] = idx[i];
+        wmap[i] = *nw;
+        widx[(*nw)++] = idx[i];
     }
     r->identity = *nw == u->nlocal;
     int rc =
         collio__layout_new(p->comm, COLLIO__LAYOUT_INDEX_LIST, u->nglobal, u->esize, out);
     collio__segvec sv = {0};
     if (rc == COLLIO_OK)
-        rc = collio__index_list_segs(*nw, *widx, &sv);
+        rc = collio__index_list_segs(*nw, widx, &sv);
     if (rc == COLLIO_OK) {
         (*out)->segs = sv.v;
         (*out)->nsegs = sv.n;
@@ -127,14 +116,16 @@ static int writer_layout(collio_plan *p, collio__repl *r, const int64_t *idx,
         rc = collio__layout_finish(*out);
     }
     collio__segvec_free(&sv);
+    free(widx);
     return rc;
 }
 
 /* Collective: the read's fill lists. Each rank asks the writer of every
- * element it holds but does not write for it (by index); the writer
- * finds it in its writer stream. */
-static int fill_plan(collio_plan *p, collio__repl *r, const int64_t *idx,
-                     const int32_t *wr, const int64_t *widx, int64_t nw)
+ * element it holds but does not write for it, by the element's position
+ * in the writer's own stream (the classification told it), which the
+ * writer maps to its writer stream: no search. */
+static int fill_plan(collio_plan *p, collio__repl *r, const int32_t *wr,
+                     const int64_t *wupos, const int64_t *wmap, int64_t nw, int rc)
 {
     int P = p->nranks;
     const collio_layout *u = r->user;
@@ -142,35 +133,32 @@ static int fill_plan(collio_plan *p, collio__repl *r, const int64_t *idx,
     r->sdispl = calloc((size_t)P, sizeof(int));
     r->rcount = calloc((size_t)P, sizeof(int));
     r->rdispl = calloc((size_t)P, sizeof(int));
+    int *fillp = calloc((size_t)P, sizeof(int));
     int64_t nask = u->nlocal - nw;
     r->recv_pos = malloc((size_t)(nask > 0 ? nask : 1) * sizeof *r->recv_pos);
     int64_t *ask = malloc((size_t)(nask > 0 ? nask : 1) * sizeof *ask);
-    idx_pos *mine = malloc((size_t)(nw > 0 ? nw : 1) * sizeof *mine);
     int64_t *asked = NULL;
-    int rc =
-        r->scount && r->sdispl && r->rcount && r->rdispl && r->recv_pos && ask && mine
-            ? COLLIO_OK
-            : COLLIO_ERR_NOMEM;
-    /* requests grouped by writer (rcount: what this rank will receive) */
+    if (rc == COLLIO_OK
+        && !(r->scount && r->sdispl && r->rcount && r->rdispl && r->recv_pos && ask
+             && fillp))
+        rc = COLLIO_ERR_NOMEM; /* (rc: a local failure before, agreed below) */
+    /* requests grouped by writer (rcount: what this rank will receive;
+     * nask <= nlocal, whose stream fits the int counts of a layout) */
     if (rc == COLLIO_OK) {
         for (int64_t i = 0; i < u->nlocal; i++)
             if (wr[i] != p->rank)
                 r->rcount[wr[i]]++;
         int64_t t = 0;
         for (int q = 0; q < P; q++) {
-            r->rdispl[q] = (int)t; /* nask <= nlocal: checked by the caller */
+            r->rdispl[q] = (int)t;
             t += r->rcount[q];
         }
-        int *fillp = calloc((size_t)P, sizeof(int));
-        if (!fillp)
-            rc = COLLIO_ERR_NOMEM;
-        for (int64_t i = 0; fillp && i < u->nlocal; i++)
+        for (int64_t i = 0; i < u->nlocal; i++)
             if (wr[i] != p->rank) {
                 int64_t s = r->rdispl[wr[i]] + fillp[wr[i]]++;
-                ask[s] = idx[i];
+                ask[s] = wupos[i];
                 r->recv_pos[s] = i;
             }
-        free(fillp);
         r->nrecv = nask;
     }
     rc = collio__agree(p->comm, rc);
@@ -200,65 +188,74 @@ static int fill_plan(collio_plan *p, collio__repl *r, const int64_t *idx,
                          r->sdispl, MPI_INT64_T, p->comm)
                != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
-    if (rc == COLLIO_OK) {
-        for (int64_t k = 0; k < nw; k++)
-            mine[k] = (idx_pos){widx[k], k};
-        qsort(mine, (size_t)nw, sizeof *mine, cmp_idx_pos);
-        for (int64_t k = 0; k < r->nsend && rc == COLLIO_OK; k++) {
-            idx_pos key = {asked[k], 0};
-            idx_pos *hit = bsearch(&key, mine, (size_t)nw, sizeof *mine, cmp_idx_pos);
-            if (!hit)
-                rc = COLLIO_ERR_MPI; /* the classification promised it: a bug */
-            else
-                r->send_pos[k] = hit->pos;
-        }
+    for (int64_t k = 0; rc == COLLIO_OK && k < r->nsend; k++) {
+        int64_t pos = asked[k];
+        /* the classification promised this rank writes it: else a bug */
+        if (pos < 0 || pos >= u->nlocal || wmap[pos] < 0)
+            rc = COLLIO_ERR_MPI;
+        else
+            r->send_pos[k] = wmap[pos];
     }
-    int any = r->nrecv > 0;
-    if (rc == COLLIO_OK
-        && MPI_Allreduce(&any, &r->any_fill, 1, MPI_INT, MPI_MAX, p->comm) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK
         && (MPI_Type_contiguous((int)u->esize, MPI_BYTE, &r->elem) != MPI_SUCCESS
             || MPI_Type_commit(&r->elem) != MPI_SUCCESS))
         rc = COLLIO_ERR_MPI;
     free(ask);
     free(asked);
-    free(mine);
+    free(fillp);
     return collio__agree(p->comm, rc);
 }
 
-/* Collective: seed 003's plan statistics. */
-static int plan_stats(collio_plan *p, const collio__repl_dom *d, int64_t *widx,
-                      int64_t nw)
+/* Collective: seed 003's plan statistics, counted where the writers are
+ * known in file order -- on the domain ranks: an interval starts at every
+ * element whose writer differs from the previous element's. One
+ * MPI_Reduce_scatter_block gives each rank its intervals, one
+ * MPI_Allgather the plan-wide figures (and whether any read must fill). */
+static int plan_stats(collio_plan *p, const collio__repl_dom *d, const int32_t *writer,
+                      int32_t prev, int64_t nw)
 {
     collio_replica_stats *s = &p->stats.replicas;
-    s->held = p->repl->user->nlocal;
+    collio__repl *r = p->repl;
+    int P = p->nranks;
+    int64_t n = d->hi - d->lo;
+    s->held = r->user->nlocal;
     s->written = nw;
-    int64_t *a = malloc((size_t)(nw > 0 ? nw : 1) * sizeof *a);
-    if (!a)
-        return collio__agree(p->comm, COLLIO_ERR_NOMEM);
-    memcpy(a, widx, (size_t)nw * sizeof *a);
-    qsort(a, (size_t)nw, sizeof *a, cmp_i64);
-    s->intervals = 0;
-    for (int64_t i = 0; i < nw; i++)
-        if (i == 0 || a[i] != a[i - 1] + 1)
-            s->intervals++;
-    free(a);
-    int64_t in[3] = {s->intervals, nw, d->nreplicated}, sum[3];
-    int64_t mn, mx;
-    int rc = COLLIO_OK;
-    if (MPI_Allreduce(in, sum, 3, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS
-        || MPI_Allreduce(&nw, &mn, 1, MPI_INT64_T, MPI_MIN, p->comm) != MPI_SUCCESS
-        || MPI_Allreduce(&nw, &mx, 1, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
+    int64_t *starts = calloc((size_t)P, sizeof *starts);
+    int64_t *all = malloc((size_t)P * 4 * sizeof *all);
+    int rc = collio__agree(p->comm, starts && all ? COLLIO_OK : COLLIO_ERR_NOMEM);
+    if (rc == COLLIO_OK) {
+        for (int64_t j = 0; j < n; j++) {
+            starts[writer[j]] += writer[j] != prev;
+            prev = writer[j];
+        }
+        if (MPI_Reduce_scatter_block(starts, &s->intervals, 1, MPI_INT64_T, MPI_SUM,
+                                     p->comm)
+            != MPI_SUCCESS)
+            rc = COLLIO_ERR_MPI;
+    }
+    int64_t mine[4] = {s->intervals, nw, d->nreplicated, r->nrecv};
+    if (rc == COLLIO_OK
+        && MPI_Allgather(mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, p->comm)
+               != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK) {
-        int64_t n = p->layout->nglobal;
-        s->intervals_per_rank = (double)sum[0] / p->nranks;
-        s->avg_interval = sum[0] > 0 ? (double)n / (double)sum[0] : 0;
-        s->replicated_pct = n > 0 ? 100.0 * (double)sum[2] / (double)n : 0;
-        double avg = (double)sum[1] / p->nranks;
+        int64_t sum[4] = {0, 0, 0, 0}, mn = INT64_MAX, mx = 0;
+        for (int q = 0; q < P; q++) {
+            for (int k = 0; k < 4; k++)
+                sum[k] += all[4 * q + k];
+            mn = all[4 * q + 1] < mn ? all[4 * q + 1] : mn;
+            mx = all[4 * q + 1] > mx ? all[4 * q + 1] : mx;
+        }
+        int64_t ng = p->layout->nglobal;
+        s->intervals_per_rank = (double)sum[0] / P;
+        s->avg_interval = sum[0] > 0 ? (double)ng / (double)sum[0] : 0;
+        s->replicated_pct = ng > 0 ? 100.0 * (double)sum[2] / (double)ng : 0;
+        double avg = (double)sum[1] / P;
         s->lb_pct = avg > 0 ? 100.0 * (double)(mx - mn) / avg : 0;
+        r->any_fill = sum[3] > 0;
     }
+    free(starts);
+    free(all);
     return collio__agree(p->comm, rc);
 }
 
@@ -288,35 +285,53 @@ int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
         return rc;
 
     t0 = collio__now();
-    int64_t n = d.hi - d.lo, nw = 0;
+    int P = p->nranks;
+    int64_t n = d.hi - d.lo, nw = 0, nl = user->nlocal > 0 ? user->nlocal : 1;
     int32_t *writer = malloc((size_t)(n > 0 ? n : 1) * sizeof *writer);
-    int32_t *per_entry = malloc((size_t)(d.nrecv > 0 ? d.nrecv : 1) * sizeof *per_entry);
-    int32_t *wr = malloc((size_t)(user->nlocal > 0 ? user->nlocal : 1) * sizeof *wr);
-    int64_t *idx = stream_indices(user), *widx = NULL;
-    rc = collio__agree(p->comm,
-                       writer && per_entry && wr && idx ? COLLIO_OK : COLLIO_ERR_NOMEM);
+    int64_t *per_entry = malloc((size_t)(d.nrecv > 0 ? d.nrecv : 1) * sizeof *per_entry);
+    int64_t *ans = malloc((size_t)nl * sizeof *ans),
+            *wmap = malloc((size_t)nl * sizeof *wmap);
+    int32_t *wr = malloc((size_t)nl * sizeof *wr);
+    int64_t *idx = stream_indices(user);
+    int32_t prev = -1;
+    rc = collio__agree(p->comm, writer && per_entry && ans && wmap && wr && idx
+                                    ? COLLIO_OK
+                                    : COLLIO_ERR_NOMEM);
     if (rc == COLLIO_OK)
         rc = collio__repl_schedule(p->comm, &d, user->nglobal, policy,
-                                   p->opts.replicas.seed, writer);
+                                   p->opts.replicas.seed, writer, &prev);
     if (rc == COLLIO_OK) {
-        for (int64_t j = 0; j < n; j++)
+        /* every holder learns the writer and where the element sits in the
+         * writer's stream: value = position * P + writer */
+        for (int64_t j = 0; j < n; j++) {
+            int64_t wpos = 0;
             for (int64_t k = d.hstart[j]; k < d.hstart[j + 1]; k++)
-                per_entry[k] = writer[j];
-        rc = collio__repl_answer(p->comm, &d, per_entry, wr);
+                if (d.holder[k] == writer[j])
+                    wpos = d.hpos[k];
+            for (int64_t k = d.hstart[j]; k < d.hstart[j + 1]; k++)
+                per_entry[k] = wpos * P + writer[j];
+        }
+        rc = collio__repl_answer(p->comm, &d, per_entry, ans);
     }
-    if (rc == COLLIO_OK)
-        rc = collio__agree(p->comm, writer_layout(p, r, idx, wr, &p->layout, &widx, &nw));
-    if (rc == COLLIO_OK)
-        rc = fill_plan(p, r, idx, wr, widx, nw);
+    if (rc == COLLIO_OK) {
+        for (int64_t i = 0; i < user->nlocal; i++) {
+            wr[i] = (int32_t)(ans[i] % P);
+            ans[i] /= P; /* now the writer's stream position */
+        }
+        /* local; fill_plan agrees on its result first thing */
+        rc = writer_layout(p, r, idx, wr, &p->layout, wmap, &nw);
+        rc = fill_plan(p, r, wr, ans, wmap, nw, rc);
+    }
     s->schedule_s = collio__now() - t0;
     if (rc == COLLIO_OK)
-        rc = plan_stats(p, &d, widx, nw);
+        rc = plan_stats(p, &d, writer, prev, nw);
     collio__repl_dom_free(&d);
     free(writer);
     free(per_entry);
+    free(ans);
+    free(wmap);
     free(wr);
     free(idx);
-    free(widx);
     return rc;
 }
 

@@ -139,25 +139,28 @@ static int32_t run_chain(const ctx *c, const policy *pol, int32_t in, int32_t *w
     return w;
 }
 
-/* Collective: the owner of each domain's first element (-1: empty), so
- * that a domain rank knows the owner of the element after its domain. */
-static int next_owner_of(MPI_Comm comm, const ctx *c, int32_t *next)
+/* Collective: one value per domain rank (-1: none, e.g. an empty
+ * domain); returns the nearest value of a domain after this one (after =
+ * 1) or before it (after = 0), -1 if there is none. */
+static int neighbour_value(MPI_Comm comm, int nranks, int32_t mine, int after,
+                           int32_t *out)
 {
-    int32_t *first = malloc((size_t)c->nranks * sizeof *first);
-    int rc = first ? COLLIO_OK : COLLIO_ERR_NOMEM;
-    rc = collio__agree(comm, rc);
-    int32_t mine = c->d->hi > c->d->lo ? c->d->owner[0] : -1;
+    int32_t *all = malloc((size_t)nranks * sizeof *all);
+    int rc = collio__agree(comm, all ? COLLIO_OK : COLLIO_ERR_NOMEM);
     if (rc == COLLIO_OK
-        && MPI_Allgather(&mine, 1, MPI_INT32_T, first, 1, MPI_INT32_T, comm)
-               != MPI_SUCCESS)
+        && MPI_Allgather(&mine, 1, MPI_INT32_T, all, 1, MPI_INT32_T, comm) != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
-    *next = -1;
     int me;
     MPI_Comm_rank(comm, &me);
-    for (int q = me + 1; rc == COLLIO_OK && q < c->nranks && *next < 0; q++)
-        *next = first[q];
-    free(first);
-    return rc;
+    *out = -1;
+    if (rc == COLLIO_OK && after)
+        for (int q = me + 1; q < nranks && *out < 0; q++)
+            *out = all[q];
+    if (rc == COLLIO_OK && !after)
+        for (int q = me - 1; q >= 0 && *out < 0; q--)
+            *out = all[q];
+    free(all);
+    return collio__agree(comm, rc);
 }
 
 /* Transfer maps: per domain 1 + 2K int32: [default out, (in, out) x K],
@@ -175,7 +178,7 @@ static int32_t apply_map(const int32_t *m, int K, int32_t in)
 }
 
 static int chained_schedule(MPI_Comm comm, const ctx *c, const policy *pol,
-                            int32_t *writer)
+                            int32_t *writer, int32_t *prev_writer)
 {
     const collio__repl_dom *d = c->d;
     int64_t n = d->hi - d->lo;
@@ -212,6 +215,7 @@ static int chained_schedule(MPI_Comm comm, const ctx *c, const policy *pol,
         for (int q = 0; q < me; q++)
             in = apply_map(all + (size_t)q * (size_t)w, K, in);
         run_chain(c, pol, in, writer, NULL);
+        *prev_writer = in;
     }
     free(mine);
     free(all);
@@ -219,19 +223,22 @@ static int chained_schedule(MPI_Comm comm, const ctx *c, const policy *pol,
 }
 
 int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglobal,
-                          int p, uint64_t seed, int32_t *writer)
+                          int p, uint64_t seed, int32_t *writer, int32_t *prev_writer)
 {
     if (p <= COLLIO_REPLICAS_AUTO || p >= COLLIO_REPLICAS__COUNT)
         return collio__agree(comm, COLLIO_ERR_ARG);
     ctx c = {d, nglobal, 0, seed, -1};
     MPI_Comm_size(comm, &c.nranks);
     const policy *pol = &policies[p];
-    int rc = next_owner_of(comm, &c, &c.next_owner);
-    if (rc != COLLIO_OK)
-        return rc;
-    if (pol->chained)
-        return chained_schedule(comm, &c, pol, writer);
-    for (int64_t j = 0; j < d->hi - d->lo; j++)
+    int64_t n = d->hi - d->lo;
+    *prev_writer = -1;
+    if (pol->chained) { /* IDG looks at the next element's owner */
+        int rc =
+            neighbour_value(comm, c.nranks, n > 0 ? d->owner[0] : -1, 1, &c.next_owner);
+        return rc != COLLIO_OK ? rc
+                               : chained_schedule(comm, &c, pol, writer, prev_writer);
+    }
+    for (int64_t j = 0; j < n; j++)
         writer[j] = pol->choose(&c, j, -1);
-    return COLLIO_OK;
+    return neighbour_value(comm, c.nranks, n > 0 ? writer[n - 1] : -1, 0, prev_writer);
 }
