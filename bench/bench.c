@@ -440,7 +440,10 @@ static int make_variants(bench_ctx *x)
         int sg = strcmp(s, "subgroup") == 0;
         int ng = sg && cfg->ngroups > 0 ? cfg->ngroups : 1;
         int ni = sg && cfg->ninners > 0 ? cfg->ninners : 1;
-        int np = cfg->nreplicas > 0 ? cfg->nreplicas : 1;
+        /* one variant per replica policy; the non-canonical reference
+         * ("block": each rank's data in one piece, the limit) once, with
+         * the balanced owner policy */
+        int np = cfg->nreplicas > 0 && canon ? cfg->nreplicas : 1;
         for (int kk = 0; kk < nk * nr * ne * ns * ng * ni * np; kk++) {
             int k = kk / np; /* replica policies innermost */
             if (x->nvars >= MAX_VARIANTS)
@@ -464,8 +467,10 @@ static int make_variants(bench_ctx *x)
             if (sg && (cfg->ngroups > 0 || cfg->ninners > 0))
                 snprintf(v->label, sizeof v->label, "subgroup(g=%d,%s)", v->group,
                          v->inner[0] ? v->inner : "two_phase");
-            v->replicas = cfg->nreplicas > 0 ? cfg->replicas[kk % np] : 0;
-            if (cfg->nreplicas > 0) {
+            v->replicas = cfg->nreplicas == 0 ? 0
+                          : canon             ? cfg->replicas[kk % np]
+                                              : COLLIO_REPLICAS_OWNER;
+            if (cfg->nreplicas > 0 && canon) {
                 char base[sizeof v->label];
                 memcpy(base, v->label, sizeof base);
                 snprintf(v->label, sizeof v->label, "%.100s/%s", base,
