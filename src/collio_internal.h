@@ -132,35 +132,34 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
 
 /*
  * Node classification of a replicated layout (replicas_classify.c): every
- * rank sends (element, owned) for each element it holds to the rank of
- * the element's file-order domain (collio__domain_range, domain d on rank
- * d), which learns every element's holders and owner. Memory per rank:
- * O(its elements + the holders of its domain's elements).
+ * rank sends runs of what it holds (consecutive elements, all owned or all
+ * not) to the ranks of the elements' file-order domains
+ * (collio__domain_range, domain d on rank d), which learn every element's
+ * owner and other holders. Memory per rank: O(its runs + its domain's
+ * elements and their halo copies).
  */
 typedef struct collio__repl_dom {
     int64_t lo, hi; /* this rank's domain [lo, hi) */
     int nranks;
-    int64_t *hstart;     /* CSR: holders of element lo + j are */
-    int32_t *holder;     /*   holder[hstart[j] .. hstart[j+1]), increasing */
-    int32_t *owner;      /* owner of element lo + j */
-    int64_t *slot;       /* CSR entry k came in receive slot slot[k] */
-    int64_t *hpos;       /* CSR entry k: the element's position in that
-                            holder's stream (its tuple said so) */
-    int64_t nreplicated; /* elements of the domain with more than 1 holder */
-    /* the exchange, kept to answer each holder (collio__repl_answer) */
-    int *scount, *sdispl, *rcount, *rdispl; /* tuples per rank */
-    int64_t *spos;                          /* stream position of each sent tuple */
-    int64_t nsent, nrecv;
+    int32_t *owner;       /* owner of element lo + j */
+    int64_t *opos;        /* its position in the owner's stream */
+    int64_t *hstart;      /* CSR: the other holders of element lo + j are */
+    int32_t *holder;      /*   holder[hstart[j] .. hstart[j+1]), increasing */
+    int64_t *hpos;        /*   and the element's position in their streams */
+    int64_t nreplicated;  /* elements of the domain with more than 1 holder */
+    int *scount, *sdispl; /* (during classification only) */
 } collio__repl_dom;
 
 /* Collective: classifies l (a replicated index list) on comm, checking
  * that every element is held and owned exactly once (RANGE, OVERLAP,
  * COVERAGE with a message naming the element and ranks). Agreed code. */
 int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_dom *d);
-/* Collective: sends per_entry[k] (one value per CSR entry) back to the
- * holder it came from; out[i] receives the value for stream element i. */
-int collio__repl_answer(MPI_Comm comm, const collio__repl_dom *d,
-                        const int64_t *per_entry, int64_t *out);
+/* Collective: every holder of a replicated element of d learns its writer
+ * (writer[j] for element lo + j) and the element's position in the
+ * writer's stream: out[its own position] = position * P + writer. The
+ * entries of unreplicated elements are not touched. Agreed code. */
+int collio__repl_tell(MPI_Comm comm, const collio__repl_dom *d, const int32_t *writer,
+                      int64_t *out, int64_t nout);
 void collio__repl_dom_free(collio__repl_dom *d);
 
 /* Writer choice (replicas_policy.c): writer[j] for each element lo + j of

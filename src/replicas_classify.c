@@ -3,33 +3,39 @@
  * 003, section 5, first stage), distributed: no rank sees the whole mesh.
  *
  * [0, nglobal) is cut into P file-order domains (collio__domain_range),
- * domain d on rank d. Every rank sends one 16-byte tuple per element it
- * holds, (index << 1 | owned, its stream position), to the element's
- * domain rank with one MPI_Alltoallv; the sender is known from where the
- * tuple lands. Each domain rank counting-sorts what it got by element
- * (sources in rank order, so holders come out in rank order: no
- * comparison sort anywhere) into a CSR list of holders per element, checks that every
- * element is held and owned by exactly one holder, and keeps where each tuple came from
- * so that it can answer every holder about every element (collio__repl_answer: one more
- * Alltoallv, the same counts reversed). Memory per rank: O(its elements +
- * the holders of its domain's nglobal/P elements).
+ * domain d on rank d. Every rank describes what it holds as runs --
+ * consecutive elements at consecutive stream positions, all owned or all
+ * not -- cut at domain boundaries, 3 words each (first element << 1 |
+ * owned, length, first stream position), and sends each run to its
+ * domain's rank with one MPI_Alltoallv; the sender is known from where a
+ * run lands. A mesh part's owned nodes form long runs and its halo is a
+ * small fraction of them, so the volume is O(runs + halo copies), not
+ * O(elements). Each domain rank records every element's owner (and where
+ * it sits in the owner's stream) and, in a CSR list, its other holders:
+ * a counting sort by element, sources taken in rank order, so each list
+ * comes out in increasing rank order with no comparison sort. It checks
+ * that every element is held and owned by exactly one holder, no rank
+ * holding it twice. Memory per rank: O(its runs + its domain's N/P
+ * elements and their halo copies).
+ *
+ * collio__repl_tell then answers the holders of the replicated elements
+ * only -- who writes the element, and where it sits in the writer's
+ * stream; an unreplicated element is written by its owner, who needs no
+ * answer.
  */
 #include "collio_internal.h"
 
 #include <limits.h>
 #include <string.h>
 
+enum { RUN_WORDS = 3 }; /* first << 1 | owned, length, first stream position */
+
 void collio__repl_dom_free(collio__repl_dom *d)
 {
+    free(d->owner);
+    free(d->opos);
     free(d->hstart);
     free(d->holder);
-    free(d->owner);
-    free(d->slot);
-    free(d->scount);
-    free(d->sdispl);
-    free(d->rcount);
-    free(d->rdispl);
-    free(d->spos);
     free(d->hpos);
     memset(d, 0, sizeof *d);
 }
@@ -48,103 +54,158 @@ static int displs_of(const int *count, int *displ, int P, int64_t *total)
     return COLLIO_OK;
 }
 
-/* Sender side: tuples grouped by domain rank, in stream order inside a
- * group (a counting sort by destination: no comparisons). */
-static int pack_tuples(const collio_layout *l, collio__repl_dom *d, int64_t **sbuf)
+/* Calls emit(first, len, pos, owned) for every run of l's stream: a
+ * segment's blocks split where `owned` changes and at domain boundaries. */
+typedef void (*run_fn)(void *arg, int q, int64_t x, int64_t len, int64_t pos, int owned);
+
+static void for_each_run(const collio_layout *l, const collio__ext *e, int64_t ne,
+                         run_fn emit, void *arg)
 {
     int P = l->nranks;
+    for (int64_t i = 0; i < ne; i++) {
+        int64_t t = 0;
+        while (t < e[i].len) {
+            int64_t x = e[i].off + t, pos = e[i].mem + t;
+            int own = l->owned[pos] ? 1 : 0, q = collio__domain_of(l->nglobal, P, x);
+            int64_t lo, hi, len = 1;
+            collio__domain_range(l->nglobal, P, q, &lo, &hi);
+            while (t + len < e[i].len && x + len < hi
+                   && (l->owned[pos + len] ? 1 : 0) == own)
+                len++;
+            emit(arg, q, x, len, pos, own);
+            t += len;
+        }
+    }
+}
+
+typedef struct pack_ctx {
+    int *count; /* runs per domain rank */
+    int *fill;  /* NULL: counting pass */
+    const int *displ;
+    int64_t *buf;
+} pack_ctx;
+
+static void pack_run(void *arg, int q, int64_t x, int64_t len, int64_t pos, int owned)
+{
+    pack_ctx *c = arg;
+    if (c->fill == NULL) {
+        c->count[q]++;
+        return;
+    }
+    int64_t *w = c->buf + RUN_WORDS * (c->displ[q] + c->fill[q]++);
+    w[0] = x << 1 | owned;
+    w[1] = len;
+    w[2] = pos;
+}
+
+/* Sender side: runs grouped by domain rank (two passes: count, place). */
+static int pack_runs(const collio_layout *l, collio__repl_dom *d, int64_t **sbuf)
+{
     collio__ext *e;
-    int64_t ne;
+    int64_t ne, nsent = 0;
     int rc = collio__segs_flatten(l->segs, l->nsegs, &e, &ne);
     if (rc)
         return rc;
-    for (int64_t i = 0; i < ne; i++)
-        for (int64_t t = 0; t < e[i].len; t++)
-            d->scount[collio__domain_of(l->nglobal, P, e[i].off + t)]++;
-    rc = displs_of(d->scount, d->sdispl, P, &d->nsent);
-    int *fill = calloc((size_t)P, sizeof *fill);
-    *sbuf = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * 2 * sizeof **sbuf);
-    d->spos = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * sizeof *d->spos);
-    if (rc == COLLIO_OK && (!fill || !*sbuf || !d->spos))
+    pack_ctx c = {d->scount, NULL, d->sdispl, NULL};
+    for_each_run(l, e, ne, pack_run, &c);
+    rc = displs_of(d->scount, d->sdispl, l->nranks, &nsent);
+    c.fill = calloc((size_t)(l->nranks > 0 ? l->nranks : 1), sizeof *c.fill);
+    *sbuf = rc == COLLIO_OK
+                ? calloc((size_t)(nsent > 0 ? nsent : 1) * RUN_WORDS, sizeof **sbuf)
+                : NULL;
+    if (rc == COLLIO_OK && (!c.fill || !*sbuf))
         rc = COLLIO_ERR_NOMEM;
-    for (int64_t i = 0; rc == COLLIO_OK && i < ne; i++)
-        for (int64_t t = 0; t < e[i].len; t++) {
-            int64_t x = e[i].off + t, pos = e[i].mem + t;
-            int q = collio__domain_of(l->nglobal, P, x);
-            int64_t s = d->sdispl[q] + fill[q]++;
-            (*sbuf)[2 * s] = x << 1 | (l->owned[pos] ? 1 : 0);
-            (*sbuf)[2 * s + 1] = pos;
-            d->spos[s] = pos;
-        }
-    free(fill);
+    if (rc == COLLIO_OK) {
+        c.buf = *sbuf;
+        for_each_run(l, e, ne, pack_run, &c);
+    }
+    free(c.fill);
     free(e);
     return rc;
 }
 
-/* Domain side: the CSR of holders by a counting sort over the domain's
- * elements (no comparisons); taking the sources in rank order leaves each
- * element's holders in increasing rank order. Then the checks, whose
- * error text names the element and the ranks. */
-static int build_csr(collio__repl_dom *d, const int64_t *rbuf)
+/* Domain side: owners from the owned runs, the other holders' CSR from
+ * the rest (count, then place, sources in rank order), then the checks,
+ * whose text names the element and the ranks. */
+static int build_domain(collio__repl_dom *d, const int64_t *rbuf, const int *rcount,
+                        const int *rdispl)
 {
-    int64_t n = d->hi - d->lo, nt = d->nrecv;
-    d->hstart = calloc((size_t)n + 1, sizeof *d->hstart);
-    d->holder = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *d->holder);
+    int64_t n = d->hi - d->lo;
     d->owner = malloc((size_t)(n > 0 ? n : 1) * sizeof *d->owner);
-    d->slot = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *d->slot);
-    d->hpos = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *d->hpos);
-    int64_t *fill = calloc((size_t)n + 1, sizeof *fill);
-    int rc = d->hstart && d->holder && d->owner && d->slot && d->hpos && fill
-                 ? COLLIO_OK
-                 : COLLIO_ERR_NOMEM;
-    if (rc != COLLIO_OK) {
-        free(fill);
-        return rc;
-    }
-    for (int64_t k = 0; k < nt; k++)
-        d->hstart[(rbuf[2 * k] >> 1) - d->lo + 1]++;
-    for (int64_t j = 0; j < n; j++) {
-        d->hstart[j + 1] += d->hstart[j];
+    d->opos = malloc((size_t)(n > 0 ? n : 1) * sizeof *d->opos);
+    d->hstart = calloc((size_t)n + 1, sizeof *d->hstart);
+    if (!d->owner || !d->opos || !d->hstart)
+        return COLLIO_ERR_NOMEM;
+    int rc = COLLIO_OK;
+    for (int64_t j = 0; j < n; j++)
         d->owner[j] = -1;
+    int64_t nhalo = 0;
+    for (int q = 0; q < d->nranks; q++)
+        for (int i = 0; i < rcount[q]; i++) {
+            const int64_t *w = rbuf + RUN_WORDS * (rdispl[q] + i);
+            int64_t j0 = (w[0] >> 1) - d->lo;
+            for (int64_t t = 0; t < w[1]; t++) {
+                if (!(w[0] & 1)) {
+                    d->hstart[j0 + t + 1]++;
+                    nhalo++;
+                } else if (d->owner[j0 + t] >= 0) {
+                    if (rc == COLLIO_OK) {
+                        rc = COLLIO_ERR_OVERLAP;
+                        collio__error_set(
+                            rc, "element %lld is owned by two ranks, %d and %d",
+                            (long long)(d->lo + j0 + t), d->owner[j0 + t], q);
+                    }
+                } else {
+                    d->owner[j0 + t] = q;
+                    d->opos[j0 + t] = w[2] + t;
+                }
+            }
+        }
+    for (int64_t j = 0; j < n; j++)
+        d->hstart[j + 1] += d->hstart[j];
+    d->holder = malloc((size_t)(nhalo > 0 ? nhalo : 1) * sizeof *d->holder);
+    d->hpos = malloc((size_t)(nhalo > 0 ? nhalo : 1) * sizeof *d->hpos);
+    int64_t *fill = calloc((size_t)n + 1, sizeof *fill);
+    if (!d->holder || !d->hpos || !fill) {
+        free(fill);
+        return COLLIO_ERR_NOMEM;
     }
     for (int q = 0; q < d->nranks; q++)
-        for (int i = 0; i < d->rcount[q]; i++) {
-            int64_t s = d->rdispl[q] + i, x = rbuf[2 * s] >> 1, j = x - d->lo;
-            int64_t k = d->hstart[j] + fill[j]++;
-            if (k > d->hstart[j] && d->holder[k - 1] == q && rc == COLLIO_OK) {
-                rc = COLLIO_ERR_OVERLAP;
-                collio__error_set(rc, "element %lld is held twice by rank %d",
-                                  (long long)x, q);
-            }
-            d->holder[k] = q;
-            d->slot[k] = s;
-            d->hpos[k] = rbuf[2 * s + 1];
-            if (!(rbuf[2 * s] & 1))
+        for (int i = 0; i < rcount[q]; i++) {
+            const int64_t *w = rbuf + RUN_WORDS * (rdispl[q] + i);
+            if (w[0] & 1)
                 continue;
-            if (d->owner[j] >= 0 && rc == COLLIO_OK) {
-                rc = COLLIO_ERR_OVERLAP;
-                collio__error_set(rc, "element %lld is owned by two ranks, %d and %d",
-                                  (long long)x, d->owner[j], q);
+            int64_t j0 = (w[0] >> 1) - d->lo;
+            for (int64_t t = 0; t < w[1]; t++) {
+                int64_t j = j0 + t, k = d->hstart[j] + fill[j]++;
+                if ((k > d->hstart[j] && d->holder[k - 1] == q) || d->owner[j] == q) {
+                    if (rc == COLLIO_OK) {
+                        rc = COLLIO_ERR_OVERLAP;
+                        collio__error_set(rc, "element %lld is held twice by rank %d",
+                                          (long long)(d->lo + j), q);
+                    }
+                }
+                d->holder[k] = q;
+                d->hpos[k] = w[2] + t;
             }
-            d->owner[j] = q;
         }
+    free(fill);
     for (int64_t j = 0; j < n && rc == COLLIO_OK; j++) {
         int64_t nh = d->hstart[j + 1] - d->hstart[j];
-        d->nreplicated += nh > 1;
-        if (nh == 0) {
-            rc = COLLIO_ERR_COVERAGE;
+        d->nreplicated += nh > 0;
+        if (d->owner[j] >= 0)
+            continue;
+        rc = COLLIO_ERR_COVERAGE;
+        if (nh == 0)
             collio__error_set(rc, "element %lld is held by no rank",
                               (long long)(d->lo + j));
-        } else if (d->owner[j] < 0) {
-            rc = COLLIO_ERR_COVERAGE;
+        else
             collio__error_set(rc,
                               "element %lld is held by %lld rank(s), from %d, but "
                               "owned by none",
                               (long long)(d->lo + j), (long long)nh,
                               d->holder[d->hstart[j]]);
-        }
     }
-    free(fill);
     return rc;
 }
 
@@ -152,69 +213,121 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
 {
     memset(d, 0, sizeof *d);
     int P = l->nranks;
-    int64_t *sbuf = NULL, *rbuf = NULL;
+    int64_t *sbuf = NULL, *rbuf = NULL, nrecv = 0;
     d->nranks = P;
     collio__domain_range(l->nglobal, P, l->rank, &d->lo, &d->hi);
-    d->scount = calloc((size_t)P, sizeof *d->scount);
-    d->sdispl = calloc((size_t)P, sizeof *d->sdispl);
-    d->rcount = calloc((size_t)P, sizeof *d->rcount);
-    d->rdispl = calloc((size_t)P, sizeof *d->rdispl);
-    int rc =
-        d->scount && d->sdispl && d->rcount && d->rdispl ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    int *cnt = calloc((size_t)4 * (size_t)P, sizeof *cnt);
+    int rc = cnt ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    d->scount = cnt;
+    d->sdispl = cnt ? cnt + P : NULL;
+    int *rcount = cnt ? cnt + 2 * P : NULL, *rdispl = cnt ? cnt + 3 * P : NULL;
     if (rc == COLLIO_OK)
-        rc = pack_tuples(l, d, &sbuf);
+        rc = pack_runs(l, d, &sbuf);
     rc = collio__agree(comm, rc);
     if (rc == COLLIO_OK
-        && MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, comm)
-               != MPI_SUCCESS)
+        && MPI_Alltoall(d->scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK)
-        rc = displs_of(d->rcount, d->rdispl, P, &d->nrecv);
+        rc = displs_of(rcount, rdispl, P, &nrecv);
     if (rc == COLLIO_OK) {
-        rbuf = malloc((size_t)(d->nrecv > 0 ? d->nrecv : 1) * 2 * sizeof *rbuf);
+        rbuf = malloc((size_t)(nrecv > 0 ? nrecv : 1) * RUN_WORDS * sizeof *rbuf);
         if (!rbuf)
             rc = COLLIO_ERR_NOMEM;
     }
     rc = collio__agree(comm, rc);
-    MPI_Datatype pair = MPI_DATATYPE_NULL; /* one tuple: 2 x int64 */
+    MPI_Datatype run = MPI_DATATYPE_NULL;
     if (rc == COLLIO_OK
-        && (MPI_Type_contiguous(2, MPI_INT64_T, &pair) != MPI_SUCCESS
-            || MPI_Type_commit(&pair) != MPI_SUCCESS
-            || MPI_Alltoallv(sbuf, d->scount, d->sdispl, pair, rbuf, d->rcount, d->rdispl,
-                             pair, comm)
+        && (MPI_Type_contiguous(RUN_WORDS, MPI_INT64_T, &run) != MPI_SUCCESS
+            || MPI_Type_commit(&run) != MPI_SUCCESS
+            || MPI_Alltoallv(sbuf, d->scount, d->sdispl, run, rbuf, rcount, rdispl, run,
+                             comm)
                    != MPI_SUCCESS))
         rc = COLLIO_ERR_MPI;
-    if (pair != MPI_DATATYPE_NULL)
-        MPI_Type_free(&pair);
+    if (run != MPI_DATATYPE_NULL)
+        MPI_Type_free(&run);
     if (rc == COLLIO_OK)
-        rc = build_csr(d, rbuf);
+        rc = build_domain(d, rbuf, rcount, rdispl);
     rc = collio__agree(comm, rc);
     free(sbuf);
     free(rbuf);
+    free(cnt);
+    d->scount = d->sdispl = NULL;
     if (rc != COLLIO_OK)
         collio__repl_dom_free(d);
     return rc;
 }
 
-int collio__repl_answer(MPI_Comm comm, const collio__repl_dom *d,
-                        const int64_t *per_entry, int64_t *out)
+/* Collective: every holder of a replicated element learns its writer and
+ * the element's position in the writer's stream (value = position * P +
+ * writer, at out[the holder's own position]); other entries of out are
+ * left alone. One MPI_Alltoall of counts, one MPI_Alltoallv of pairs. */
+int collio__repl_tell(MPI_Comm comm, const collio__repl_dom *d, const int32_t *writer,
+                      int64_t *out, int64_t nout)
 {
-    int64_t *ans = malloc((size_t)(d->nrecv > 0 ? d->nrecv : 1) * sizeof *ans);
-    int64_t *back = malloc((size_t)(d->nsent > 0 ? d->nsent : 1) * sizeof *back);
-    int rc = ans && back ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    int P = d->nranks;
+    int64_t n = d->hi - d->lo, nsend = 0, nrecv = 0;
+    int *cnt = calloc((size_t)5 * (size_t)P, sizeof *cnt);
+    int *scount = cnt, *sdispl = cnt ? cnt + P : NULL, *rcount = cnt ? cnt + 2 * P : NULL,
+        *rdispl = cnt ? cnt + 3 * P : NULL, *fill = cnt ? cnt + 4 * P : NULL;
+    int rc = cnt ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    for (int64_t j = 0; rc == COLLIO_OK && j < n; j++)
+        if (d->hstart[j + 1] > d->hstart[j]) {
+            scount[d->owner[j]]++;
+            for (int64_t k = d->hstart[j]; k < d->hstart[j + 1]; k++)
+                scount[d->holder[k]]++;
+        }
     if (rc == COLLIO_OK)
-        for (int64_t k = 0; k < d->nrecv; k++)
-            ans[d->slot[k]] = per_entry[k];
+        rc = displs_of(scount, sdispl, P, &nsend);
+    int64_t *sbuf = malloc((size_t)(nsend > 0 ? nsend : 1) * 2 * sizeof *sbuf),
+            *rbuf = NULL;
+    if (rc == COLLIO_OK && !sbuf)
+        rc = COLLIO_ERR_NOMEM;
+    for (int64_t j = 0; rc == COLLIO_OK && j < n; j++) {
+        if (d->hstart[j + 1] == d->hstart[j])
+            continue;
+        int64_t wpos = d->opos[j];
+        for (int64_t k = d->hstart[j]; k < d->hstart[j + 1]; k++)
+            if (d->holder[k] == writer[j])
+                wpos = d->hpos[k];
+        int64_t v = wpos * P + writer[j];
+        int64_t *w = sbuf + 2 * (sdispl[d->owner[j]] + fill[d->owner[j]]++);
+        w[0] = d->opos[j];
+        w[1] = v;
+        for (int64_t k = d->hstart[j]; k < d->hstart[j + 1]; k++) {
+            w = sbuf + 2 * (sdispl[d->holder[k]] + fill[d->holder[k]]++);
+            w[0] = d->hpos[k];
+            w[1] = v;
+        }
+    }
     rc = collio__agree(comm, rc);
     if (rc == COLLIO_OK
-        && MPI_Alltoallv(ans, d->rcount, d->rdispl, MPI_INT64_T, back, d->scount,
-                         d->sdispl, MPI_INT64_T, comm)
-               != MPI_SUCCESS)
+        && MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK)
-        for (int64_t i = 0; i < d->nsent; i++)
-            out[d->spos[i]] = back[i];
-    free(ans);
-    free(back);
+        rc = displs_of(rcount, rdispl, P, &nrecv);
+    if (rc == COLLIO_OK) {
+        rbuf = malloc((size_t)(nrecv > 0 ? nrecv : 1) * 2 * sizeof *rbuf);
+        if (!rbuf)
+            rc = COLLIO_ERR_NOMEM;
+    }
+    rc = collio__agree(comm, rc);
+    MPI_Datatype pair = MPI_DATATYPE_NULL;
+    if (rc == COLLIO_OK
+        && (MPI_Type_contiguous(2, MPI_INT64_T, &pair) != MPI_SUCCESS
+            || MPI_Type_commit(&pair) != MPI_SUCCESS
+            || MPI_Alltoallv(sbuf, scount, sdispl, pair, rbuf, rcount, rdispl, pair, comm)
+                   != MPI_SUCCESS))
+        rc = COLLIO_ERR_MPI;
+    if (pair != MPI_DATATYPE_NULL)
+        MPI_Type_free(&pair);
+    for (int64_t i = 0; rc == COLLIO_OK && i < nrecv; i++) {
+        if (rbuf[2 * i] < 0 || rbuf[2 * i] >= nout)
+            rc = COLLIO_ERR_MPI; /* a position this rank never sent: a bug */
+        else
+            out[rbuf[2 * i]] = rbuf[2 * i + 1];
+    }
+    free(cnt);
+    free(sbuf);
+    free(rbuf);
     return collio__agree(comm, rc);
 }

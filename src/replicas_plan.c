@@ -288,38 +288,34 @@ int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
     int P = p->nranks;
     int64_t n = d.hi - d.lo, nw = 0, nl = user->nlocal > 0 ? user->nlocal : 1;
     int32_t *writer = malloc((size_t)(n > 0 ? n : 1) * sizeof *writer);
-    int64_t *per_entry = malloc((size_t)(d.nrecv > 0 ? d.nrecv : 1) * sizeof *per_entry);
     int64_t *ans = malloc((size_t)nl * sizeof *ans),
             *wmap = malloc((size_t)nl * sizeof *wmap);
     int32_t *wr = malloc((size_t)nl * sizeof *wr);
     int64_t *idx = stream_indices(user);
     int32_t prev = -1;
-    rc = collio__agree(p->comm, writer && per_entry && ans && wmap && wr && idx
-                                    ? COLLIO_OK
-                                    : COLLIO_ERR_NOMEM);
+    rc = collio__agree(p->comm,
+                       writer && ans && wmap && wr && idx ? COLLIO_OK : COLLIO_ERR_NOMEM);
     if (rc == COLLIO_OK)
         rc = collio__repl_schedule(p->comm, &d, user->nglobal, policy,
                                    p->opts.replicas.seed, writer, &prev);
     if (rc == COLLIO_OK) {
-        /* every holder learns the writer and where the element sits in the
-         * writer's stream: value = position * P + writer */
-        for (int64_t j = 0; j < n; j++) {
-            int64_t wpos = 0;
-            for (int64_t k = d.hstart[j]; k < d.hstart[j + 1]; k++)
-                if (d.holder[k] == writer[j])
-                    wpos = d.hpos[k];
-            for (int64_t k = d.hstart[j]; k < d.hstart[j + 1]; k++)
-                per_entry[k] = wpos * P + writer[j];
-        }
-        rc = collio__repl_answer(p->comm, &d, per_entry, ans);
+        /* an unreplicated element is its owner's to write, at its own
+         * position; the holders of replicated ones are told */
+        for (int64_t i = 0; i < user->nlocal; i++)
+            ans[i] = user->owned[i] ? i * P + p->rank : -1;
+        rc = collio__repl_tell(p->comm, &d, writer, ans, user->nlocal);
     }
     if (rc == COLLIO_OK) {
-        for (int64_t i = 0; i < user->nlocal; i++) {
+        for (int64_t i = 0; i < user->nlocal && rc == COLLIO_OK; i++)
+            if (ans[i] < 0)
+                rc = COLLIO_ERR_MPI; /* a halo copy nobody told about: a bug */
+        for (int64_t i = 0; i < user->nlocal && rc == COLLIO_OK; i++) {
             wr[i] = (int32_t)(ans[i] % P);
             ans[i] /= P; /* now the writer's stream position */
         }
         /* local; fill_plan agrees on its result first thing */
-        rc = writer_layout(p, r, idx, wr, &p->layout, wmap, &nw);
+        if (rc == COLLIO_OK)
+            rc = writer_layout(p, r, idx, wr, &p->layout, wmap, &nw);
         rc = fill_plan(p, r, wr, ans, wmap, nw, rc);
     }
     s->schedule_s = collio__now() - t0;
@@ -327,7 +323,6 @@ int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
         rc = plan_stats(p, &d, writer, prev, nw);
     collio__repl_dom_free(&d);
     free(writer);
-    free(per_entry);
     free(ans);
     free(wmap);
     free(wr);

@@ -31,8 +31,12 @@ typedef struct ctx {
     int32_t next_owner; /* owner of the element after the domain, or -1 */
 } ctx;
 
+/* Holders of element lo + j: the owner, and the others in increasing
+ * rank order (a CSR list). */
 static int holds(const ctx *c, int64_t j, int32_t r)
 {
+    if (c->d->owner[j] == r)
+        return 1;
     for (int64_t k = c->d->hstart[j]; k < c->d->hstart[j + 1]; k++)
         if (c->d->holder[k] == r)
             return 1;
@@ -41,7 +45,18 @@ static int holds(const ctx *c, int64_t j, int32_t r)
 
 static int64_t nholders(const ctx *c, int64_t j)
 {
-    return c->d->hstart[j + 1] - c->d->hstart[j];
+    return 1 + c->d->hstart[j + 1] - c->d->hstart[j];
+}
+
+/* The i-th holder in increasing rank order (the owner merged in). */
+static int32_t holder_at(const ctx *c, int64_t j, int64_t i)
+{
+    int32_t o = c->d->owner[j];
+    const int32_t *h = c->d->holder + c->d->hstart[j];
+    int64_t below = 0; /* other holders ranked below the owner */
+    while (below < nholders(c, j) - 1 && h[below] < o)
+        below++;
+    return i < below ? h[i] : i == below ? o : h[i - 1];
 }
 
 static int32_t choose_owner(const ctx *c, int64_t j, int32_t prev)
@@ -71,13 +86,13 @@ static int32_t choose_random(const ctx *c, int64_t j, int32_t prev)
     (void)prev;
     uint64_t h =
         collio__hash_mix(collio__hash_mix(0x72616e64, c->seed), (uint64_t)(c->d->lo + j));
-    return c->d->holder[c->d->hstart[j] + (int64_t)(h % (uint64_t)nholders(c, j))];
+    return holder_at(c, j, (int64_t)(h % (uint64_t)nholders(c, j)));
 }
 
 static int32_t choose_first(const ctx *c, int64_t j, int32_t prev)
 {
     (void)prev;
-    return c->d->holder[c->d->hstart[j]]; /* holders are increasing */
+    return holder_at(c, j, 0);
 }
 
 /* The rank whose multiphase file domain (after all phases) holds the
@@ -89,7 +104,7 @@ static int32_t choose_domain(const ctx *c, int64_t j, int32_t prev)
     for (int64_t k = c->d->hstart[j]; k < c->d->hstart[j + 1]; k++)
         if (collio__mp_domain_of_rank(c->nranks, c->d->holder[k]) == dom)
             return c->d->holder[k];
-    return c->d->owner[j];
+    return c->d->owner[j]; /* (also when the owner's domain holds it) */
 }
 
 typedef struct policy {
@@ -198,7 +213,7 @@ static int chained_schedule(MPI_Comm comm, const ctx *c, const policy *pol,
         else {
             mine[0] = run_chain(c, pol, -1, writer, NULL); /* the default chain */
             for (int k = 0; k < kmine; k++) {
-                int32_t in = d->holder[d->hstart[0] + k];
+                int32_t in = holder_at(c, 0, k);
                 mine[1 + 2 * k] = in;
                 mine[2 + 2 * k] = run_chain(c, pol, in, NULL, writer);
             }
