@@ -149,11 +149,16 @@ static int build_domain(collio__repl_dom *d, const int64_t *rbuf, const int *rco
                     d->hstart[j0 + t + 1]++;
                     nhalo++;
                 } else if (d->owner[j0 + t] >= 0) {
+                    int32_t o = d->owner[j0 + t];
                     if (rc == COLLIO_OK) {
                         rc = COLLIO_ERR_OVERLAP;
-                        collio__error_set(
-                            rc, "element %lld is owned by two ranks, %d and %d",
-                            (long long)(d->lo + j0 + t), d->owner[j0 + t], q);
+                        if (o == q)
+                            collio__error_set(rc, "element %lld is held twice by rank %d",
+                                              (long long)(d->lo + j0 + t), q);
+                        else
+                            collio__error_set(
+                                rc, "element %lld is owned by two ranks, %d and %d",
+                                (long long)(d->lo + j0 + t), o, q);
                     }
                 } else {
                     d->owner[j0 + t] = q;

@@ -412,15 +412,19 @@ static void test_bad(tu_ctx *t)
 {
     int P = t->nranks, me = t->rank;
     int64_t per = 10, N = per * P;
-    enum { TWO_OWNERS, NO_OWNER, NOBODY, TWICE, RANGE, FLAG, NBAD };
-    static const char *const what[NBAD] = {"two owners",         "held but owned by none",
-                                           "held by nobody",     "held twice by one rank",
-                                           "index out of range", "owned flag 2"};
-    static const int want[NBAD] = {COLLIO_ERR_OVERLAP,  COLLIO_ERR_COVERAGE,
-                                   COLLIO_ERR_COVERAGE, COLLIO_ERR_OVERLAP,
-                                   COLLIO_ERR_RANGE,    COLLIO_ERR_ARG};
+    enum { TWO_OWNERS, NO_OWNER, NOBODY, TWICE, TWICE_OWNED, RANGE, FLAG, NBAD };
+    static const char *const what[NBAD] = {"two owners",
+                                           "held but owned by none",
+                                           "held by nobody",
+                                           "held twice by one rank",
+                                           "owned twice by one rank",
+                                           "index out of range",
+                                           "owned flag 2"};
+    static const int want[NBAD] = {
+        COLLIO_ERR_OVERLAP, COLLIO_ERR_COVERAGE, COLLIO_ERR_COVERAGE, COLLIO_ERR_OVERLAP,
+        COLLIO_ERR_OVERLAP, COLLIO_ERR_RANGE,    COLLIO_ERR_ARG};
     static const char *const text[NBAD] = {
-        "owned by two ranks", "owned by none", "held by no rank",
+        "owned by two ranks", "owned by none", "held by no rank", "held twice",
         "held twice",         "outside",       "not 0 or 1"};
     for (int b = 0; b < NBAD; b++) {
         tu_case(t, "bad replicated layout: %s", what[b]);
@@ -446,6 +450,10 @@ static void test_bad(tu_ctx *t)
         if (b == TWICE && me == 0) {
             idx[n] = 1;
             own[n++] = 0;
+        }
+        if (b == TWICE_OWNED && me == 0) {
+            idx[n] = 1;
+            own[n++] = 1;
         }
         if (b == RANGE && me == P - 1)
             idx[n - 1] = N;
