@@ -134,6 +134,27 @@ def time_table(rows, op):
     return "\n".join(lines)
 
 
+def bytes_moved(rows):
+    """Bytes sent between ranks per write, multiphase, by policy and load."""
+    acc = {}
+    for r in rows:
+        if r["op"] == "write" and r["strategy"] == "multiphase" and r["replicas"]:
+            acc[(r["replicas"], int(r["load"]))] = (int(r["bytes_sent"]),
+                                                    int(r["file_bytes"]))
+    loads = sorted({k[1] for k in acc})
+    if not loads:
+        return ""
+    lines = ["| multiphase policy | " + " | ".join(f"load {l}" for l in loads) + " |",
+             "|---|" + "---|" * len(loads)]
+    for pol in POLICIES:
+        cells = []
+        for l in loads:
+            v = acc.get((pol, l))
+            cells.append("-" if v is None else f"{v[0] / 2**20:.2f} MiB ({100.0 * v[0] / v[1]:.0f}%)")
+        lines.append(f"| {pol} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plots(d, st, parts):
     try:
         import matplotlib
@@ -189,6 +210,10 @@ def main():
         for op in ("write", "read"):
             print(f"\n{op} (median, in parentheses x block):\n")
             print(time_table(rows, op))
+        bm = bytes_moved(rows)
+        if bm:
+            print("\nbytes sent between ranks per write (% of the file):\n")
+            print(bm)
         if insp:
             print("\ninspector (max over ranks): " + "; ".join(
                 f"{v}: classify {c * 1e3:.1f} + schedule {s * 1e3:.1f} ms "
