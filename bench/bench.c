@@ -90,9 +90,13 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     r->replicas.schedule_s = grt[1];
     MPI_Allreduce(&st.replicas.fill_bytes, &r->replicas.fill_bytes, 1, MPI_INT64_T,
                   MPI_SUM, x->comm);
-    int64_t sm[4] = {st.bytes_sent, st.messages, st.file_requests, st.file_bytes};
-    int64_t gsm[4];
-    MPI_Allreduce(sm, gsm, 4, MPI_INT64_T, MPI_SUM, x->comm);
+    int64_t sm[6] = {st.bytes_sent, st.messages,      st.file_requests,
+                     st.file_bytes, st.bytes_offnode, st.messages_offnode};
+    int64_t gsm[6];
+    MPI_Allreduce(sm, gsm, 6, MPI_INT64_T, MPI_SUM, x->comm);
+    r->bytes_offnode = gsm[4];
+    r->messages_offnode = gsm[5];
+    r->nnodes = st.nnodes;
     r->inspect_s = gmx[0];
     r->exchange_s = gmx[1];
     r->file_s = gmx[2];

@@ -17,7 +17,7 @@ static const char *csv_header =
     "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
     "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s,"
     "replicas,load,nodes,intervals_per_rank,avg_interval,replicated_pct,lb_pct,"
-    "classify_s,schedule_s,fill_bytes\n";
+    "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode\n";
 
 FILE *bench_csv_open(const char *path)
 {
@@ -62,12 +62,14 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
     /* replicated layouts (the mesh workload); empty otherwise */
     const collio_replica_stats *rs = &r->replicas;
     if (rs->policy > 0)
-        fprintf(f, "%s,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.6f,%.6f,%lld\n",
+        fprintf(f, "%s,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.6f,%.6f,%lld,",
                 collio_replicas_name(rs->policy), (long long)c->load, (long long)c->nx,
                 rs->intervals_per_rank, rs->avg_interval, rs->replicated_pct, rs->lb_pct,
                 rs->classify_s, rs->schedule_s, (long long)rs->fill_bytes);
     else
-        fputs(",,,,,,,,,\n", f);
+        fputs(",,,,,,,,,,", f);
+    fprintf(f, "%d,%lld,%lld\n", r->nnodes, (long long)r->messages_offnode,
+            (long long)r->bytes_offnode);
     fflush(f);
 }
 

@@ -536,6 +536,14 @@ typedef struct collio_stats {
                                        the plan moves its data in MPI messages instead
                                        (shared_memory = 0) */
     collio_replica_stats replicas;  /* replicated layouts only, else 0 */
+    int nnodes;                     /* nodes the plan's ranks run on (ranks that
+                                       share memory: MPI_COMM_TYPE_SHARED) */
+    int64_t messages_offnode;       /* of messages: point-to-point messages with
+                                       ranks on other nodes -- what a cluster's
+                                       network carries (multiphase's exchanges,
+                                       the replica fill of reads; collective
+                                       calls are not split) */
+    int64_t bytes_offnode;          /* of bytes_sent: bytes sent in those */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

@@ -392,7 +392,17 @@ struct collio_plan {
      * buffer follows) to `layout`, which then holds only the elements this
      * rank writes; NULL for every other layout. */
     collio__repl *repl;
+    int *node_of; /* node index of every rank (nodes.c) */
 };
+
+/* Nodes (nodes.c). Collective, at plan creation: p->node_of and
+ * p->stats.nnodes. Agreed code. */
+int collio__plan_nodes(collio_plan *p);
+/* Local: one point-to-point message with rank `peer` posted by this rank
+ * (sent_bytes: what it sends, 0 for a receive): counted in messages and
+ * bytes_sent, and in messages_offnode / bytes_offnode when the peer is on
+ * another node. */
+void collio__count_p2p(collio_plan *p, int peer, int64_t sent_bytes);
 
 /* ------------------------------------------- file domains (domains.c) */
 

@@ -29,6 +29,7 @@ static void plan_destroy(collio_plan *p)
     collio__repl_free(&p->repl);
     if (p->comm != MPI_COMM_NULL)
         MPI_Comm_free(&p->comm);
+    free(p->node_of);
     free(p);
 }
 
@@ -136,6 +137,8 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     rc = collio__agree(comm, rc);
     if (rc == COLLIO_OK)
         p->oversubscribed = collio__node_oversubscribed(p->comm);
+    if (rc == COLLIO_OK)
+        rc = collio__plan_nodes(p);
     if (rc != COLLIO_OK) {
         plan_destroy(p);
         return rc;
@@ -177,6 +180,7 @@ static void reset_exec_stats(collio_stats *s)
     double inspect = s->inspect_s;
     int64_t plan_bytes = s->plan_bytes;
     int exchange = s->exchange, shm = s->shared_memory, fallback = s->shm_fallback;
+    int nnodes = s->nnodes;
     collio_subgroup_stats subgroup = s->subgroup;
     collio_replica_stats replicas = s->replicas;
     replicas.fill_bytes = 0;
@@ -188,6 +192,7 @@ static void reset_exec_stats(collio_stats *s)
     s->shared_memory = shm;
     s->subgroup = subgroup;
     s->shm_fallback = fallback;
+    s->nnodes = nnodes;
 }
 
 int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,

@@ -368,9 +368,12 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
     free(sbuf);
     free(rbuf);
     p->stats.replicas.fill_bytes = r->nsend * (int64_t)es;
-    p->stats.bytes_sent += r->nsend * (int64_t)es;
-    for (int q = 0; q < p->nranks; q++)
-        p->stats.messages += r->scount[q] > 0 && q != p->rank;
+    for (int q = 0; q < p->nranks; q++) { /* the Alltoallv's point-to-point part */
+        if (q != p->rank && r->scount[q] > 0)
+            collio__count_p2p(p, q, r->scount[q] * (int64_t)es);
+        if (q != p->rank && r->rcount[q] > 0)
+            collio__count_p2p(p, q, 0);
+    }
     p->stats.exchange_s += collio__now() - t0;
     return rc;
 }

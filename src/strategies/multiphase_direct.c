@@ -465,7 +465,6 @@ static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *
     const int P = p->nranks, me = p->rank;
     const int64_t es = (int64_t)p->layout->esize;
     int nr = 0;
-    int64_t sent = 0;
     for (int k = 0; k < P; k++) { /* receives first */
         int q = (me - k + P) % P;
         if (write && d->recv_elems[q] > 0)
@@ -474,6 +473,9 @@ static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *
         else if (!write && d->send_elems[q] > 0)
             collio__irecv(stream, 1, d->send_type[q], q, TAG_DIRECT, p->comm, d->rq, &nr,
                           perr);
+        else
+            continue;
+        collio__count_p2p(p, q, 0);
     }
     for (int k = 0; k < P; k++) {
         int q = (me + k) % P;
@@ -486,9 +488,8 @@ static int post(collio_plan *p, const collio__mp_direct *d, char *stream, char *
         else
             collio__isend(F, 1, d->recv_type[q], q, TAG_DIRECT, p->comm, d->rq, &nr,
                           perr);
-        sent += n;
+        collio__count_p2p(p, q, n * es);
     }
-    p->stats.bytes_sent += sent * es;
     return nr;
 }
 
@@ -509,8 +510,7 @@ int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *str
     if (rc == COLLIO_OK)
         rc = perr;
     double t = collio__now() - t0;
-    p->stats.exchange_s += t;
-    p->stats.messages += nr;
+    p->stats.exchange_s += t; /* (messages, bytes_sent: counted by post) */
     if (phase >= 0) {
         p->stats.phase_s[phase] += t;
         p->stats.phase_bytes[phase] += p->stats.bytes_sent - sent0;

@@ -242,9 +242,22 @@ static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int64
     p->stats.phase_s[i] += t;
     p->stats.phase_bytes[i] += bytes;
     p->stats.phase_tuples[i] += ph->tuples;
-    p->stats.phase_messages[i] += nmsg;
-    p->stats.bytes_sent += bytes;
-    p->stats.messages += nmsg;
+    p->stats.phase_messages[i] += nmsg; /* (bytes_sent, messages: at the posts) */
+}
+
+/* The messages of a phase, peer by peer: a write sends its pieces to
+ * `other` (the partner, or the one a lonely rank sends to) and receives
+ * from the partner and the extra rank; a read the other way round. */
+static void count_posts(collio_plan *p, const collio__mp_phase *ph, int other, int write)
+{
+    const collio__mp_step *st = &ph->step;
+    int64_t es = (int64_t)p->layout->esize;
+    if (ph->send_elems > 0)
+        collio__count_p2p(p, other, write ? ph->send_elems * es : 0);
+    if (ph->recv_elems > 0)
+        collio__count_p2p(p, st->partner, write ? 0 : ph->recv_elems * es);
+    if (ph->xrecv_elems > 0)
+        collio__count_p2p(p, st->extra_from, write ? 0 : ph->xrecv_elems * es);
 }
 
 /* The kept pieces of a phase, A -> B (write) or back B -> A (read),
@@ -301,6 +314,7 @@ static const char *write_phases(collio_plan *p, const collio__mp_pass *ps, char 
                           &nr, &perr);
         if (ph->send_elems > 0)
             collio__isend(a, 1, ph->send_type, to, TAG_EXEC + i, p->comm, rq, &nr, &perr);
+        count_posts(p, ph, to, 1);
         copy_kept(p, ph, (char *)a, b, 1);
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (*rc == COLLIO_OK)
@@ -436,6 +450,7 @@ static void read_phases(collio_plan *p, const collio__mp_pass *ps, char *slot[2]
         if (ph->xrecv_elems > 0)
             collio__isend(b, 1, ph->xrecv_type, st->extra_from, TAG_EXEC + i, p->comm, rq,
                           &nr, &perr);
+        count_posts(p, ph, from, 0);
         copy_kept(p, ph, a, b, 0);
         int w = collio__waitall(nr, rq, p->oversubscribed);
         if (*rc == COLLIO_OK)
