@@ -394,8 +394,10 @@ typedef struct collio_plan_options {
                             exactly the rank's file domain).
                             AUTO (default), with all phases: DIRECT
                             where every rank is on one node (through
-                            shared memory, see shared_memory), or where
-                            the layout's blocks are long enough for
+                            shared memory, see shared_memory), where the
+                            ranks span several nodes and P <= 64 (each
+                            byte then crosses the network once), or
+                            where the layout's blocks are long enough for
                             datatypes to stream them and P is small
                             enough (docs/multiphase.md); else HYPERCUBE.
                             DIRECT with 1 <= phases < all, or another

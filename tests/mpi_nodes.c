@@ -104,7 +104,8 @@ int main(int argc, char **argv)
             if (nodes > 1 && crosses)
                 TU_CHECK(&t, all[0] > 0 && all[1] > 0,
                          "%s across %d nodes: %lld bytes in %lld messages crossed",
-                         op ? "read" : "write", nodes, (long long)all[0], (long long)all[1]);
+                         op ? "read" : "write", nodes, (long long)all[0],
+                         (long long)all[1]);
         }
         tu_remove(&t, path);
         free(buf);

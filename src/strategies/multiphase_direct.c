@@ -60,7 +60,11 @@ int collio__mp_direct_wanted(collio_plan *p)
     int64_t mean = collio__mp_mean_block_bytes(p); /* collective: first */
     if (p->nranks < 2 || p->nranks > DIRECT_MAX_RANKS || mean < 0)
         return 0;
-    return mean >= DIRECT_MIN_BLOCK_BYTES;
+    /* Across nodes every byte crosses the network at most once in the
+     * direct exchange, up to log2(nodes) times in the hypercube (1.33x the
+     * bytes that must cross at 4 nodes): the network decides there, not
+     * the cost of datatypes over short blocks (docs/multiphase.md). */
+    return mean >= DIRECT_MIN_BLOCK_BYTES || p->stats.nnodes > 1;
 }
 
 int collio__mp_direct_last_round(const collio_plan *p)
