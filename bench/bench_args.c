@@ -103,90 +103,82 @@ static int parse_i64(const char *s, int64_t *out)
     return 0;
 }
 
-static int parse_strategies(const char *arg, collio_bench_config *cfg)
+/* Calls take(item, i, cfg) for each item of a comma list, i = 0, 1, ...;
+ * returns the number of items, or -1 if take refused one (returned
+ * nonzero), the list is empty or longer than COLLIO_BENCH_MAX_LIST. */
+typedef int (*item_fn)(const char *item, int i, collio_bench_config *cfg);
+
+static int each_item(const char *arg, item_fn take, collio_bench_config *cfg)
 {
     char buf[COLLIO_BENCH_PATH_LEN];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    cfg->nstrategies = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (cfg->nstrategies >= COLLIO_BENCH_MAX_LIST
-            || strlen(t) >= COLLIO_BENCH_NAME_LEN)
-            return -1;
-        strcpy(cfg->strategies[cfg->nstrategies++], t);
-    }
-    return cfg->nstrategies > 0 ? 0 : -1;
-}
-
-static int parse_ops(const char *arg, collio_bench_config *cfg)
-{
-    cfg->do_write = cfg->do_read = 0;
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (strcmp(t, "write") == 0)
-            cfg->do_write = 1;
-        else if (strcmp(t, "read") == 0)
-            cfg->do_read = 1;
-        else
-            return -1;
-    }
-    return cfg->do_write || cfg->do_read ? 0 : -1;
-}
-
-/* --inner s[,s...]: canonical strategy names (the library rejects
- * subgroup itself at plan creation, with its documented code) */
-static int parse_inners(const char *arg, collio_bench_config *cfg)
-{
-    char buf[COLLIO_BENCH_PATH_LEN];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    cfg->ninners = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (cfg->ninners >= COLLIO_BENCH_MAX_LIST || strlen(t) >= COLLIO_BENCH_NAME_LEN
-            || collio_strategy_is_canonical(t) != 1)
-            return -1;
-        strcpy(cfg->inners[cfg->ninners++], t);
-    }
-    return cfg->ninners > 0 ? 0 : -1;
-}
-
-/* --exchange auto,hypercube,direct: returns how many, -1 on a bad name */
-static int parse_exchange(const char *arg, collio_bench_config *cfg)
-{
-    static const char *names[] = {"auto", "hypercube", "direct"};
-    char buf[128];
     snprintf(buf, sizeof buf, "%s", arg);
     char *save = NULL;
     int n = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int x = -1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(t, names[i]) == 0)
-                x = i;
-        if (x < 0 || n == COLLIO_BENCH_MAX_LIST)
+        if (n >= COLLIO_BENCH_MAX_LIST || take(t, n, cfg) != 0)
             return -1;
-        cfg->exchange[n++] = x;
+        n++;
     }
-    cfg->nexchange = n;
     return n > 0 ? n : -1;
 }
 
-/* --replicas p[,p...]: policy names (collio_replicas_from_name). */
-static int parse_replicas(const char *arg, collio_bench_config *cfg)
+/* --strategies s[,s...]: names (unknown ones are reported by the run) */
+static int take_strategy(const char *t, int i, collio_bench_config *cfg)
 {
-    char buf[COLLIO_BENCH_PATH_LEN];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    cfg->nreplicas = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int p = collio_replicas_from_name(t);
-        if (p < 0 || cfg->nreplicas >= COLLIO_BENCH_MAX_LIST)
-            return -1;
-        cfg->replicas[cfg->nreplicas++] = p;
-    }
-    return cfg->nreplicas > 0 ? 0 : -1;
+    if (strlen(t) >= COLLIO_BENCH_NAME_LEN)
+        return -1;
+    strcpy(cfg->strategies[i], t);
+    return 0;
+}
+
+/* --ops write[,read] */
+static int take_op(const char *t, int i, collio_bench_config *cfg)
+{
+    (void)i;
+    int *flag = strcmp(t, "write") == 0  ? &cfg->do_write
+                : strcmp(t, "read") == 0 ? &cfg->do_read
+                                         : NULL;
+    if (flag == NULL)
+        return -1;
+    *flag = 1;
+    return 0;
+}
+
+/* --inner s[,s...]: canonical strategy names (the library rejects
+ * subgroup itself at plan creation, with its documented code) */
+static int take_inner(const char *t, int i, collio_bench_config *cfg)
+{
+    if (strlen(t) >= COLLIO_BENCH_NAME_LEN || collio_strategy_is_canonical(t) != 1)
+        return -1;
+    strcpy(cfg->inners[i], t);
+    return 0;
+}
+
+/* --exchange auto,hypercube,direct */
+static int take_exchange(const char *t, int i, collio_bench_config *cfg)
+{
+    static const char *names[] = {"auto", "hypercube", "direct"};
+    for (int x = 0; x < 3; x++)
+        if (strcmp(t, names[x]) == 0) {
+            cfg->exchange[i] = x;
+            return 0;
+        }
+    return -1;
+}
+
+/* --replicas p[,p...]: policy names (collio_replicas_from_name) */
+static int take_replicas(const char *t, int i, collio_bench_config *cfg)
+{
+    cfg->replicas[i] = collio_replicas_from_name(t);
+    return cfg->replicas[i] < 0 ? -1 : 0;
+}
+
+/* A comma list into cfg with take; *count gets the items (0 on error). */
+static int parse_list(const char *arg, item_fn take, collio_bench_config *cfg, int *count)
+{
+    int n = each_item(arg, take, cfg);
+    *count = n > 0 ? n : 0;
+    return n > 0 ? 0 : -1;
 }
 
 int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *out,
@@ -250,7 +242,7 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             }
             cfg->ngroups = n;
         } else if (strcmp(o, "--inner") == 0) {
-            if (parse_inners(a, cfg))
+            if (parse_list(a, take_inner, cfg, &cfg->ninners))
                 goto bad;
         } else if (strcmp(o, "--mesh") == 0 || strcmp(o, "--partition") == 0) {
             char *dst = strcmp(o, "--mesh") == 0 ? cfg->mesh : cfg->partition;
@@ -271,10 +263,10 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             }
             cfg->nloads = n;
         } else if (strcmp(o, "--replicas") == 0) {
-            if (parse_replicas(a, cfg))
+            if (parse_list(a, take_replicas, cfg, &cfg->nreplicas))
                 goto bad;
         } else if (strcmp(o, "--strategies") == 0) {
-            if (parse_strategies(a, cfg))
+            if (parse_list(a, take_strategy, cfg, &cfg->nstrategies))
                 goto bad;
         } else if (strcmp(o, "--reps") == 0) {
             if (parse_i64(a, &v) || v < 1 || v > 1000000)
@@ -291,7 +283,9 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             if (errno || end == a || *end || cfg->max_time < 0)
                 goto bad;
         } else if (strcmp(o, "--ops") == 0) {
-            if (parse_ops(a, cfg))
+            int nops;
+            cfg->do_write = cfg->do_read = 0;
+            if (parse_list(a, take_op, cfg, &nops))
                 goto bad;
         } else if (strcmp(o, "--phases") == 0) {
             if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
@@ -321,7 +315,7 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             }
             cfg->nshm = n;
         } else if (strcmp(o, "--exchange") == 0) {
-            if ((n = parse_exchange(a, cfg)) < 1)
+            if (parse_list(a, take_exchange, cfg, &cfg->nexchange))
                 goto bad;
         } else if (strcmp(o, "--esize") == 0) {
             if (parse_i64(a, &v) || v < 1 || v > (1 << 20))
