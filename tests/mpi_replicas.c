@@ -11,7 +11,8 @@
  * ranks, so that IDG's chain crosses many ranks' file-order domains --
  * against a sequential IDG in a dozen lines. Round trips with consistent
  * replicas (the pattern of the element on every holder) check every
- * policy with every executor byte-exact, a read filling every replica,
+ * policy with every executor byte-exact (packed, global-array and
+ * datatype memory), a read filling every replica,
  * each plan reused 3 times; every policy writes each element exactly once
  * (the file bytes of all ranks sum to the file). Bad replicated layouts
  * give the documented code on every rank.
@@ -338,24 +339,37 @@ static void test_random_writers(tu_ctx *t)
 
 /* Consistent replicas: every policy x executor round-trips byte-exact, 3
  * times per plan; a read fills every replica; the file is written once. */
-static void test_roundtrip(tu_ctx *t, size_t esize, int global_memory)
+/* The user's memory: packed, the full-size global array, or an MPI
+ * datatype that leaves a gap of one element after each element. */
+enum { MEM_PACKED = 0, MEM_GLOBAL, MEM_TYPE };
+static const char *const mem_name[] = {"", " (global memory)", " (datatype memory)"};
+
+static void test_roundtrip(tu_ctx *t, size_t esize, int mem)
 {
     mesh m;
     mesh_random(&m, 333, t->nranks, 11);
     int64_t *idx;
     unsigned char *own;
     int64_t n = mesh_local(&m, t->rank, 11, &idx, &own);
-    size_t bytes = global_memory ? (size_t)m.n * esize : (size_t)n * esize;
+    size_t bytes = mem == MEM_GLOBAL ? (size_t)m.n * esize
+                   : mem == MEM_TYPE ? (size_t)(n > 0 ? 2 * n - 1 : 0) * esize
+                                     : (size_t)n * esize;
     unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);
     memset(buf, 0, bytes + 1);
-    for (int64_t i = 0; i < n; i++)
-        collio_pattern_element((uint64_t)idx[i], 3, esize,
-                               buf + (size_t)(global_memory ? idx[i] : i) * esize);
+    int64_t *at = malloc((size_t)(n + 1) * sizeof *at); /* element i's slot */
+    for (int64_t i = 0; i < n; i++) {
+        at[i] = mem == MEM_GLOBAL ? idx[i] : mem == MEM_TYPE ? 2 * i : i;
+        collio_pattern_element((uint64_t)idx[i], 3, esize, buf + (size_t)at[i] * esize);
+    }
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    if (mem == MEM_TYPE) {
+        MPI_Type_vector((int)n, (int)esize, 2 * (int)esize, MPI_BYTE, &type);
+        MPI_Type_commit(&type);
+    }
     for (int policy = 0; policy < COLLIO_REPLICAS__COUNT; policy++)
         for (int s = 0; s < NSTRAT; s++) {
-            tu_case(t, "round trip esize %zu%s: %s with %s", esize,
-                    global_memory ? " (global memory)" : "", collio_replicas_name(policy),
-                    strategies[s]);
+            tu_case(t, "round trip esize %zu%s: %s with %s", esize, mem_name[mem],
+                    collio_replicas_name(policy), strategies[s]);
             if (!tu_case_enabled(t))
                 continue;
             collio_layout *l = NULL;
@@ -365,8 +379,14 @@ static void test_roundtrip(tu_ctx *t, size_t esize, int global_memory)
             o.replicas.policy = policy;
             int rc =
                 collio_layout_index_list_replicated(t->comm, m.n, n, idx, own, esize, &l);
-            if (rc == COLLIO_OK && global_memory)
+            if (rc == COLLIO_OK && mem == MEM_GLOBAL)
                 rc = collio_layout_set_memory_global(l);
+            if (rc == COLLIO_OK && mem == MEM_TYPE)
+                rc = collio_layout_set_memory_datatype(l, type, 1);
+            if (rc == COLLIO_OK)
+                TU_CHECK(t, collio_layout_buffer_bytes(l) == bytes,
+                         "buffer bytes %zu, want %zu", collio_layout_buffer_bytes(l),
+                         bytes);
             if (rc == COLLIO_OK)
                 rc = collio_plan_create(t->comm, l, strategies[s], &o, &p);
             if (!TU_RC_ALL(t, rc, COLLIO_OK, "layout and plan")) {
@@ -387,10 +407,10 @@ static void test_roundtrip(tu_ctx *t, size_t esize, int global_memory)
                 TU_CHECK(t, tu_check_file(t, path, m.n, esize, 3, 0, 0, 1) == 0,
                          "file byte-exact");
                 memset(back, 0xEE, bytes + 1);
-                if (global_memory) /* what the rank does not hold stays as it was */
+                if (mem != MEM_PACKED) /* what is not an element stays as it was */
                     memcpy(back, buf, bytes);
-                for (int64_t i = 0; global_memory && i < n; i++)
-                    memset(back + (size_t)idx[i] * esize, 0xEE, esize);
+                for (int64_t i = 0; mem != MEM_PACKED && i < n; i++)
+                    memset(back + (size_t)at[i] * esize, 0xEE, esize);
                 if (!tu_plan_io(t, p, path, NULL, 0, back, bytes))
                     break;
                 TU_CHECK(t, memcmp(back, buf, bytes) == 0 && back[bytes] == 0xEE,
@@ -400,6 +420,9 @@ static void test_roundtrip(tu_ctx *t, size_t esize, int global_memory)
             collio_plan_free(&p);
             collio_layout_free(&l);
         }
+    if (type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&type);
+    free(at);
     free(idx);
     free(own);
     free(buf);
@@ -515,9 +538,10 @@ int main(int argc, char **argv)
     tu_init(&t, &argc, &argv, "mpi_replicas");
     test_table(&t);
     test_random_writers(&t);
-    test_roundtrip(&t, 8, 0);
-    test_roundtrip(&t, 3, 0);
-    test_roundtrip(&t, 17, 1);
+    test_roundtrip(&t, 8, MEM_PACKED);
+    test_roundtrip(&t, 3, MEM_PACKED);
+    test_roundtrip(&t, 17, MEM_GLOBAL);
+    test_roundtrip(&t, 5, MEM_TYPE);
     test_bad(&t);
     return tu_finish(&t);
 }
