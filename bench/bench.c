@@ -68,7 +68,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 18 + COLLIO_BENCH_PHASE_COLS };
+    enum { NMAX = 20 + COLLIO_BENCH_PHASE_COLS };
     double mx[NMAX] = {
         st.inspect_s, st.exchange_s, st.file_s, st.total_s, hwm_kb / 1024.0,
         (hwm_kb - rss0_kb) / 1024.0, (double)local_bytes / (1024.0 * 1024.0),
@@ -78,22 +78,21 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
         /* the gather / scatter as the masters see it: a
            member's gather_s of a read includes waiting for
            the master's file access */
-        st.subgroup.master ? st.subgroup.gather_s : 0.0, (double)st.subgroup.group};
+        st.subgroup.master ? st.subgroup.gather_s : 0.0, (double)st.subgroup.group,
+        st.replicas.classify_s, st.replicas.schedule_s};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[18 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+        mx[20 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
-    r->replicas = st.replicas;
-    double rt[2] = {st.replicas.classify_s, st.replicas.schedule_s}, grt[2];
-    MPI_Allreduce(rt, grt, 2, MPI_DOUBLE, MPI_MAX, x->comm);
-    r->replicas.classify_s = grt[0];
-    r->replicas.schedule_s = grt[1];
-    MPI_Allreduce(&st.replicas.fill_bytes, &r->replicas.fill_bytes, 1, MPI_INT64_T,
-                  MPI_SUM, x->comm);
-    int64_t sm[6] = {st.bytes_sent, st.messages,      st.file_requests,
-                     st.file_bytes, st.bytes_offnode, st.messages_offnode};
-    int64_t gsm[6];
-    MPI_Allreduce(sm, gsm, 6, MPI_INT64_T, MPI_SUM, x->comm);
+    int64_t sm[7] = {st.bytes_sent,         st.messages,      st.file_requests,
+                     st.file_bytes,         st.bytes_offnode, st.messages_offnode,
+                     st.replicas.fill_bytes};
+    int64_t gsm[7];
+    MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, x->comm);
+    r->replicas = st.replicas; /* plan-wide figures: the same on every rank */
+    r->replicas.classify_s = gmx[18];
+    r->replicas.schedule_s = gmx[19];
+    r->replicas.fill_bytes = gsm[6];
     r->bytes_offnode = gsm[4];
     r->messages_offnode = gsm[5];
     r->nnodes = st.nnodes;
@@ -110,7 +109,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     if (r->nphases > COLLIO_BENCH_PHASE_COLS)
         r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[18 + i];
+        r->phase_s[i] = gmx[20 + i];
     r->split_s = gmx[15];
     r->gather_s = gmx[16];
     r->group = (int)gmx[17];

@@ -141,13 +141,12 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
 typedef struct collio__repl_dom {
     int64_t lo, hi; /* this rank's domain [lo, hi) */
     int nranks;
-    int32_t *owner;       /* owner of element lo + j */
-    int64_t *opos;        /* its position in the owner's stream */
-    int64_t *hstart;      /* CSR: the other holders of element lo + j are */
-    int32_t *holder;      /*   holder[hstart[j] .. hstart[j+1]), increasing */
-    int64_t *hpos;        /*   and the element's position in their streams */
-    int64_t nreplicated;  /* elements of the domain with more than 1 holder */
-    int *scount, *sdispl; /* (during classification only) */
+    int32_t *owner;      /* owner of element lo + j */
+    int64_t *opos;       /* its position in the owner's stream */
+    int64_t *hstart;     /* CSR: the other holders of element lo + j are */
+    int32_t *holder;     /*   holder[hstart[j] .. hstart[j+1]), increasing */
+    int64_t *hpos;       /*   and the element's position in their streams */
+    int64_t nreplicated; /* elements of the domain with more than 1 holder */
 } collio__repl_dom;
 
 /* Collective: classifies l (a replicated index list) on comm, checking
@@ -226,15 +225,19 @@ int collio__check_same_str(MPI_Comm comm, const char *s);
 /* Checked arithmetic: 0 on success, COLLIO_ERR_OVERFLOW on overflow. */
 int collio__mul_i64(int64_t a, int64_t b, int64_t *out);
 int collio__add_i64(int64_t a, int64_t b, int64_t *out);
+/* MPI_Alltoallv displacements: displ[q] = count[0] + ... + count[q-1],
+ * *total the sum; COLLIO_ERR_OVERFLOW where an int no longer holds it. */
+int collio__displs(const int *count, int *displ, int n, int64_t *total);
 
 double collio__now(void); /* MPI_Wtime */
 
 /* Waiting (progress.c). collio__node_oversubscribed (collective): 1 if
- * some node runs more ranks of comm than it has cores. collio__waitall
+ * some node runs more ranks of comm than it has cores (node_ranks: the
+ * ranks of comm on this rank's node, from collio__plan_nodes). collio__waitall
  * (any n): MPI_Waitall, or when oversubscribed a poll loop that sleeps
  * between bursts of MPI_Testall so that waiting ranks leave the cores to
  * working ones. Returns COLLIO_OK or COLLIO_ERR_MPI. */
-int collio__node_oversubscribed(MPI_Comm comm);
+int collio__node_oversubscribed(MPI_Comm comm, int node_ranks);
 
 /* Nonblocking posts into rq[*nr], counted in *nr: on failure the slot is
  * MPI_REQUEST_NULL, so that a later wait skips it, and *rc becomes

@@ -18,6 +18,8 @@
  */
 #include "collio_internal.h"
 
+#include <limits.h>
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -189,6 +191,19 @@ int collio__add_i64(int64_t a, int64_t b, int64_t *out)
     if (__builtin_add_overflow(a, b, &r))
         return COLLIO_ERR_OVERFLOW;
     *out = r;
+    return COLLIO_OK;
+}
+
+int collio__displs(const int *count, int *displ, int n, int64_t *total)
+{
+    int64_t t = 0;
+    for (int q = 0; q < n; q++) {
+        if (t > INT_MAX - count[q])
+            return COLLIO_ERR_OVERFLOW;
+        displ[q] = (int)t;
+        t += count[q];
+    }
+    *total = t;
     return COLLIO_OK;
 }
 

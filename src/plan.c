@@ -136,9 +136,13 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
         rc = collio__layout_clone(layout, &p->layout);
     rc = collio__agree(comm, rc);
     if (rc == COLLIO_OK)
-        p->oversubscribed = collio__node_oversubscribed(p->comm);
-    if (rc == COLLIO_OK)
         rc = collio__plan_nodes(p);
+    if (rc == COLLIO_OK) {
+        int mates = 0; /* ranks on this rank's node */
+        for (int q = 0; q < p->nranks; q++)
+            mates += p->node_of[q] == p->node_of[p->rank];
+        p->oversubscribed = collio__node_oversubscribed(p->comm, mates);
+    }
     if (rc != COLLIO_OK) {
         plan_destroy(p);
         return rc;

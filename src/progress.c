@@ -32,16 +32,9 @@ static int cores_available(void)
     return n > 0 ? (int)n : 1;
 }
 
-int collio__node_oversubscribed(MPI_Comm comm)
+int collio__node_oversubscribed(MPI_Comm comm, int node_ranks)
 {
-    MPI_Comm node;
-    int local = 1;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)
-        == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
-    int over = local > cores_available(), any = over;
+    int over = node_ranks > cores_available(), any = over;
     /* one decision for all ranks, so that behaviour is uniform */
     MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, comm);
     return any;

@@ -40,20 +40,6 @@ void collio__repl_dom_free(collio__repl_dom *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Displacements from counts; COLLIO_ERR_OVERFLOW past INT_MAX. */
-static int displs_of(const int *count, int *displ, int P, int64_t *total)
-{
-    int64_t t = 0;
-    for (int q = 0; q < P; q++) {
-        if (t > INT_MAX - count[q])
-            return COLLIO_ERR_OVERFLOW;
-        displ[q] = (int)t;
-        t += count[q];
-    }
-    *total = t;
-    return COLLIO_OK;
-}
-
 /* Calls emit(first, len, pos, owned) for every run of l's stream: a
  * segment's blocks split where `owned` changes and at domain boundaries. */
 typedef void (*run_fn)(void *arg, int q, int64_t x, int64_t len, int64_t pos, int owned);
@@ -99,16 +85,16 @@ static void pack_run(void *arg, int q, int64_t x, int64_t len, int64_t pos, int 
 }
 
 /* Sender side: runs grouped by domain rank (two passes: count, place). */
-static int pack_runs(const collio_layout *l, collio__repl_dom *d, int64_t **sbuf)
+static int pack_runs(const collio_layout *l, int *scount, int *sdispl, int64_t **sbuf)
 {
     collio__ext *e;
     int64_t ne, nsent = 0;
     int rc = collio__segs_flatten(l->segs, l->nsegs, &e, &ne);
     if (rc)
         return rc;
-    pack_ctx c = {d->scount, NULL, d->sdispl, NULL};
+    pack_ctx c = {scount, NULL, sdispl, NULL};
     for_each_run(l, e, ne, pack_run, &c);
-    rc = displs_of(d->scount, d->sdispl, l->nranks, &nsent);
+    rc = collio__displs(scount, sdispl, l->nranks, &nsent);
     c.fill = calloc((size_t)(l->nranks > 0 ? l->nranks : 1), sizeof *c.fill);
     *sbuf = rc == COLLIO_OK
                 ? calloc((size_t)(nsent > 0 ? nsent : 1) * RUN_WORDS, sizeof **sbuf)
@@ -223,17 +209,16 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
     collio__domain_range(l->nglobal, P, l->rank, &d->lo, &d->hi);
     int *cnt = calloc((size_t)4 * (size_t)P, sizeof *cnt);
     int rc = cnt ? COLLIO_OK : COLLIO_ERR_NOMEM;
-    d->scount = cnt;
-    d->sdispl = cnt ? cnt + P : NULL;
+    int *scount = cnt, *sdispl = cnt ? cnt + P : NULL;
     int *rcount = cnt ? cnt + 2 * P : NULL, *rdispl = cnt ? cnt + 3 * P : NULL;
     if (rc == COLLIO_OK)
-        rc = pack_runs(l, d, &sbuf);
+        rc = pack_runs(l, scount, sdispl, &sbuf);
     rc = collio__agree(comm, rc);
     if (rc == COLLIO_OK
-        && MPI_Alltoall(d->scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS)
+        && MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK)
-        rc = displs_of(rcount, rdispl, P, &nrecv);
+        rc = collio__displs(rcount, rdispl, P, &nrecv);
     if (rc == COLLIO_OK) {
         rbuf = malloc((size_t)(nrecv > 0 ? nrecv : 1) * RUN_WORDS * sizeof *rbuf);
         if (!rbuf)
@@ -244,8 +229,7 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
     if (rc == COLLIO_OK
         && (MPI_Type_contiguous(RUN_WORDS, MPI_INT64_T, &run) != MPI_SUCCESS
             || MPI_Type_commit(&run) != MPI_SUCCESS
-            || MPI_Alltoallv(sbuf, d->scount, d->sdispl, run, rbuf, rcount, rdispl, run,
-                             comm)
+            || MPI_Alltoallv(sbuf, scount, sdispl, run, rbuf, rcount, rdispl, run, comm)
                    != MPI_SUCCESS))
         rc = COLLIO_ERR_MPI;
     if (run != MPI_DATATYPE_NULL)
@@ -256,7 +240,6 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
     free(sbuf);
     free(rbuf);
     free(cnt);
-    d->scount = d->sdispl = NULL;
     if (rc != COLLIO_OK)
         collio__repl_dom_free(d);
     return rc;
@@ -282,7 +265,7 @@ int collio__repl_tell(MPI_Comm comm, const collio__repl_dom *d, const int32_t *w
                 scount[d->holder[k]]++;
         }
     if (rc == COLLIO_OK)
-        rc = displs_of(scount, sdispl, P, &nsend);
+        rc = collio__displs(scount, sdispl, P, &nsend);
     int64_t *sbuf = malloc((size_t)(nsend > 0 ? nsend : 1) * 2 * sizeof *sbuf),
             *rbuf = NULL;
     if (rc == COLLIO_OK && !sbuf)
@@ -309,7 +292,7 @@ int collio__repl_tell(MPI_Comm comm, const collio__repl_dom *d, const int32_t *w
         && MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     if (rc == COLLIO_OK)
-        rc = displs_of(rcount, rdispl, P, &nrecv);
+        rc = collio__displs(rcount, rdispl, P, &nrecv);
     if (rc == COLLIO_OK) {
         rbuf = malloc((size_t)(nrecv > 0 ? nrecv : 1) * 2 * sizeof *rbuf);
         if (!rbuf)

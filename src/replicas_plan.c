@@ -142,18 +142,14 @@ static int fill_plan(collio_plan *p, collio__repl *r, const int32_t *wr,
         && !(r->scount && r->sdispl && r->rcount && r->rdispl && r->recv_pos && ask
              && fillp))
         rc = COLLIO_ERR_NOMEM; /* (rc: a local failure before, agreed below) */
-    /* requests grouped by writer (rcount: what this rank will receive;
-     * nask <= nlocal, whose stream fits the int counts of a layout) */
+    /* requests grouped by writer (rcount: what this rank will receive) */
     if (rc == COLLIO_OK) {
         for (int64_t i = 0; i < u->nlocal; i++)
             if (wr[i] != p->rank)
                 r->rcount[wr[i]]++;
-        int64_t t = 0;
-        for (int q = 0; q < P; q++) {
-            r->rdispl[q] = (int)t;
-            t += r->rcount[q];
-        }
-        for (int64_t i = 0; i < u->nlocal; i++)
+        int64_t total;
+        rc = collio__displs(r->rcount, r->rdispl, P, &total);
+        for (int64_t i = 0; rc == COLLIO_OK && i < u->nlocal; i++)
             if (wr[i] != p->rank) {
                 int64_t s = r->rdispl[wr[i]] + fillp[wr[i]]++;
                 ask[s] = wupos[i];
@@ -167,14 +163,8 @@ static int fill_plan(collio_plan *p, collio__repl *r, const int32_t *wr,
                != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     int64_t t = 0;
-    for (int q = 0; rc == COLLIO_OK && q < P; q++) {
-        if (t > INT32_MAX - r->scount[q])
-            rc = COLLIO_ERR_OVERFLOW;
-        else {
-            r->sdispl[q] = (int)t;
-            t += r->scount[q];
-        }
-    }
+    if (rc == COLLIO_OK)
+        rc = collio__displs(r->scount, r->sdispl, P, &t);
     r->nsend = t;
     if (rc == COLLIO_OK) {
         asked = malloc((size_t)(t > 0 ? t : 1) * sizeof *asked);
