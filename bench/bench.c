@@ -392,7 +392,6 @@ static int run_case(bench_ctx *x, int ci)
 static void variant_label(bench_variant *v, int show_rounds, int show_exchange,
                           int show_shm)
 {
-    static const char *xname[] = {"auto", "hypercube", "direct"};
     char opt[48] = "";
     size_t n = 0;
     if (v->phases > 0)
@@ -400,7 +399,8 @@ static void variant_label(bench_variant *v, int show_rounds, int show_exchange,
     if (show_rounds && n < sizeof opt)
         n += (size_t)snprintf(opt + n, sizeof opt - n, ",r=%d", v->rounds);
     if (show_exchange && n < sizeof opt)
-        n += (size_t)snprintf(opt + n, sizeof opt - n, ",x=%s", xname[v->exchange]);
+        n += (size_t)snprintf(opt + n, sizeof opt - n, ",x=%s",
+                              collio_exchange_name(v->exchange));
     if (show_shm && n < sizeof opt)
         n += (size_t)snprintf(opt + n, sizeof opt - n, ",shm=%d", v->shm);
     char label[sizeof v->label];

@@ -154,16 +154,11 @@ static int take_inner(const char *t, int i, collio_bench_config *cfg)
     return 0;
 }
 
-/* --exchange auto,hypercube,direct */
+/* --exchange x[,x...]: exchange names (collio_exchange_from_name) */
 static int take_exchange(const char *t, int i, collio_bench_config *cfg)
 {
-    static const char *names[] = {"auto", "hypercube", "direct"};
-    for (int x = 0; x < 3; x++)
-        if (strcmp(t, names[x]) == 0) {
-            cfg->exchange[i] = x;
-            return 0;
-        }
-    return -1;
+    cfg->exchange[i] = collio_exchange_from_name(t);
+    return cfg->exchange[i] < 0 ? -1 : 0;
 }
 
 /* --replicas p[,p...]: policy names (collio_replicas_from_name) */

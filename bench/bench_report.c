@@ -47,15 +47,14 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
             fputc(',', f);
     }
     /* (the variant label is quoted: "multiphase(k=2,r=3)" has a comma) */
-    static const char *xname[] = {"", "hypercube", "direct"};
     fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d,%.6f,",
             c->shape ? c->shape->name : "", bench_case_esize(c, cfg),
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
             (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb,
             cfg->destroy_input, r->copy_s, r->work_mb, r->nrounds, v->label,
-            xname[r->exchange >= 0 && r->exchange <= 2 ? r->exchange : 0],
-            r->shared_memory, r->warmup_s);
+            r->exchange > 0 ? collio_exchange_name(r->exchange) : "", r->shared_memory,
+            r->warmup_s);
     if (c->size > 0)
         fprintf(f, "%lld", (long long)c->size);
     fprintf(f, ",%d,%.6f,%.6f,", r->group, r->split_s, r->gather_s);

@@ -277,11 +277,25 @@ typedef struct collio_plan collio_plan;
 /** multiphase: how the data moves to the ranks that write it
  *  (collio_plan_options.exchange, collio_stats.exchange). */
 typedef enum collio_exchange {
-    COLLIO_EXCHANGE_AUTO = 0,  /* choose by the layout (the default) */
-    COLLIO_EXCHANGE_HYPERCUBE, /* ceil(log2 P) pairwise phases */
-    COLLIO_EXCHANGE_DIRECT     /* the phases merged into one: each piece
-                                  goes straight to its writer */
+    COLLIO_EXCHANGE_AUTO = 0,       /* choose by the layout (the default) */
+    COLLIO_EXCHANGE_HYPERCUBE,      /* ceil(log2 P) pairwise phases */
+    COLLIO_EXCHANGE_DIRECT,         /* the phases merged into one: each piece
+                                       goes straight to its writer */
+    COLLIO_EXCHANGE_NODE_DIRECT,    /* node-aware: the ranks of a node combine
+                                       their data, nodes exchange one message
+                                       per node pair (docs/multiphase.md) */
+    COLLIO_EXCHANGE_NODE_HYPERCUBE, /* node-aware: hypercube phases between
+                                       nodes, ceil(log2 nodes) messages per
+                                       rank across nodes */
+    COLLIO_EXCHANGE__COUNT          /* number of values; not an exchange */
 } collio_exchange;
+
+/** Local. Name of an exchange ("auto", "hypercube", "direct",
+ *  "node-direct", "node-hypercube"), or NULL if out of range. */
+const char *collio_exchange_name(int exchange);
+
+/** Local. The exchange of that name, or -1 if unknown. */
+int collio_exchange_from_name(const char *name);
 
 /** Options of the "subgroup" strategy (seed 002; collio_plan_options.subgroup).
  *  The ranks are split into groups; each group's master (its lowest rank)

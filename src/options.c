@@ -38,7 +38,7 @@ int collio__plan_options_valid(const collio_plan_options *o)
            && o->max_iov >= 1 && (o->destroy_input == 0 || o->destroy_input == 1)
            && (o->keep_buffers == 0 || o->keep_buffers == 1) && o->write_rounds >= -1
            && o->write_rounds <= 62 && o->exchange >= COLLIO_EXCHANGE_AUTO
-           && o->exchange <= COLLIO_EXCHANGE_DIRECT
+           && o->exchange < COLLIO_EXCHANGE__COUNT
            && (o->shared_memory == 0 || o->shared_memory == 1) && o->subgroup.group >= 0
            && o->replicas.policy >= COLLIO_REPLICAS_AUTO
            && o->replicas.policy < COLLIO_REPLICAS__COUNT;
@@ -77,4 +77,25 @@ uint64_t collio__plan_options_digest(const collio_plan_options *o)
     h = collio__hash_mix(h, (uint64_t)o->replicas.policy);
     h = collio__hash_mix(h, o->replicas.seed);
     return h;
+}
+
+static const char *const exchange_names[COLLIO_EXCHANGE__COUNT] = {
+    [COLLIO_EXCHANGE_AUTO] = "auto",
+    [COLLIO_EXCHANGE_HYPERCUBE] = "hypercube",
+    [COLLIO_EXCHANGE_DIRECT] = "direct",
+    [COLLIO_EXCHANGE_NODE_DIRECT] = "node-direct",
+    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = "node-hypercube",
+};
+
+const char *collio_exchange_name(int x)
+{
+    return x >= 0 && x < COLLIO_EXCHANGE__COUNT ? exchange_names[x] : NULL;
+}
+
+int collio_exchange_from_name(const char *name)
+{
+    for (int x = 0; name != NULL && x < COLLIO_EXCHANGE__COUNT; x++)
+        if (strcmp(exchange_names[x], name) == 0)
+            return x;
+    return -1;
 }

@@ -136,6 +136,8 @@ static int mp_plan(collio_plan *p)
     p->stats.nphases = k;
     /* direct = all phases merged: only meaningful with all of them */
     int x = p->opts.exchange;
+    if (x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE)
+        return COLLIO_ERR_ARG; /* the node-aware exchange is not built yet */
     if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && k < mp->allphases)
         return COLLIO_ERR_ARG; /* same options on every rank */
     /* shared memory: all ranks on one node (collective; only where the
