@@ -415,24 +415,10 @@ void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int
 /* The domain holding element x, 0 <= x < nglobal. */
 int collio__domain_of(int64_t nglobal, int ndomains, int64_t x);
 
-/* Multiphase hypercube schedule (see domains.c): ceil(log2 nranks) phases;
- * phase ph pairs rank r with r XOR 2^ph and splits each group's file range
- * in two. What rank `rank` does in phase ph: */
-typedef struct collio__mp_step {
-    int group_size; /* ranks sharing this rank's range before the phase; 1 = idle */
-    int side;       /* 0: keeps the lower part, 1: the upper part */
-    int partner;    /* exchanges both ways with this rank, or -1 */
-    int lonely_to;  /* no partner: only sends, to this rank, or -1 */
-    int extra_from; /* also receives from this lonely rank, or -1 */
-    int64_t group_lo, mid, group_hi; /* group range [lo, hi) split at mid */
-    int64_t keep_lo, keep_hi;        /* kept part [lo, hi) */
-    int64_t send_lo, send_hi;        /* part sent away [lo, hi) (may be empty) */
-} collio__mp_step;
-
-int collio__mp_nphases(int nranks);
-/* Domain index a rank holds after all phases (bit reversal for P = 2^n). */
+/* The domain a rank holds after all phases of multiphase's hypercube
+ * schedule (strategies/multiphase_schedule.c, declared here because the
+ * "domain" replica policy, replicas_policy.c, keeps elements where
+ * multiphase will write them; bit reversal for P = 2^n). */
 int collio__mp_domain_of_rank(int nranks, int rank);
-void collio__mp_step_of(int nranks, int64_t nglobal, int rank, int ph,
-                        collio__mp_step *st);
 
 #endif /* COLLIO_INTERNAL_H */

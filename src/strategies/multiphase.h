@@ -1,7 +1,8 @@
 /*
  * multiphase.h -- the plan of the multiphase strategy (private to
  * multiphase*.c and tests/unit_multiphase.c). See multiphase.c for the
- * algorithm; domains.c for the hypercube schedule and file domains.
+ * algorithm, multiphase_schedule.c for the hypercube schedule and domains.c
+ * for the file domains.
  *
  * The plan is a list of phases plus a final step, each described with
  * element positions (multiply by esize for bytes). Buffers hold their data
@@ -20,6 +21,29 @@
 /* Elements per MPI datatype block (counts are int; in bytes below 2^31
  * for elements of up to 2 bytes, else in units of an element type). */
 #define COLLIO_MP_MAX_BLOCK ((int64_t)1 << 30)
+
+/* ---- the hypercube schedule (multiphase_schedule.c; pure) */
+
+/* ceil(log2 nranks) phases; phase ph pairs rank r with r XOR 2^ph and
+ * splits each group's file range in two. What rank `rank` does in phase
+ * ph: */
+typedef struct collio__mp_step {
+    int group_size; /* ranks sharing this rank's range before the phase; 1 = idle */
+    int side;       /* 0: keeps the lower part, 1: the upper part */
+    int partner;    /* exchanges both ways with this rank, or -1 */
+    int lonely_to;  /* no partner: only sends, to this rank, or -1 */
+    int extra_from; /* also receives from this lonely rank, or -1 */
+    int64_t group_lo, mid, group_hi; /* group range [lo, hi) split at mid */
+    int64_t keep_lo, keep_hi;        /* kept part [lo, hi) */
+    int64_t send_lo, send_hi;        /* part sent away [lo, hi) (may be empty) */
+} collio__mp_step;
+
+/* Phases of a full schedule: ceil(log2 nranks). */
+int collio__mp_nphases(int nranks);
+/* (collio__mp_domain_of_rank, the domain a rank holds after all phases, is
+ * declared in collio_internal.h: the replica policies use it too.) */
+void collio__mp_step_of(int nranks, int64_t nglobal, int rank, int ph,
+                        collio__mp_step *st);
 
 typedef struct collio__mp_direct collio__mp_direct; /* below */
 
