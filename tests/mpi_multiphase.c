@@ -312,7 +312,7 @@ static void test_block_cyclic(tu_ctx *t)
         {1, 1, 4},
         {17, 2, 4},
         /* long enough for several tiles of the final scatter / gather,
-         * the last one partial (multiphase_exec.c, copy_group) */
+         * the last one partial (multiphase_kit.c, copy_group) */
         {100003, 1, 4},
         {60001, 3, 4},
     };

@@ -1,6 +1,7 @@
 /*
  * unit_multiphase.c -- the pure parts of the multiphase strategy, without
- * MPI: the hypercube schedule and file domains (domains.c) against seed
+ * MPI: the hypercube schedule (multiphase_schedule.c) and file domains
+ * (domains.c) against seed
  * 004's worked example (Table 2: pairs per phase for P = 4 and 8; Table 4:
  * ranks 0..3 end at entries 0, 8, 4, 12 for Nx = 16, Bx = 1), and the
  * inspector (multiphase_plan.c) run for all ranks of one P in this one

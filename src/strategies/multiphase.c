@@ -5,9 +5,9 @@
  * distributions), generalised to every layout and every P.
  *
  * Algorithm. [0, nglobal) is cut into P contiguous balanced file domains
- * (domains.c). Phase ph (ph = 0, 1, ..., lowest hypercube dimension first)
- * splits every group of ranks that share a file range in two by bit ph of
- * the rank: rank r sends its partner r XOR 2^ph every piece whose file
+ * (domains.c; the schedule: multiphase_schedule.c). Phase ph (ph = 0, 1, ..., lowest
+ * hypercube dimension first) splits every group of ranks that share a file range in two
+ * by bit ph of the rank: rank r sends its partner r XOR 2^ph every piece whose file
  * offset lies in the partner's half and keeps the rest, so each phase
  * halves the file range a rank's data spans. For P = 2^n this is seed 004
  * exactly (pairs of its Table 2; rank r ends with domain bitreverse(r), its
@@ -21,17 +21,38 @@
  * longer than the layout's (block-cyclic). Reads run the same plan
  * backwards: contiguous read, final gather, phases in reverse.
  *
- * Direct exchange (multiphase_direct.c; opts.exchange): all phases merged
- * into one -- each rank sends each piece straight from the user's buffer
- * to the rank that writes it, MPI datatypes placing it in that rank's
- * file-order buffer F: each element moves once instead of up to log2 P
- * times, no work buffers beyond F, P - 1 messages per rank. The automatic
- * choice takes it for layouts whose mean block has >= 16 bytes at
- * 2 <= P <= 64, and the hypercube otherwise, whose writes in rounds then
- * move their last round directly.
+ * Transports. How the data moves between the ranks' streams and their
+ * file-order buffers F is one of a table of transports
+ * (collio__mp_transport in multiphase.h: name, the exchange it reports,
+ * build, write, read, free), like the table of strategies one level up:
+ *   hypercube  the phases above (multiphase_hypercube.c: the entry;
+ *              multiphase_inspect.c builds, on the pure steps of
+ *              multiphase_plan.c and multiphase_rounds.c;
+ *              multiphase_exec.c executes);
+ *   direct     all phases merged into one (multiphase_direct.c): each
+ *              rank sends each piece straight from the user's buffer to
+ *              the rank that writes it, MPI datatypes placing it in that
+ *              rank's F: each element moves once instead of up to log2 P
+ *              times, no work buffers beyond F, P - 1 messages per rank;
+ *   shm        the direct exchange through an MPI-3 shared-memory window
+ *              on one node (multiphase_shm.c; pull rounds for small
+ *              blocks, multiphase_pull.c; the order of the writes,
+ *              multiphase_relay.c).
+ * multiphase_choose.c picks the transport from opts.exchange, the layout,
+ * P and the nodes, and holds every threshold of that choice (AUTO: the
+ * direct exchange for a mean block >= 16 bytes at 2 <= P <= 64 or ranks
+ * on several nodes, through shared memory on one node; the hypercube
+ * otherwise, whose writes in rounds then move their last round
+ * directly). This file runs what every plan shares -- the agreement on
+ * scratch space, the phase count, the choice -- and then dispatches plan,
+ * write, read and free through the chosen transport. multiphase_kit.c
+ * holds what the transports share (scatter / gather, work buffers, file
+ * requests, descriptor exchange). Files call downward only: kit and
+ * schedule at the bottom, transports above, the chooser and this file on
+ * top (scripts/check-cycles keeps the call graph a DAG).
  *
- * Inspector (multiphase_plan.c for the pure steps, multiphase_inspect.c
- * for the collective driver; run once per plan): per phase the kept
+ * Hypercube inspector (multiphase_plan.c for the pure steps,
+ * multiphase_inspect.c for the collective driver; run once per plan): per phase the kept
  * copies, the sent pieces (an MPI hindexed type over the buffer: a few
  * large contiguous ranges, since buffers hold data segment-major) and where
  * received data lands; descriptors exchanged once with the partner; the
@@ -68,46 +89,6 @@
  */
 #include "multiphase.h"
 
-#include <string.h>
-
-int collio__mp_write(collio_plan *p, collio_file *f, const char *stream);
-int collio__mp_read(collio_plan *p, collio_file *f, char *stream);
-
-static int64_t pass_bytes(const collio__mp_pass *ps, int k)
-{
-    int64_t b = 0;
-    for (int i = 0; i < k; i++) {
-        const collio__mp_phase *ph = &ps->ph[i];
-        b += ph->nkeep * (int64_t)sizeof(collio__mp_copy);
-        b += ph->nsend
-             * (int64_t)(sizeof(collio__mp_range) + sizeof(int) + sizeof(MPI_Aint));
-    }
-    return b + (ps->fin.nops + ps->fin.nruns) * (int64_t)sizeof(collio__seg);
-}
-
-/* A direct exchange: per peer two types, two counts, two requests (the
- * types' own size is the MPI library's). */
-static int64_t direct_bytes(const collio__mp_direct *d)
-{
-    if (d == NULL)
-        return 0;
-    return (int64_t)sizeof *d
-           + d->npeers
-                 * (int64_t)(2 * sizeof(MPI_Datatype) + 2 * sizeof(int64_t)
-                             + 2 * sizeof(MPI_Request));
-}
-
-static int64_t plan_bytes(const collio__mp_plan *mp)
-{
-    if (mp->direct != NULL)
-        return (int64_t)sizeof *mp + direct_bytes(mp->direct);
-    int64_t b = (int64_t)sizeof *mp + pass_bytes(&mp->whole, mp->nphases);
-    for (int r = 0; r < mp->nrounds; r++)
-        b += (int64_t)sizeof *mp->rounds + pass_bytes(&mp->rounds[r].pass, mp->nphases)
-             + direct_bytes(mp->rounds[r].direct);
-    return b;
-}
-
 static int mp_plan(collio_plan *p)
 {
     const collio_layout *l = p->layout;
@@ -115,9 +96,6 @@ static int mp_plan(collio_plan *p)
     if (mp == NULL)
         return COLLIO_ERR_NOMEM;
     p->impl = mp;
-    collio__mp_pass_init(&mp->whole);
-    mp->shm.win = MPI_WIN_NULL;
-    mp->shm.relay.win = MPI_WIN_NULL;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
     int scratch = p->opts.destroy_input || l->mem_kind != COLLIO__MEM_PACKED;
@@ -134,65 +112,35 @@ static int mp_plan(collio_plan *p)
         return COLLIO_ERR_ARG; /* same options on every rank: all fail here */
     mp->nphases = k;
     p->stats.nphases = k;
-    /* direct = all phases merged: only meaningful with all of them */
-    int x = p->opts.exchange;
-    if (x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE)
-        return COLLIO_ERR_ARG; /* the node-aware exchange is not built yet */
-    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && k < mp->allphases)
-        return COLLIO_ERR_ARG; /* same options on every rank */
-    /* shared memory: all ranks on one node (collective; only where the
-     * exchange may be direct) */
-    int shm =
-        x != COLLIO_EXCHANGE_HYPERCUBE && k == mp->allphases && collio__mp_shm_wanted(p);
-    if (x == COLLIO_EXCHANGE_AUTO)
-        x = k == mp->allphases && (shm || collio__mp_direct_wanted(p))
-                ? COLLIO_EXCHANGE_DIRECT
-                : COLLIO_EXCHANGE_HYPERCUBE;
-    p->stats.exchange = x;
-    int rc;
-    if (x == COLLIO_EXCHANGE_DIRECT) {
-        p->stats.nphases = 1;
-        rc = collio__agree(p->comm, collio__mp_direct_build(p, mp, shm));
-        /* the order of a shared-memory write depends only on P and the
-         * node: made once, with the plan (collective) */
-        if (rc == COLLIO_OK && mp->direct->peer != NULL)
-            rc = collio__agree(p->comm, collio__mp_relay_init(p, &mp->shm.relay));
-    } else {
-        rc = collio__mp_inspect(p, mp); /* multiphase_inspect.c */
-    }
-    if (rc == COLLIO_OK)
-        p->stats.plan_bytes = plan_bytes(mp);
-    return rc;
+    int rc = COLLIO_OK;
+    const collio__mp_transport *t = collio__mp_choose(p, mp, &rc); /* collective */
+    if (t == NULL)
+        return rc; /* the same on every rank */
+    mp->transport = t;
+    p->stats.exchange = t->exchange;
+    return t->build(p, mp);
 }
 
 static int mp_write(collio_plan *p, collio_file *f, const char *stream)
 {
-    collio__mp_plan *mp = p->impl;
-    if (mp->direct != NULL && mp->direct->peer != NULL)
-        return collio__mp_shm_write(p, f, stream);
-    return mp->direct ? collio__mp_direct_write(p, f, stream)
-                      : collio__mp_write(p, f, stream);
+    const collio__mp_plan *mp = p->impl;
+    return mp->transport->write(p, f, stream);
 }
 
 static int mp_read(collio_plan *p, collio_file *f, char *stream)
 {
-    collio__mp_plan *mp = p->impl;
-    if (mp->direct != NULL && mp->direct->peer != NULL)
-        return collio__mp_shm_read(p, f, stream);
-    return mp->direct ? collio__mp_direct_read(p, f, stream)
-                      : collio__mp_read(p, f, stream);
+    const collio__mp_plan *mp = p->impl;
+    return mp->transport->read(p, f, stream);
 }
 
+/* Collective (a transport's windows), as collio_plan_free is. */
 static void mp_free(collio_plan *p)
 {
     collio__mp_plan *mp = p->impl;
     if (mp == NULL)
         return;
-    collio__mp_shm_free(&mp->shm);         /* collective, as collio_plan_free is */
-    collio__mp_relay_free(&mp->shm.relay); /* likewise */
-    collio__mp_direct_free(mp->direct);
-    collio__mp_pass_free(&mp->whole);
-    collio__mp_drop_rounds(mp);
+    if (mp->transport != NULL) /* NULL: the plan failed before the choice */
+        mp->transport->free(mp);
     collio__bigbuf_free(mp->held[0]);
     collio__bigbuf_free(mp->held[1]);
     free(mp);

@@ -105,8 +105,9 @@ typedef struct collio__mp_pass {
  * area after F where F has no room left). */
 typedef struct collio__mp_round {
     collio__mp_pass pass;
-    collio__mp_direct *direct; /* non-NULL: the round moves directly from
-                                  the stream into F (no slots); pass unused */
+    collio__mp_direct *direct; /* the last round of a plan with last_direct:
+                                  moves directly from the stream into F (no
+                                  slots; pass unused); else NULL */
     int64_t target;            /* F position of the round's first element */
     int64_t slot_pos[2];       /* F position of each slot */
 } collio__mp_round;
@@ -119,16 +120,14 @@ struct collio__mp_direct {
     int npeers; /* P */
     MPI_Datatype *send_type, *recv_type;
     int64_t *send_elems, *recv_elems;
-    int64_t send_tuples;          /* descriptors of what this rank sends */
-    collio__mp_final fin;         /* F -> file: one run, the domain (a plan's
-                                     direct exchange; not a round's) */
-    collio__mp_final self;        /* the rank's own pieces: ops stream <-> F */
-    collio__mp_final *peer;       /* shared memory (multiphase_shm.c): per peer
-                                     q, ops stream <-> q's F; NULL: messages */
-    struct collio__mp_pull *pull; /* shared memory, small blocks: the
-                                     pull rounds (multiphase_pull.c); peer
-                                     then holds the pushed tail only */
-    MPI_Request *rq;              /* 2 P requests, kept for the executor */
+    int64_t send_tuples;    /* descriptors of what this rank sends */
+    collio__mp_final fin;   /* F -> file: one run, the domain (a plan's
+                               direct exchange; not a round's) */
+    collio__mp_final self;  /* the rank's own pieces: ops stream <-> F */
+    collio__mp_final *peer; /* the shm transport: per peer q, ops
+                               stream <-> q's F (after pull rounds:
+                               the pushed tail only); NULL: messages */
+    MPI_Request *rq;        /* 2 P requests, kept for the executor */
 };
 
 /* The order of a shared-memory write (multiphase_relay.c). Owners in ngroups groups of
@@ -147,20 +146,58 @@ typedef struct collio__mp_relay {
     collio__peers peers;               /* the waits' liveness checks */
 } collio__mp_relay;
 
-/* The shared-memory window of a direct exchange (multiphase_shm.c):
- * every rank's F is its segment of one MPI_Win_allocate_shared window. */
+/* The shm transport's state (multiphase_shm.c): every rank's F is its
+ * segment of one MPI_Win_allocate_shared window. */
 typedef struct collio__mp_shm {
-    MPI_Win win;            /* MPI_WIN_NULL until the first execution */
-    char **base;            /* F of each rank, in this process's address space */
-    size_t bytes;           /* this rank's segment */
-    collio__mp_relay relay; /* the order of a write (multiphase_relay.c);
-                               made with the plan, kept while F comes and goes */
+    MPI_Win win;                  /* MPI_WIN_NULL until the first execution */
+    char **base;                  /* F of each rank, in this process's address space */
+    size_t bytes;                 /* this rank's segment */
+    collio__mp_relay relay;       /* the order of a write (multiphase_relay.c);
+                                     made with the plan, kept while F comes and goes */
+    struct collio__mp_pull *pull; /* small blocks: the pull rounds
+                                     (multiphase_pull.c); NULL: push only */
 } collio__mp_shm;
 
-typedef struct collio__mp_plan {
+typedef struct collio__mp_plan collio__mp_plan;
+
+/* One transport ("exchange") of the multiphase strategy: how the data
+ * moves between the ranks' streams and the ranks' file-order buffers F,
+ * and F to and from the file. The plan holds the one collio__mp_choose
+ * picked; multiphase.c dispatches through it. Each transport's file
+ * defines its entry with designated initializers. */
+typedef struct collio__mp_transport {
+    const char *name; /* "hypercube", "direct", "shm" */
+    int exchange;     /* the collio_exchange it reports in stats.exchange */
+    /* Collective inspector: builds the transport's part of mp from
+     * p->layout (mp->nphases, allphases, esize and the chooser's fields
+     * set); sets stats.plan_bytes. Returns the code every rank agreed on. */
+    int (*build)(collio_plan *p, collio__mp_plan *mp);
+    /* Collective executor: packed stream -> file, file -> packed stream. */
+    int (*write)(collio_plan *p, collio_file *f, const char *stream);
+    int (*read)(collio_plan *p, collio_file *f, char *stream);
+    /* Frees what build made, also after a failed build (collective where
+     * it frees windows, as collio_plan_free is). */
+    void (*free)(collio__mp_plan *mp);
+} collio__mp_transport;
+
+/* The entries, in multiphase_hypercube.c, multiphase_direct.c and
+ * multiphase_shm.c; multiphase_choose.c maps the exchanges to them. */
+extern const collio__mp_transport collio__mp_transport_hypercube;
+extern const collio__mp_transport collio__mp_transport_direct;
+extern const collio__mp_transport collio__mp_transport_shm;
+
+struct collio__mp_plan {
+    /* collio__mp_choose's transport (NULL until chosen) and what it set
+     * for the builders: last_direct, the hypercube's plans in rounds move
+     * their last round directly; pull_rounds, the shm transport's pull
+     * rounds before the push (0: push only) */
+    const collio__mp_transport *transport;
+    int last_direct;
+    int pull_rounds;
     int nphases;   /* phases run (k) */
     int allphases; /* ceil(log2 P) */
     size_t esize;
+    /* the hypercube transport */
     collio__mp_pass whole;     /* all data at once: reads, and writes whose
                                   stream may serve as scratch */
     collio__mp_round *rounds;  /* writes that keep the stream intact */
@@ -170,17 +207,74 @@ typedef struct collio__mp_plan {
                                   packs into a copy): one pass, no rounds.
                                   Agreed at plan creation, so that all
                                   ranks take the same path */
-    int64_t fsize;             /* rounds: elements of F (the domain) */
     int64_t spill;             /* rounds: elements of the spill area after F */
-    collio__mp_direct *direct; /* non-NULL: the exchange is direct, and
-                                  whole / rounds are not built */
-    collio__mp_shm shm;        /* direct->peer: the window of F */
+    int64_t fsize;             /* rounds, direct, shm: elements of F (the domain) */
+    collio__mp_direct *direct; /* the direct and shm transports */
+    collio__mp_shm shm;        /* the shm transport */
     char *held[2];             /* the work buffers kept between executions
                                   (opts.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
-} collio__mp_plan;
+};
 
-/* ---- pure inspector steps (no MPI), used by the plan and the unit test */
+/* ---- the chooser (multiphase_choose.c) */
+
+/* Collective: the transport of this plan for opts.exchange, from the
+ * layout, P and the node (mp->nphases, allphases set); sets mp->last_direct
+ * and mp->pull_rounds, and stats.shm_fallback where it asked about shared
+ * memory. Every threshold of the choice lives there. NULL with *rc set
+ * (COLLIO_ERR_ARG for an exchange without a transport yet, or one that
+ * contradicts opts.phases): the same on every rank. */
+const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *mp,
+                                              int *rc);
+
+/* ---- the kit: what the transports share (multiphase_kit.c) */
+
+/* Scatter (A -> F, file order) and gather (F -> A) of the final ops. */
+void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,
+                        char *f);
+void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f, char *a);
+
+/* The two work buffers of an execution; buf[1] may be the stream. */
+typedef struct collio__mp_bufs {
+    char *buf[2];
+    int owned[2];
+    size_t bytes[2];
+} collio__mp_bufs;
+
+/* Collective: work buffers of need[0] and need[1] elements (buffer 1 the
+ * stream where stream_ok and allowed), agreed across ranks; the plan's
+ * held buffers reused where large enough. */
+int collio__mp_bufs_alloc(collio_plan *p, collio__mp_bufs *w, const int64_t need[2],
+                          int stream_ok);
+
+/* End of an execution: the plan keeps its buffers (opts.keep_buffers) or
+ * frees them. */
+void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w);
+
+/* The file requests of fin between F and the file (to_file: write, else
+ * read), timed into file_s and counted. */
+int collio__mp_file_runs(collio_plan *p, const collio__mp_final *fin, collio_file *f,
+                         char *F, int to_file);
+
+/* The final step of a rank that holds its whole domain [lo, hi) in file
+ * order: F -> file in one request. */
+int collio__mp_final_domain(collio__mp_final *fin, int64_t lo, int64_t hi);
+
+void collio__mp_final_free(collio__mp_final *fin);
+
+/* An MPI type covering n ranges (positions in elements) of a buffer, in
+ * bytes; *t = MPI_DATATYPE_NULL if they hold nothing. */
+int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
+                           MPI_Datatype *t);
+
+/* Collective: counts, then descriptors, of desc[q] to every peer q. rc: a
+ * local failure so far (agreed). On OK, *in holds what came from peer q
+ * at [in_at[q], in_at[q + 1]). */
+int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
+                         collio__seg **in, int *in_at);
+
+/* ---- the hypercube: pure inspector steps (multiphase_plan.c; no MPI),
+ * used by its inspector and the unit test */
 
 /* Phase, local half: splits the held segments (buffer A, a_elems elements)
  * into kept pieces and sent pieces for `st`. Fills ph->step, idle, a_elems,
@@ -207,13 +301,36 @@ int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo, i
                            collio__mp_final *fin);
 
 void collio__mp_phase_free(collio__mp_phase *ph);
-void collio__mp_final_free(collio__mp_final *fin);
 
-/* ---- the collective inspector (multiphase_inspect.c) */
+/* ---- the hypercube: rounds (multiphase_rounds.c; pure) */
+
+/* Start, relative to a domain of m elements, of round i of a write in
+ * nrounds rounds (i = nrounds gives m): round i < nrounds - 1 takes half of
+ * what earlier rounds left, the last one the rest. */
+int64_t collio__mp_round_start(int64_t m, int i, int nrounds);
+
+/* Halving rounds for domains of at least m_min elements of esize bytes:
+ * `want` > 0 asks for want + 1 rounds, at most as many as leave every
+ * round non-empty; 0 for the automatic choice (multiphase_rounds.c).
+ * Returns the number of rounds, 0 for none (fewer than 2 make no sense). */
+int collio__mp_round_count(int64_t m_min, size_t esize, int want);
+
+/* The pieces of the layout's segments that lie in round i of every domain
+ * (P balanced domains of [0, nglobal)), positions in the stream kept. */
+int collio__mp_round_clip(const collio__seg *segs, int64_t nsegs, int64_t nglobal, int P,
+                          int i, int nrounds, collio__segvec *out);
+
+/* Places a round's slots (r->pass.bufsize, r->target and the round's
+ * element count set) in F (fsize elements); raises *spill to how far they
+ * run past F's end. */
+void collio__mp_round_place(collio__mp_round *r, int64_t fsize, int64_t *spill);
+
+/* ---- the hypercube: the collective inspector (multiphase_inspect.c) */
 
 /* Collective: builds mp->whole and, for writes that leave the stream
- * intact, mp->rounds from p->layout (mp->nphases, allphases and esize
- * set). Returns the code every rank agreed on. */
+ * intact, mp->rounds from p->layout (mp->nphases, allphases, esize and
+ * last_direct set; mp->whole initialised). Returns the code every rank
+ * agreed on. */
 int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp);
 
 /* A pass without datatypes yet (every pass starts so: collio__mp_pass_free
@@ -226,40 +343,29 @@ void collio__mp_pass_free(collio__mp_pass *ps);
 /* Frees a plan's rounds; the plan then has none. */
 void collio__mp_drop_rounds(collio__mp_plan *mp);
 
-/* An MPI type covering n ranges (positions in elements) of a buffer, in
- * bytes; *t = MPI_DATATYPE_NULL if they hold nothing. */
-int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
-                           MPI_Datatype *t);
+/* ---- the hypercube: the executor (multiphase_exec.c) */
 
-/* ---- the direct exchange (multiphase_direct.c) */
+/* Collective: a write / read through the plan's passes or rounds. */
+int collio__mp_hypercube_write(collio_plan *p, collio_file *f, const char *stream);
+int collio__mp_hypercube_read(collio_plan *p, collio_file *f, char *stream);
 
-/* Collective: 1 where the automatic choice (opts.exchange = AUTO) takes the
- * direct exchange for this layout: the same answer on every rank. */
-int collio__mp_direct_wanted(collio_plan *p);
-
-/* Collective: the layout's mean block in bytes (elements over blocks,
- * summed over all ranks), or -1 if it has no blocks or MPI failed. */
-int64_t collio__mp_mean_block_bytes(collio_plan *p);
-
-/* Collective: builds mp->direct (and mp->fsize) from p->layout; shm: the
- * pieces go through a shared-memory window (peer ops, pull rounds).
- * Returns this rank's code (the caller agrees on it). */
-int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp, int shm);
+/* ---- the direct exchange (multiphase_direct.c; its transport's entry,
+ * and the builder the hypercube's last round and the shm transport use) */
 
 /* Collective: a direct exchange of the pieces segs[0..nsegs) (stream
  * positions; the layout's, or a round's clip of them) into F, whose
  * first element is file element flo; this rank receives file elements
- * [lo, hi). rc: a local failure so far (agreed here, every rank takes
+ * [lo, hi). shm: per-peer copy ops into the peers' F (d->peer) instead of
+ * MPI types. rc: a local failure so far (agreed here, every rank takes
  * part). *out is set even on failure (free it). */
 int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs, int rc,
                           int64_t flo, int64_t lo, int64_t hi, int shm,
                           collio__mp_direct **out);
 
-/* 1 where a plan in rounds moves its last round directly (no slots, so no
- * spill area): opts.exchange AUTO and P <= the direct exchange's limit. */
-int collio__mp_direct_last_round(const collio_plan *p);
-
 void collio__mp_direct_free(collio__mp_direct *d);
+
+/* The plan memory of a direct exchange (0 for NULL). */
+int64_t collio__mp_direct_bytes(const collio__mp_direct *d);
 
 /* Collective: one direct exchange between the stream and F (write: stream
  * -> F; read: F -> stream), timed into exchange_s and, for phase >= 0,
@@ -267,7 +373,7 @@ void collio__mp_direct_free(collio__mp_direct *d);
 int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *stream,
                            char *F, int write, int phase);
 
-/* ---- the pull rounds of the shared-memory exchange (multiphase_pull.c) */
+/* ---- the pull rounds of the shm transport (multiphase_pull.c) */
 
 /* Rounds i = 0 .. nrounds - 1 each gather part i, [c_i, c_i+1), of every
  * domain from staging areas in the sources' F[c_i+1, ...); the rest of
@@ -285,19 +391,13 @@ typedef struct collio__mp_pull {
                                  segment of the window (pull_rebase) */
 } collio__mp_pull;
 
-/* Pull rounds for a layout of nglobal elements over nranks (0: push). */
-int collio__mp_pull_rounds(int64_t nglobal, int nranks);
-
 /* c_i of a domain of n elements: c_0 = 0, c_i+1 = c_i + (n - c_i) / 2. */
 int64_t collio__mp_pull_cut(int64_t n, int i);
 
-/* Collective: 1 where a shared-memory direct plan should pull (mean
- * block below PULL_MAX_BLOCK_BYTES and at least one round). */
-int collio__mp_pull_wanted(collio_plan *p);
-
-/* Collective: the pull rounds of the rank's domain [lo, hi). *out is set
- * even on failure (free it). */
-int collio__mp_pull_build(collio_plan *p, int64_t lo, int64_t hi, collio__mp_pull **out);
+/* Collective: nrounds (>= 1) pull rounds of the rank's domain [lo, hi).
+ * *out is set even on failure (free it). */
+int collio__mp_pull_build(collio_plan *p, int nrounds, int64_t lo, int64_t hi,
+                          collio__mp_pull **out);
 
 /* Local: the layout's pieces in the tail [c_nrounds, end) of every
  * domain, appended to *tail. */
@@ -308,28 +408,7 @@ int collio__mp_pull_rebase(collio__mp_pull *pl, char *const *base, size_t esize)
 
 void collio__mp_pull_free(collio__mp_pull *pl);
 
-/* Collective: counts, then descriptors, of desc[q] to every peer q. rc: a
- * local failure so far (agreed). On OK, *in holds what came from peer q
- * at [in_at[q], in_at[q + 1]) (multiphase_direct.c). */
-int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
-                         collio__seg **in, int *in_at);
-
-/* ---- the direct exchange through shared memory (multiphase_shm.c) */
-
-/* Collective: 1 where a direct plan copies through a shared-memory
- * window: opts.shared_memory and every rank on one node. */
-int collio__mp_shm_wanted(collio_plan *p);
-
-/* Collective: the executor's write / read of a direct plan whose pieces
- * go through the window (direct->peer set). */
-int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream);
-int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream);
-
-/* Collective (MPI_Win_free): frees the window, if any (not the relay:
- * that lives as long as the plan). */
-void collio__mp_shm_free(collio__mp_shm *s);
-
-/* ---- the order of a shared-memory write (multiphase_relay.c) */
+/* ---- the order of a shm write (multiphase_relay.c) */
 
 /* Pure: the group count for P ranks and K lanes, and the lanes of group
  * h (group 0: every rank at once, as no write runs beside it). */
@@ -355,62 +434,5 @@ int collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r);
  * Returns the file write's code (not agreed). */
 int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
                            collio_file *f, const char *stream, double *t_file);
-
-/* Collective: the executor of a direct plan. */
-int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream);
-int collio__mp_direct_read(collio_plan *p, collio_file *f, char *stream);
-
-/* ---- executor pieces shared by the passes and the direct exchange
- * (multiphase_exec.c) */
-
-/* The two work buffers of an execution; buf[1] may be the stream. */
-typedef struct collio__mp_bufs {
-    char *buf[2];
-    int owned[2];
-    size_t bytes[2];
-} collio__mp_bufs;
-
-/* Collective: work buffers of need[0] and need[1] elements (buffer 1 the
- * stream where stream_ok and allowed), agreed across ranks; the plan's
- * held buffers reused where large enough. */
-int collio__mp_bufs_alloc(collio_plan *p, collio__mp_bufs *w, const int64_t need[2],
-                          int stream_ok);
-
-/* End of an execution: the plan keeps its buffers (opts.keep_buffers) or
- * frees them. */
-void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w);
-
-/* The file requests of fin between F and the file (to_file: write, else
- * read), timed into file_s and counted. */
-int collio__mp_file_runs(collio_plan *p, const collio__mp_final *fin, collio_file *f,
-                         char *F, int to_file);
-
-/* ---- rounds (multiphase_rounds.c) */
-
-/* Start, relative to a domain of m elements, of round i of a write in
- * nrounds rounds (i = nrounds gives m): round i < nrounds - 1 takes half of
- * what earlier rounds left, the last one the rest. */
-int64_t collio__mp_round_start(int64_t m, int i, int nrounds);
-
-/* Halving rounds for domains of at least m_min elements of esize bytes:
- * `want` > 0 asks for want + 1 rounds, at most as many as leave every
- * round non-empty; 0 for the automatic choice (multiphase_rounds.c).
- * Returns the number of rounds, 0 for none (fewer than 2 make no sense). */
-int collio__mp_round_count(int64_t m_min, size_t esize, int want);
-
-/* The pieces of the layout's segments that lie in round i of every domain
- * (P balanced domains of [0, nglobal)), positions in the stream kept. */
-int collio__mp_round_clip(const collio__seg *segs, int64_t nsegs, int64_t nglobal, int P,
-                          int i, int nrounds, collio__segvec *out);
-
-/* Places a round's slots (r->pass.bufsize, r->target and the round's
- * element count set) in F (fsize elements); raises *spill to how far they
- * run past F's end. */
-void collio__mp_round_place(collio__mp_round *r, int64_t fsize, int64_t *spill);
-
-/* Scatter (A -> F, file order) and gather (F -> A) of the final ops. */
-void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,
-                        char *f);
-void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f, char *a);
 
 #endif /* COLLIO_MULTIPHASE_H */

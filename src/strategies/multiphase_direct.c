@@ -1,7 +1,10 @@
 /*
- * multiphase_direct.c -- the direct exchange of the multiphase strategy:
+ * multiphase_direct.c -- the direct transport of the multiphase strategy:
  * all ceil(log2 P) hypercube phases merged into ONE phase, in which every
  * rank sends each piece of its data straight to the rank that writes it.
+ * Also the builder and mover of a direct exchange that the hypercube's
+ * last round (multiphase_inspect.c, multiphase_exec.c) and the shm
+ * transport (copy ops instead of MPI types) use.
  *
  * Why. A hypercube phase moves about half of a rank's data, so all phases
  * move each element up to log2 P times, through two work buffers, and end
@@ -15,8 +18,8 @@
  * rank's own pieces are copied locally (stream <-> F, the final step's
  * scatter loop) while the messages move. No work buffers: the work memory
  * is F, exactly the rank's file domain. The price is P - 1 messages per rank instead of
- * ceil(log2 P), so the automatic choice (collio__mp_direct_wanted) takes
- * it only for moderate P and long enough blocks -- measured, see
+ * ceil(log2 P), so the automatic choice (multiphase_choose.c) takes it
+ * only for moderate P and long enough blocks -- measured, see
  * docs/multiphase.md.
  *
  * Inspector (collective, once per plan): each layout segment is clipped to
@@ -37,41 +40,6 @@
 #include <string.h>
 
 #define TAG_DIRECT 2000
-
-/* The automatic choice: mean block of at least this many bytes, and at
- * most this many ranks (P - 1 messages per rank against ceil(log2 P)). */
-#define DIRECT_MIN_BLOCK_BYTES 16
-#define DIRECT_MAX_RANKS 64
-
-int64_t collio__mp_mean_block_bytes(collio_plan *p)
-{
-    const collio_layout *l = p->layout;
-    int64_t mine[2] = {l->nlocal, 0}, all[2] = {0, 0};
-    for (int64_t i = 0; i < l->nsegs; i++)
-        mine[1] += l->segs[i].count;
-    if (MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS
-        || all[1] == 0)
-        return -1;
-    return all[0] / all[1] * (int64_t)l->esize;
-}
-
-int collio__mp_direct_wanted(collio_plan *p)
-{
-    int64_t mean = collio__mp_mean_block_bytes(p); /* collective: first */
-    if (p->nranks < 2 || p->nranks > DIRECT_MAX_RANKS || mean < 0)
-        return 0;
-    /* Across nodes every byte crosses the network at most once in the
-     * direct exchange, up to log2(nodes) times in the hypercube (1.33x the
-     * bytes that must cross at 4 nodes): the network decides there, not
-     * the cost of datatypes over short blocks (docs/multiphase.md). */
-    return mean >= DIRECT_MIN_BLOCK_BYTES || p->stats.nnodes > 1;
-}
-
-int collio__mp_direct_last_round(const collio_plan *p)
-{
-    return p->opts.exchange == COLLIO_EXCHANGE_AUTO && p->nranks >= 2
-           && p->nranks <= DIRECT_MAX_RANKS;
-}
 
 /* ---------------------------------------------------------- inspector */
 
@@ -221,68 +189,6 @@ static int self_ops(collio__segvec *dv, int64_t flo, collio__mp_final *fin)
     return COLLIO_OK;
 }
 
-/* Counts, then descriptors, to every peer (5 x int64 each); rc is
- * agreed before anything moves (and again before the descriptors move). */
-int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
-                         collio__seg **in, int *in_at)
-{
-    const int P = p->nranks;
-    int64_t *cnt = calloc((size_t)P * 2, sizeof *cnt);
-    int *sc = malloc((size_t)P * 4 * sizeof *sc);
-    collio__seg *out = NULL;
-    if (cnt == NULL || sc == NULL)
-        rc = COLLIO_ERR_NOMEM;
-    rc = collio__agree(p->comm, rc);
-    if (rc != COLLIO_OK) {
-        free(cnt);
-        free(sc);
-        return rc;
-    }
-    int64_t tot_out = 0, tot_in = 0;
-    for (int q = 0; q < P; q++) {
-        cnt[q] = desc[q].n;
-        tot_out += desc[q].n;
-    }
-    if (MPI_Alltoall(cnt, 1, MPI_INT64_T, cnt + P, 1, MPI_INT64_T, p->comm)
-        != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    for (int q = 0; q < P && rc == COLLIO_OK; q++)
-        tot_in += cnt[P + q];
-    if (rc == COLLIO_OK && (tot_in > INT32_MAX / 5 || tot_out > INT32_MAX / 5))
-        rc = COLLIO_ERR_OVERFLOW;
-    if (rc == COLLIO_OK) {
-        out = malloc((size_t)(tot_out > 0 ? tot_out : 1) * sizeof *out);
-        *in = malloc((size_t)(tot_in > 0 ? tot_in : 1) * sizeof **in);
-        if (out == NULL || *in == NULL)
-            rc = COLLIO_ERR_NOMEM;
-    }
-    rc = collio__agree(p->comm, rc);
-    if (rc == COLLIO_OK) {
-        int *scnt = sc, *sdsp = sc + P, *rcnt = sc + 2 * P, *rdsp = sc + 3 * P;
-        int64_t so = 0, ro = 0;
-        for (int q = 0; q < P; q++) {
-            if (desc[q].n > 0)
-                memcpy(out + so, desc[q].v, (size_t)desc[q].n * sizeof *out);
-            scnt[q] = (int)(5 * desc[q].n);
-            sdsp[q] = (int)(5 * so);
-            rcnt[q] = (int)(5 * cnt[P + q]);
-            rdsp[q] = (int)(5 * ro);
-            in_at[q] = (int)ro;
-            so += desc[q].n;
-            ro += cnt[P + q];
-        }
-        in_at[P] = (int)ro;
-        if (MPI_Alltoallv(out, scnt, sdsp, MPI_INT64_T, *in, rcnt, rdsp, MPI_INT64_T,
-                          p->comm)
-            != MPI_SUCCESS)
-            rc = COLLIO_ERR_MPI;
-    }
-    free(out);
-    free(cnt);
-    free(sc);
-    return rc;
-}
-
 static int direct_alloc(collio__mp_direct *d, int P)
 {
     d->npeers = P;
@@ -295,22 +201,6 @@ static int direct_alloc(collio__mp_direct *d, int P)
         return COLLIO_ERR_NOMEM;
     for (int q = 0; q < P; q++)
         d->send_type[q] = d->recv_type[q] = MPI_DATATYPE_NULL;
-    return COLLIO_OK;
-}
-
-/* F -> file: the rank's domain [lo, hi) in one request. */
-static int final_run(collio__mp_final *fin, int64_t lo, int64_t hi)
-{
-    fin->identity = 1;
-    fin->src_slot = fin->dst_slot = 0;
-    fin->nelems = hi - lo;
-    if (hi == lo)
-        return COLLIO_OK;
-    fin->runs = malloc(sizeof *fin->runs);
-    if (fin->runs == NULL)
-        return COLLIO_ERR_NOMEM;
-    fin->runs[0] = (collio__seg){lo, hi - lo, hi - lo, 1, 0};
-    fin->nruns = fin->requests = 1;
     return COLLIO_OK;
 }
 
@@ -399,40 +289,6 @@ done:
     return rc;
 }
 
-int collio__mp_direct_build(collio_plan *p, collio__mp_plan *mp, int shm)
-{
-    const collio_layout *l = p->layout;
-    int64_t lo, hi;
-    collio__domain_range(l->nglobal, p->nranks,
-                         collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
-    mp->fsize = hi - lo;
-    if (shm && collio__mp_pull_wanted(p)) {
-        /* small blocks: pull rounds, then only the tail is pushed */
-        collio__mp_pull *pl = NULL;
-        collio__segvec tail = {0};
-        int rc = collio__mp_pull_build(p, lo, hi, &pl); /* agreed */
-        int R = pl ? pl->nrounds : 0;
-        if (rc == COLLIO_OK)
-            rc = collio__mp_pull_tail(p, R, &tail);
-        rc = collio__mp_direct_new(p, tail.v, tail.n, rc, lo,
-                                   lo + collio__mp_pull_cut(hi - lo, R), hi, 1,
-                                   &mp->direct);
-        collio__segvec_free(&tail);
-        if (mp->direct != NULL)
-            mp->direct->pull = pl;
-        else
-            collio__mp_pull_free(pl);
-        if (rc == COLLIO_OK)
-            rc = final_run(&mp->direct->fin, lo, hi);
-        return rc;
-    }
-    int rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, shm,
-                                   &mp->direct);
-    if (rc == COLLIO_OK)
-        rc = final_run(&mp->direct->fin, lo, hi);
-    return rc;
-}
-
 void collio__mp_direct_free(collio__mp_direct *d)
 {
     if (d == NULL)
@@ -453,8 +309,19 @@ void collio__mp_direct_free(collio__mp_direct *d)
     for (int q = 0; q < d->npeers && d->peer; q++)
         collio__mp_final_free(&d->peer[q]);
     free(d->peer);
-    collio__mp_pull_free(d->pull);
     free(d);
+}
+
+/* A direct exchange: per peer two types, two counts, two requests (the
+ * types' own size is the MPI library's). */
+int64_t collio__mp_direct_bytes(const collio__mp_direct *d)
+{
+    if (d == NULL)
+        return 0;
+    return (int64_t)sizeof *d
+           + d->npeers
+                 * (int64_t)(2 * sizeof(MPI_Datatype) + 2 * sizeof(int64_t)
+                             + 2 * sizeof(MPI_Request));
 }
 
 /* ----------------------------------------------------------- executor */
@@ -534,7 +401,7 @@ static int alloc_f(collio_plan *p, collio__mp_bufs *wb)
     return rc;
 }
 
-int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream)
+static int direct_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
     collio__mp_bufs wb;
@@ -551,7 +418,7 @@ int collio__mp_direct_write(collio_plan *p, collio_file *f, const char *stream)
 
 /* A failed file read still takes part in the exchange (the others wait
  * for its messages); the error is returned at the end. */
-int collio__mp_direct_read(collio_plan *p, collio_file *f, char *stream)
+static int direct_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
     collio__mp_bufs wb;
@@ -565,3 +432,40 @@ int collio__mp_direct_read(collio_plan *p, collio_file *f, char *stream)
     collio__mp_bufs_done(p, &wb);
     return rc;
 }
+
+/* ---------------------------------------------------------- transport */
+
+/* Collective: the plan's direct exchange over messages, every rank's
+ * whole layout into the domain it writes. */
+static int direct_build(collio_plan *p, collio__mp_plan *mp)
+{
+    const collio_layout *l = p->layout;
+    int64_t lo, hi;
+    collio__domain_range(l->nglobal, p->nranks,
+                         collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
+    p->stats.nphases = 1;
+    mp->fsize = hi - lo;
+    int rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, 0,
+                                   &mp->direct);
+    if (rc == COLLIO_OK)
+        rc = collio__mp_final_domain(&mp->direct->fin, lo, hi);
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK)
+        p->stats.plan_bytes = (int64_t)sizeof *mp + collio__mp_direct_bytes(mp->direct);
+    return rc;
+}
+
+static void direct_plan_free(collio__mp_plan *mp)
+{
+    collio__mp_direct_free(mp->direct);
+    mp->direct = NULL;
+}
+
+const collio__mp_transport collio__mp_transport_direct = {
+    .name = "direct",
+    .exchange = COLLIO_EXCHANGE_DIRECT,
+    .build = direct_build,
+    .write = direct_write,
+    .read = direct_read,
+    .free = direct_plan_free,
+};

@@ -1,6 +1,8 @@
 /*
- * multiphase_exec.c -- the executor of the multiphase strategy: runs a plan
- * made by multiphase_inspect.c, moving data only.
+ * multiphase_exec.c -- the executor of the hypercube transport of the
+ * multiphase strategy: runs a plan made by multiphase_inspect.c, moving
+ * data only (the scatter loop, work buffers and file requests are the
+ * kit's, multiphase_kit.c).
  *
  * Write: for each phase, post the receives into buffer B (one contiguous
  * region per sender), send the pieces of A (one message, an MPI hindexed
@@ -12,7 +14,8 @@
  * of F; then F goes out in one request. Read: the same backwards: file
  * runs into F, gather F -> A, phases in reverse (what was received goes
  * back to its sender, the sent pieces come back into A); through a plan
- * with rounds, round by round, last round first.
+ * with rounds, round by round, last round first. The last round of a plan
+ * with mp->last_direct moves directly (collio__mp_direct_move).
  *
  * Memory: the two work buffers of a pass (their sizes are the largest
  * amounts held in any phase), the second one the stream when it may serve
@@ -29,204 +32,6 @@
 #include <string.h>
 
 #define TAG_EXEC 1000
-
-/* ------------------------------------------------- scatter / gather */
-
-/* Ops [i, j) form an interleaved group: same strided shape, file
- * positions inside one stride window (the plan sorted them so). */
-static int64_t group_end(const collio__mp_final *fin, int64_t i)
-{
-    const collio__seg *g = &fin->ops[i];
-    int64_t j = i + 1;
-    if (g->count < 2)
-        return j;
-    while (j < fin->nops && fin->ops[j].len == g->len && fin->ops[j].stride == g->stride
-           && fin->ops[j].count == g->count && fin->ops[j].off - g->off < g->stride)
-        j++;
-    return j;
-}
-
-/* nb blocks of bl bytes: consecutive in A, `step` bytes apart in F. */
-static void copy_blocks(char *pa, char *pf, int64_t nb, size_t bl, size_t step, int to_f)
-{
-    if (bl == 4) { /* the common float32 / bx = 1 case: a fixed-size copy */
-        for (int64_t b = 0; b < nb; b++, pa += 4, pf += step) {
-            if (to_f)
-                memcpy(pf, pa, 4);
-            else
-                memcpy(pa, pf, 4);
-        }
-        return;
-    }
-    for (int64_t b = 0; b < nb; b++, pa += bl, pf += step) {
-        if (to_f)
-            memcpy(pf, pa, bl);
-        else
-            memcpy(pa, pf, bl);
-    }
-}
-
-/* Bytes of F one tile of an interleaved group spans (fits in L1). */
-#define TILE_BYTES 16384
-
-/* Copies between A (segment-major, blocks consecutive) and F (file order)
- * for the ops [i, j): to_f = 1 scatters A -> F, 0 gathers F -> A. The ops
- * of an interleaved group fill F together (bx = 1, P = 8: 8 ops of stride
- * 8 elements), so a group is walked in tiles of F: per tile, each op copies
- * its blocks of the tile -- sequential in A, and F's tile stays in cache.
- * Measured on one core, 12.5 MB, 8 and 16 ops of 4-byte blocks: 1.5-1.8 ms
- * tiled vs 2.8-3.2 ms walking all ops block by block; from 64-byte blocks
- * on the tiles no longer pay, and each block is copied in turn. */
-static void copy_group(const collio__mp_final *fin, int64_t i, int64_t j, size_t esize,
-                       char *a, char *f, int to_f)
-{
-    const collio__seg *g = &fin->ops[i];
-    size_t bl = (size_t)g->len * esize;
-    if (g->count == 1 || g->stride == g->len) { /* one contiguous copy each */
-        for (int64_t t = i; t < j; t++) {
-            const collio__seg *o = &fin->ops[t];
-            char *pa = a + o->mem * (int64_t)esize, *pf = f + o->off * (int64_t)esize;
-            size_t n = (size_t)o->len * esize * (size_t)o->count;
-            if (to_f)
-                memcpy(pf, pa, n);
-            else
-                memcpy(pa, pf, n);
-        }
-        return;
-    }
-    size_t step = (size_t)g->stride * esize;
-    int64_t tile = bl < 64 ? (int64_t)(TILE_BYTES / step) : 1;
-    if (tile < 1)
-        tile = 1;
-    for (int64_t b0 = 0; b0 < g->count; b0 += tile) {
-        int64_t nb = g->count - b0 < tile ? g->count - b0 : tile;
-        for (int64_t t = i; t < j; t++) {
-            const collio__seg *o = &fin->ops[t];
-            copy_blocks(a + (o->mem + b0 * o->len) * (int64_t)esize,
-                        f + o->off * (int64_t)esize + (size_t)b0 * step, nb, bl, step,
-                        to_f);
-        }
-    }
-}
-
-void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a, char *f)
-{
-    for (int64_t i = 0, j; i < fin->nops; i = j) {
-        j = group_end(fin, i);
-        copy_group(fin, i, j, esize, (char *)a, f, 1);
-    }
-}
-
-void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f, char *a)
-{
-    for (int64_t i = 0, j; i < fin->nops; i = j) {
-        j = group_end(fin, i);
-        copy_group(fin, i, j, esize, a, (char *)f, 0);
-    }
-}
-
-/* ------------------------------------------------------ buffers */
-
-/* The two work buffers of an execution (collio__mp_bufs): the slots of a
- * pass, or F and the spill buffer of a write in rounds, or F alone of a
- * direct exchange. */
-typedef collio__mp_bufs work_bufs;
-
-/* End of an execution: the plan keeps its own buffers for the next one
- * (opts.keep_buffers) or frees them. */
-void collio__mp_bufs_done(collio_plan *p, work_bufs *w)
-{
-    collio__mp_plan *mp = p->impl;
-    for (int s = 0; s < 2; s++) {
-        if (w->owned[s] && p->opts.keep_buffers) {
-            mp->held[s] = w->buf[s];
-            mp->held_bytes[s] = w->bytes[s];
-        } else if (w->owned[s]) {
-            collio__bigbuf_free(w->buf[s]);
-        }
-        w->buf[s] = NULL;
-        w->owned[s] = 0;
-    }
-}
-
-/* Collective: two work buffers of need[0] and need[1] elements, agreed
- * across ranks so that nobody starts exchanging alone; on failure nothing
- * stays allocated.
- *
- * With stream_ok, buffer 1 is the stream itself when the stream may serve
- * as scratch (p->scratch) and is large enough: the stream is read (write)
- * or written (read) only by the first exchange phase, whose other buffer
- * is slot 0, and slot 1 is used only after (write) or before (read) it --
- * the slots alternate -1 (stream), 0, 1, 0, ... (multiphase.c). Extra
- * memory is then one buffer, not two.
- *
- * With opts.keep_buffers the plan's buffers of the previous execution are
- * reused when large enough: a fresh 12 MB mapping per call and buffer
- * costs its page faults every call, and on this machine (8 ranks, 2 cores,
- * huge pages) every other call became 3-4x slower (docs/multiphase.md). */
-int collio__mp_bufs_alloc(collio_plan *p, work_bufs *w, const int64_t need[2],
-                          int stream_ok)
-{
-    collio__mp_plan *mp = p->impl;
-    int rc = COLLIO_OK;
-    *w = (work_bufs){{NULL, NULL}, {0, 0}, {0, 0}};
-    if (stream_ok && p->scratch != NULL && need[1] > 0 && need[1] <= p->layout->nlocal)
-        w->buf[1] = p->scratch;
-    for (int s = 0; s < 2 && rc == COLLIO_OK; s++) {
-        if (need[s] <= 0 || w->buf[s] != NULL)
-            continue;
-        if ((uint64_t)need[s] > SIZE_MAX / mp->esize) {
-            rc = COLLIO_ERR_NOMEM;
-            break;
-        }
-        size_t bytes = (size_t)need[s] * mp->esize;
-        if (mp->held[s] != NULL && mp->held_bytes[s] >= bytes) {
-            w->buf[s] = mp->held[s]; /* the plan's, from an earlier call */
-            w->bytes[s] = mp->held_bytes[s];
-        } else {
-            collio__bigbuf_free(mp->held[s]); /* too small for this call */
-            w->buf[s] = collio__bigbuf_alloc(bytes);
-            w->bytes[s] = bytes;
-        }
-        mp->held[s] = NULL;
-        mp->held_bytes[s] = 0;
-        if (w->buf[s] == NULL) {
-            rc = COLLIO_ERR_NOMEM;
-        } else {
-            w->owned[s] = 1;
-            p->stats.work_bytes += (int64_t)w->bytes[s];
-        }
-    }
-    rc = collio__agree(p->comm, rc);
-    p->stats.nphases = mp->nphases;
-    if (rc != COLLIO_OK)
-        collio__mp_bufs_done(p, w);
-    return rc;
-}
-
-/* The final file requests: the runs of `fin` between F and the file, one
- * request per block (to_file: write, else read); counted into stats. */
-int collio__mp_file_runs(collio_plan *p, const collio__mp_final *fin, collio_file *f,
-                         char *F, int to_file)
-{
-    const int64_t es = (int64_t)p->layout->esize;
-    int rc = COLLIO_OK;
-    double t0 = collio__now();
-    for (int64_t r = 0; r < fin->nruns && rc == COLLIO_OK; r++) {
-        const collio__seg *s = &fin->runs[r];
-        for (int64_t b = 0; b < s->count && rc == COLLIO_OK; b++) {
-            int64_t off = (s->off + b * s->stride) * es;
-            char *mem = F + (s->mem + b * s->len) * es;
-            size_t n = (size_t)(s->len * es);
-            rc = to_file ? collio__file_write_at(f, off, mem, n)
-                         : collio__file_read_at(f, off, mem, n);
-        }
-    }
-    p->stats.file_s += collio__now() - t0;
-    p->stats.file_requests += fin->requests;
-    p->stats.file_bytes += fin->nelems * es;
-    return rc;
-}
 
 static char *slot_ptr(char *buf[2], char *stream, int slot)
 {
@@ -330,7 +135,7 @@ static int write_whole(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
     const collio__mp_final *fin = &mp->whole.fin;
-    work_bufs wb;
+    collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, mp->whole.bufsize, 1);
     if (rc != COLLIO_OK)
         return rc;
@@ -349,7 +154,7 @@ static int write_whole(collio_plan *p, collio_file *f, const char *stream)
 
 /* Collective: the one buffer of a plan's rounds, F and its spill area
  * (buf[0]); counts the rounds into the stats. */
-static int rounds_alloc(collio_plan *p, work_bufs *wb)
+static int rounds_alloc(collio_plan *p, collio__mp_bufs *wb)
 {
     collio__mp_plan *mp = p->impl;
     const int64_t need[2] = {mp->fsize + mp->spill, 0};
@@ -357,6 +162,13 @@ static int rounds_alloc(collio_plan *p, work_bufs *wb)
     if (rc == COLLIO_OK)
         p->stats.nrounds = mp->nrounds;
     return rc;
+}
+
+/* Round i moves directly (the chooser's mp->last_direct: the last
+ * round, built by the direct exchange's builder, no slots). */
+static int direct_round(const collio__mp_plan *mp, int i)
+{
+    return mp->last_direct && i == mp->nrounds - 1;
 }
 
 /* Where the slots of round r lie in F. */
@@ -373,7 +185,7 @@ static void round_slot_ptrs(const collio__mp_round *r, char *F, size_t esize,
 static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    work_bufs wb;
+    collio__mp_bufs wb;
     int rc = rounds_alloc(p, &wb);
     if (rc != COLLIO_OK)
         return rc;
@@ -381,8 +193,8 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
     double tx = collio__now();
     for (int i = 0; i < mp->nrounds; i++) {
         const collio__mp_round *r = &mp->rounds[i];
-        if (r->direct != NULL) { /* straight from the stream into F (its
-                                    stats go to the last phase) */
+        if (direct_round(mp, i)) { /* straight from the stream into F (its
+                                      stats go to the last phase) */
             int w = collio__mp_direct_move(p, r->direct, (char *)stream, F, 1,
                                            mp->nphases - 1);
             if (rc == COLLIO_OK)
@@ -401,7 +213,7 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
     return rc;
 }
 
-int collio__mp_write(collio_plan *p, collio_file *f, const char *stream)
+int collio__mp_hypercube_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
     /* the same path on every rank: decided at plan creation (a rank
@@ -466,7 +278,7 @@ static void read_phases(collio_plan *p, const collio__mp_pass *ps, char *slot[2]
 static int read_whole(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    work_bufs wb;
+    collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, mp->whole.bufsize, 1);
     if (rc != COLLIO_OK)
         return rc;
@@ -489,7 +301,7 @@ static int read_whole(collio_plan *p, collio_file *f, char *stream)
 static int read_rounds(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    work_bufs wb;
+    collio__mp_bufs wb;
     int rc = rounds_alloc(p, &wb);
     if (rc != COLLIO_OK)
         return rc;
@@ -498,7 +310,7 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
     double tx = collio__now();
     for (int i = mp->nrounds - 1; i >= 0; i--) {
         const collio__mp_round *r = &mp->rounds[i];
-        if (r->direct != NULL) { /* straight from F into the stream */
+        if (direct_round(mp, i)) { /* straight from F into the stream */
             int w = collio__mp_direct_move(p, r->direct, stream, F, 0, mp->nphases - 1);
             if (rc == COLLIO_OK)
                 rc = w;
@@ -517,7 +329,7 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
 
 /* Rounds where the plan has them: one buffer (F and its spill) serves
  * writes and reads alike; else one pass. */
-int collio__mp_read(collio_plan *p, collio_file *f, char *stream)
+int collio__mp_hypercube_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
     if (mp->nrounds > 0)

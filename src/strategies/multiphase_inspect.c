@@ -1,7 +1,10 @@
 /*
- * multiphase_inspect.c -- the collective part of the multiphase inspector:
- * builds the passes of a plan (multiphase.h) from the layout, exchanging
- * descriptors with the phase partners once, at plan time.
+ * multiphase_inspect.c -- the collective inspector of the hypercube
+ * transport of the multiphase strategy: builds the passes of a plan
+ * (multiphase.h) from the layout, exchanging descriptors with the phase
+ * partners once, at plan time. The last round of a write in rounds, where
+ * the chooser set mp->last_direct, is built by the direct exchange's
+ * builder (collio__mp_direct_new).
  *
  * A plan has one pass over all data (`whole`) and, for writes that leave
  * the user's buffer intact, one pass per round (multiphase_rounds.c). The
@@ -23,7 +26,6 @@
 
 #define TAG_COUNT 11
 #define TAG_DESC 12
-#define MAX_BLOCK COLLIO_MP_MAX_BLOCK
 
 /* Passes a plan can have: the whole pass and up to 63 rounds (62
  * halvings, the most write_rounds asks for). The count messages always
@@ -35,44 +37,6 @@
 static MPI_Datatype seg_type(void)
 {
     return MPI_INT64_T;
-}
-
-/* An MPI type covering n ranges (positions in elements) of a buffer; in
- * bytes, blocks split at MAX_BLOCK elements. *t = MPI_DATATYPE_NULL if the
- * ranges hold nothing. */
-int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
-                           MPI_Datatype *t)
-{
-    *t = MPI_DATATYPE_NULL;
-    int64_t nb = 0;
-    for (int64_t i = 0; i < n; i++)
-        nb += (r[i].n + MAX_BLOCK - 1) / MAX_BLOCK;
-    if (nb == 0)
-        return COLLIO_OK;
-    if (nb > INT32_MAX)
-        return COLLIO_ERR_OVERFLOW;
-    int *len = malloc((size_t)nb * sizeof *len);
-    MPI_Aint *disp = malloc((size_t)nb * sizeof *disp);
-    int rc = (len && disp) ? COLLIO_OK : COLLIO_ERR_NOMEM;
-    MPI_Datatype el = MPI_DATATYPE_NULL;
-    if (rc == COLLIO_OK && MPI_Type_contiguous((int)esize, MPI_BYTE, &el) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    int64_t j = 0;
-    for (int64_t i = 0; i < n && rc == COLLIO_OK; i++)
-        for (int64_t o = 0; o < r[i].n; o += MAX_BLOCK) {
-            len[j] = (int)(r[i].n - o < MAX_BLOCK ? r[i].n - o : MAX_BLOCK);
-            disp[j] = (MPI_Aint)((r[i].pos + o) * (int64_t)esize);
-            j++;
-        }
-    if (rc == COLLIO_OK
-        && (MPI_Type_create_hindexed((int)nb, len, disp, el, t) != MPI_SUCCESS
-            || MPI_Type_commit(t) != MPI_SUCCESS))
-        rc = COLLIO_ERR_MPI;
-    if (el != MPI_DATATYPE_NULL)
-        MPI_Type_free(&el);
-    free(len);
-    free(disp);
-    return rc;
 }
 
 static int phase_types(collio__mp_phase *ph, size_t esize)
@@ -377,8 +341,9 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
      * reaches the others at the first agreement, before any count of
      * passes matters) */
     int rc = rounds_setup(p, mp, dhi - dlo);
-    /* the last round moves directly where allowed (no slots: no spill) */
-    const int last_direct = mp->nrounds > 0 && collio__mp_direct_last_round(p);
+    /* the last round moves directly where the chooser says so (no slots:
+     * no spill) */
+    const int last_direct = mp->nrounds > 0 && mp->last_direct;
     const int npass = mp->nrounds - last_direct; /* rounds built as passes */
     const int n = 1 + npass;                     /* <= MAX_PASSES */
     pass_job jobs[MAX_PASSES];

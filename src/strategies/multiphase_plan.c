@@ -2,7 +2,7 @@
  * multiphase_plan.c -- the inspector of the multiphase strategy: everything
  * that depends only on the layout, computed once per plan (seed 004's
  * "inspector", generalised to any layout and any P; see multiphase.c for
- * the algorithm and domains.c for the schedule).
+ * the algorithm and multiphase_schedule.c for the schedule).
  *
  * What a rank holds is tracked as strided segments (collio__seg: file
  * offsets -> buffer positions), never element by element. Per phase:
@@ -317,13 +317,4 @@ void collio__mp_phase_free(collio__mp_phase *ph)
     ph->keep = NULL;
     ph->send = NULL;
     ph->nkeep = ph->nsend = 0;
-}
-
-void collio__mp_final_free(collio__mp_final *fin)
-{
-    free(fin->ops);
-    free(fin->runs);
-    fin->ops = NULL;
-    fin->runs = NULL;
-    fin->nops = fin->nruns = 0;
 }

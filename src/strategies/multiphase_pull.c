@@ -14,7 +14,7 @@
  * read them: each rank first copies them, as a few contiguous ranges of its
  * stream, into a staging area of the window; after a barrier each owner
  * gathers its domain tile by tile (the hypercube's final-scatter loop,
- * multiphase_exec.c), reading every source sequentially and writing each
+ * multiphase_kit.c), reading every source sequentially and writing each
  * cache line of F once. Two copies per element, both streaming.
  *
  * Memory. The staging area is the part of the rank's own F that is not
@@ -36,6 +36,10 @@
  * gather. The positions in the sources' segments become byte offsets from
  * the window's first segment when the window is made (pull_rebase).
  *
+ * How many rounds, and whether to pull at all, is multiphase_choose.c's
+ * decision (mp->pull_rounds): halvings stop where a part gets small, and
+ * large blocks are pushed only.
+ *
  * Executor (multiphase_shm.c): per round stage, barrier, gather, barrier;
  * then the pushed tail, barrier, the file. Reads run it backwards.
  */
@@ -43,44 +47,12 @@
 
 #include <string.h>
 
-/* Halvings stop when part i would be smaller than this many elements
- * (each round costs two barriers), and after at most PULL_MAX_ROUNDS
- * (the pushed tail is then 1/64 of the data). */
-#define PULL_MIN_PART 256
-#define PULL_MAX_ROUNDS 6
-
-/* Layouts whose mean block is smaller than this many bytes pull; larger
- * blocks are pushed (one copy, whole cache lines per writer). Measured at
- * P = 16, 100 MB, in one run (docs/multiphase.md): pull 1.75x / 1.63x
- * `block` at 256-byte / 1 KiB blocks, push 2.4x / 2.0x (messages) and
- * 2.0-2.6x / 1.7-2.6x (push, other runs); at 4 KiB push wins. */
-#define PULL_MAX_BLOCK_BYTES 2048
-
-int collio__mp_pull_rounds(int64_t nglobal, int nranks)
-{
-    int64_t n = nglobal / (nranks > 0 ? nranks : 1), c = 0;
-    int r = 0;
-    while (r < PULL_MAX_ROUNDS && (n - c) / 2 >= PULL_MIN_PART) {
-        c += (n - c) / 2;
-        r++;
-    }
-    return r;
-}
-
 int64_t collio__mp_pull_cut(int64_t n, int i)
 {
     int64_t c = 0;
     for (int k = 0; k < i; k++)
         c += (n - c) / 2;
     return c;
-}
-
-int collio__mp_pull_wanted(collio_plan *p)
-{
-    int64_t mean = collio__mp_mean_block_bytes(p); /* collective: first */
-    if (mean < 0 || collio__mp_pull_rounds(p->layout->nglobal, p->nranks) == 0)
-        return 0;
-    return mean < PULL_MAX_BLOCK_BYTES;
 }
 
 /* The layout's pieces in part i of every domain (a = c_i, b = c_i+1 of
@@ -139,7 +111,7 @@ typedef struct src_op {
     int src;
 } src_op;
 
-/* Interleaved groups for the tiled gather (multiphase_exec.c, group_end):
+/* Interleaved groups for the tiled gather (multiphase_kit.c, group_end):
  * same shape adjacent, then by F position. */
 static int cmp_src_op(const void *x, const void *y)
 {
@@ -207,10 +179,10 @@ void collio__mp_pull_free(collio__mp_pull *pl)
     free(pl);
 }
 
-int collio__mp_pull_build(collio_plan *p, int64_t lo, int64_t hi, collio__mp_pull **out)
+int collio__mp_pull_build(collio_plan *p, int nrounds, int64_t lo, int64_t hi,
+                          collio__mp_pull **out)
 {
-    const collio_layout *l = p->layout;
-    const int P = p->nranks, R = collio__mp_pull_rounds(l->nglobal, P);
+    const int P = p->nranks, R = nrounds;
     const int64_t n = hi - lo;
     collio__mp_pull *pl = calloc(1, sizeof *pl);
     collio__segvec *desc = calloc((size_t)P, sizeof *desc);

@@ -1,16 +1,20 @@
 /*
- * multiphase_shm.c -- the direct exchange through shared memory: when all
- * ranks run on one node, every rank's file-order buffer F is its segment
- * of one MPI-3 shared-memory window (MPI_Win_allocate_shared), and each
- * rank copies its pieces straight from its stream into the other ranks'
- * F (write), or back (read). opts.shared_memory = 0 turns it off.
+ * multiphase_shm.c -- the shm transport of the multiphase strategy: the
+ * direct exchange through shared memory. When all ranks run on one node
+ * (multiphase_choose.c decides; opts.shared_memory = 0 turns it off),
+ * every rank's file-order buffer F is its segment of one MPI-3
+ * shared-memory window (MPI_Win_allocate_shared), and each rank copies
+ * its pieces straight from its stream into the other ranks' F (write), or
+ * back (read). Its plan is the direct exchange's copy ops per peer
+ * (collio__mp_direct_new with shm), the pull rounds for small blocks
+ * (multiphase_pull.c) and the relay (multiphase_relay.c).
  *
  * Why. With MPI messages, a receive into a non-contiguous datatype (F
  * positions are strided for every sender) takes Open MPI's copy-in /
  * copy-out path through the shared-memory transport: every byte is copied
  * twice, and the transfers need both ranks to be scheduled. Through the
  * window every byte is copied once, by its sender, with the same strided
- * copy loop as the final scatter (multiphase_exec.c), and nobody waits for
+ * copy loop as the final scatter (multiphase_kit.c), and nobody waits for
  * a partner in between. Measured in a stand-alone test at P = 16, 100 MB
  * (exchange plus the write of F, against `block` in the same run): 1.30-
  * 1.52x `block` against 1.57-1.81x with messages (docs/multiphase.md).
@@ -32,53 +36,9 @@
  */
 #include "multiphase.h"
 
-#include <sys/statvfs.h>
-
-/* Where MPI implementations on Linux back shared-memory windows (Open MPI's
- * shmem_mmap_backing_file_base_dir, MPICH's shared segments): a tmpfs. */
-#define SHM_DIR "/dev/shm"
-/* Room kept free beyond the window: the MPI library's own shared-memory
- * transport and other processes on the node need /dev/shm too. */
-#define SHM_MARGIN_BYTES ((uint64_t)64 << 20)
-
-/* Local: 1 if SHM_DIR has room for `bytes` plus the margin, or cannot be
- * asked (then the allocation itself decides: a failure is an error agreed
- * on every rank, never an abort, as the window returns MPI errors). */
-static int shm_fits(uint64_t bytes)
-{
-    struct statvfs sv;
-    if (statvfs(SHM_DIR, &sv) != 0)
-        return 1;
-    uint64_t avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
-    return bytes <= avail && avail - bytes >= SHM_MARGIN_BYTES;
-}
-
-int collio__mp_shm_wanted(collio_plan *p)
-{
-    p->stats.shm_fallback = 0;
-    if (!p->opts.shared_memory)
-        return 0;
-    MPI_Comm node;
-    int local = 0;
-    if (MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)
-        == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
-    /* The window holds every rank's F (its file domain, nglobal / P
-     * elements) plus a pull round's slack of at most P elements per rank:
-     * the whole file and P^2 elements, all on this one node. */
-    const collio_layout *l = p->layout;
-    uint64_t bytes = ((uint64_t)l->nglobal + (uint64_t)p->nranks * (uint64_t)p->nranks)
-                     * (uint64_t)l->esize;
-    int v[2] = {local == p->nranks, shm_fits(bytes)}, all[2] = {0, 0};
-    MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, p->comm);
-    /* one node but no room: messages, and the stats say why */
-    p->stats.shm_fallback = all[0] && !all[1];
-    return all[0] && all[1];
-}
-
-void collio__mp_shm_free(collio__mp_shm *s)
+/* Collective (MPI_Win_free): frees the window, if any (not the relay:
+ * that lives as long as the plan). */
+static void shm_free(collio__mp_shm *s)
 {
     if (s->win != MPI_WIN_NULL) {
         MPI_Win_unlock_all(s->win);
@@ -94,7 +54,7 @@ void collio__mp_shm_free(collio__mp_shm *s)
 static int shm_open(collio_plan *p, collio__mp_shm *s)
 {
     collio__mp_plan *mp = p->impl;
-    collio__mp_pull *pl = mp->direct->pull;
+    collio__mp_pull *pl = mp->shm.pull;
     const size_t bytes = (size_t)(pl ? pl->seg_elems : mp->fsize) * mp->esize;
     int rc = COLLIO_OK;
     if (s->win == MPI_WIN_NULL) {
@@ -129,7 +89,7 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
     }
     rc = collio__agree(p->comm, rc);
     if (rc != COLLIO_OK)
-        collio__mp_shm_free(s); /* collective on every rank alike */
+        shm_free(s); /* collective on every rank alike */
     else
         p->stats.work_bytes += (int64_t)s->bytes;
     p->stats.nphases = 1;
@@ -141,7 +101,7 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
 static void shm_done(collio_plan *p, collio__mp_shm *s)
 {
     if (!p->opts.keep_buffers)
-        collio__mp_shm_free(s);
+        shm_free(s);
 }
 
 /* Everything written to the window so far is visible to every rank, and
@@ -213,8 +173,9 @@ static int unpull_round(collio_plan *p, const collio__mp_pull *pl, int i,
  * ranks' F (the plan says: the pushed pieces, the staged ones). */
 static void account(collio_plan *p, double t0, double t_file)
 {
-    const collio__mp_direct *d = ((collio__mp_plan *)p->impl)->direct;
-    const collio__mp_pull *pl = d->pull;
+    const collio__mp_plan *mp = p->impl;
+    const collio__mp_direct *d = mp->direct;
+    const collio__mp_pull *pl = mp->shm.pull;
     double t = collio__now() - t0 - t_file;
     p->stats.exchange_s += t;
     p->stats.phase_s[0] += t;
@@ -228,10 +189,10 @@ static void account(collio_plan *p, double t0, double t_file)
     p->stats.phase_bytes[0] = p->stats.bytes_sent;
 }
 
-int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream)
+static int shm_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_pull *pl = mp->direct->pull;
+    const collio__mp_pull *pl = mp->shm.pull;
     int rc = shm_open(p, &mp->shm);
     if (rc != COLLIO_OK)
         return rc;
@@ -250,10 +211,10 @@ int collio__mp_shm_write(collio_plan *p, collio_file *f, const char *stream)
 
 /* A failed file read still takes part in every barrier; the error is
  * returned at the end (agreed by the caller). */
-int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream)
+static int shm_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_pull *pl = mp->direct->pull;
+    const collio__mp_pull *pl = mp->shm.pull;
     int rc = shm_open(p, &mp->shm);
     if (rc != COLLIO_OK)
         return rc;
@@ -273,3 +234,65 @@ int collio__mp_shm_read(collio_plan *p, collio_file *f, char *stream)
     shm_done(p, &mp->shm);
     return rc;
 }
+
+/* ---------------------------------------------------------- transport */
+
+/* Collective: the pieces of every rank's layout as copy ops into the
+ * owners' F (the direct exchange's builder, shm = 1); with pull rounds
+ * (mp->pull_rounds, multiphase_choose.c) the rounds first, and only the
+ * tail of every domain pushed. Then the relay, which depends only on P
+ * and the node: made once, with the plan. */
+static int shm_build(collio_plan *p, collio__mp_plan *mp)
+{
+    const collio_layout *l = p->layout;
+    const int R = mp->pull_rounds;
+    mp->shm.win = MPI_WIN_NULL;
+    mp->shm.relay.win = MPI_WIN_NULL;
+    p->stats.nphases = 1;
+    int64_t lo, hi;
+    collio__domain_range(l->nglobal, p->nranks,
+                         collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
+    mp->fsize = hi - lo;
+    int rc;
+    if (R > 0) {
+        collio__segvec tail = {0};
+        rc = collio__mp_pull_build(p, R, lo, hi, &mp->shm.pull); /* agreed */
+        if (rc == COLLIO_OK)
+            rc = collio__mp_pull_tail(p, R, &tail);
+        rc = collio__mp_direct_new(p, tail.v, tail.n, rc, lo,
+                                   lo + collio__mp_pull_cut(hi - lo, R), hi, 1,
+                                   &mp->direct);
+        collio__segvec_free(&tail);
+    } else {
+        rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, 1,
+                                   &mp->direct);
+    }
+    if (rc == COLLIO_OK)
+        rc = collio__mp_final_domain(&mp->direct->fin, lo, hi);
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK)
+        rc = collio__agree(p->comm, collio__mp_relay_init(p, &mp->shm.relay));
+    if (rc == COLLIO_OK)
+        p->stats.plan_bytes = (int64_t)sizeof *mp + collio__mp_direct_bytes(mp->direct);
+    return rc;
+}
+
+/* Collective, as collio_plan_free is: the window and the relay's words. */
+static void shm_plan_free(collio__mp_plan *mp)
+{
+    shm_free(&mp->shm);
+    collio__mp_relay_free(&mp->shm.relay);
+    collio__mp_pull_free(mp->shm.pull);
+    mp->shm.pull = NULL;
+    collio__mp_direct_free(mp->direct);
+    mp->direct = NULL;
+}
+
+const collio__mp_transport collio__mp_transport_shm = {
+    .name = "shm",
+    .exchange = COLLIO_EXCHANGE_DIRECT,
+    .build = shm_build,
+    .write = shm_write,
+    .read = shm_read,
+    .free = shm_plan_free,
+};

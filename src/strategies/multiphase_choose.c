@@ -1,0 +1,205 @@
+/*
+ * multiphase_choose.c -- which transport a multiphase plan uses: the one
+ * place that decides, and that holds every threshold of the decision.
+ *
+ * The choice, in order (collective: every rank takes the same steps and
+ * gets the same answer):
+ *   1. opts.exchange names a transport (by_exchange below); a value
+ *      without one yet is COLLIO_ERR_ARG, and so is DIRECT with fewer
+ *      phases asked for than all (the direct exchange merges all of them).
+ *   2. Shared memory (shm_wanted): where the exchange may be direct and
+ *      runs all phases, opts.shared_memory and every rank on one node, and
+ *      /dev/shm has room for the window. Else messages, and
+ *      stats.shm_fallback says when only the room was missing.
+ *   3. AUTO: direct with all phases where shared memory was chosen or
+ *      direct_wanted holds (P <= DIRECT_MAX_RANKS and a mean block of at
+ *      least DIRECT_MIN_BLOCK_BYTES, or ranks on several nodes); the
+ *      hypercube otherwise.
+ *   4. Within the chosen transport: the hypercube's writes in rounds move
+ *      their last round directly under AUTO at 2 <= P <= DIRECT_MAX_RANKS
+ *      (mp->last_direct); the shm transport pulls small blocks in rounds
+ *      before it pushes the rest (mp->pull_rounds).
+ * The builders read mp->last_direct and mp->pull_rounds and decide
+ * nothing themselves. Measurements behind the numbers: docs/multiphase.md.
+ */
+#include "multiphase.h"
+
+#include <sys/statvfs.h>
+
+/* The direct exchange costs P - 1 messages per rank against ceil(log2 P)
+ * for the hypercube, and MPI datatypes over short blocks stream slowly:
+ * under AUTO it is taken for a mean block of at least this many bytes ... */
+#define DIRECT_MIN_BLOCK_BYTES 16
+/* ... and at most this many ranks (beyond, the message count dominates). */
+#define DIRECT_MAX_RANKS 64
+
+/* The shm transport pushes every piece into its owner's F; with blocks
+ * of a few bytes the writers fight over cache lines, so layouts whose
+ * mean block is smaller than this many bytes pull instead. Measured at
+ * P = 16, 100 MB, in one run: pull 1.75x / 1.63x `block` at 256-byte /
+ * 1 KiB blocks, push 2.4x / 2.0x (messages) and 2.0-2.6x / 1.7-2.6x
+ * (push, other runs); at 4 KiB push wins. */
+#define PULL_MAX_BLOCK_BYTES 2048
+/* Pull rounds halve what is left of every domain; they stop when part i
+ * would be smaller than this many elements (each round costs two
+ * barriers), and after at most PULL_MAX_ROUNDS (the pushed tail is then
+ * 1/64 of the data). */
+#define PULL_MIN_PART 256
+#define PULL_MAX_ROUNDS 6
+
+/* Where MPI implementations on Linux back shared-memory windows (Open MPI's
+ * shmem_mmap_backing_file_base_dir, MPICH's shared segments): a tmpfs. */
+#define SHM_DIR "/dev/shm"
+/* Room kept free beyond the window: the MPI library's own shared-memory
+ * transport and other processes on the node need /dev/shm too. */
+#define SHM_MARGIN_BYTES ((uint64_t)64 << 20)
+
+/* The transport of each exchange a plan can ask for; NULL: not built yet
+ * (COLLIO_ERR_ARG). DIRECT is the version over messages: collio__mp_choose
+ * takes the shm transport instead where the window fits. AUTO is resolved
+ * in collio__mp_choose.
+ *
+ * Adding a transport: its file defines collio__mp_transport_mine (build,
+ * write, read, free), multiphase.h declares it, and its exchange's line
+ * below points to it; if AUTO should ever take it, the AUTO step of
+ * collio__mp_choose says when, with its thresholds here. */
+static const collio__mp_transport *const by_exchange[COLLIO_EXCHANGE__COUNT] = {
+    [COLLIO_EXCHANGE_AUTO] = NULL,
+    [COLLIO_EXCHANGE_HYPERCUBE] = &collio__mp_transport_hypercube,
+    [COLLIO_EXCHANGE_DIRECT] = &collio__mp_transport_direct,
+    [COLLIO_EXCHANGE_NODE_DIRECT] = NULL,    /* not built yet */
+    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = NULL, /* not built yet */
+};
+
+/* Collective: the layout's mean block in bytes (elements over blocks,
+ * summed over all ranks), or -1 if it has no blocks or MPI failed. */
+static int64_t mean_block_bytes(collio_plan *p)
+{
+    const collio_layout *l = p->layout;
+    int64_t mine[2] = {l->nlocal, 0}, all[2] = {0, 0};
+    for (int64_t i = 0; i < l->nsegs; i++)
+        mine[1] += l->segs[i].count;
+    if (MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS
+        || all[1] == 0)
+        return -1;
+    return all[0] / all[1] * (int64_t)l->esize;
+}
+
+/* 1 where P ranks may exchange directly (P - 1 messages each). */
+static int direct_ranks(int P)
+{
+    return P >= 2 && P <= DIRECT_MAX_RANKS;
+}
+
+/* Collective: 1 where AUTO takes the direct exchange for this layout. */
+static int direct_wanted(collio_plan *p)
+{
+    int64_t mean = mean_block_bytes(p); /* collective: first */
+    if (!direct_ranks(p->nranks) || mean < 0)
+        return 0;
+    /* Across nodes every byte crosses the network at most once in the
+     * direct exchange, up to log2(nodes) times in the hypercube (1.33x the
+     * bytes that must cross at 4 nodes): the network decides there, not
+     * the cost of datatypes over short blocks (docs/multiphase.md). */
+    return mean >= DIRECT_MIN_BLOCK_BYTES || p->stats.nnodes > 1;
+}
+
+/* Local: 1 if SHM_DIR has room for `bytes` plus the margin, or cannot be
+ * asked (then the allocation itself decides: a failure is an error agreed
+ * on every rank, never an abort, as the window returns MPI errors). */
+static int shm_fits(uint64_t bytes)
+{
+    struct statvfs sv;
+    if (statvfs(SHM_DIR, &sv) != 0)
+        return 1;
+    uint64_t avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+    return bytes <= avail && avail - bytes >= SHM_MARGIN_BYTES;
+}
+
+/* Collective: 1 where a direct exchange copies through a shared-memory
+ * window: opts.shared_memory, every rank on one node, and room for the
+ * window; sets stats.shm_fallback. */
+static int shm_wanted(collio_plan *p)
+{
+    p->stats.shm_fallback = 0;
+    if (!p->opts.shared_memory)
+        return 0;
+    MPI_Comm node;
+    int local = 0;
+    if (MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)
+        == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    /* The window holds every rank's F (its file domain, nglobal / P
+     * elements) plus a pull round's slack of at most P elements per rank:
+     * the whole file and P^2 elements, all on this one node. */
+    const collio_layout *l = p->layout;
+    uint64_t bytes = ((uint64_t)l->nglobal + (uint64_t)p->nranks * (uint64_t)p->nranks)
+                     * (uint64_t)l->esize;
+    int v[2] = {local == p->nranks, shm_fits(bytes)}, all[2] = {0, 0};
+    MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, p->comm);
+    /* one node but no room: messages, and the stats say why */
+    p->stats.shm_fallback = all[0] && !all[1];
+    return all[0] && all[1];
+}
+
+/* Pull rounds for a layout of nglobal elements over nranks: halvings of
+ * a domain while part i keeps PULL_MIN_PART elements. */
+static int pull_rounds(int64_t nglobal, int nranks)
+{
+    int64_t n = nglobal / (nranks > 0 ? nranks : 1), c = 0;
+    int r = 0;
+    while (r < PULL_MAX_ROUNDS && (n - c) / 2 >= PULL_MIN_PART) {
+        c += (n - c) / 2;
+        r++;
+    }
+    return r;
+}
+
+/* Collective: the pull rounds of a shm plan, 0 to push only (a mean block
+ * of PULL_MAX_BLOCK_BYTES or more, or domains too small for a round). */
+static int pull_wanted(collio_plan *p)
+{
+    int64_t mean = mean_block_bytes(p); /* collective: first */
+    int r = pull_rounds(p->layout->nglobal, p->nranks);
+    return mean >= 0 && r > 0 && mean < PULL_MAX_BLOCK_BYTES ? r : 0;
+}
+
+const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *mp,
+                                              int *rc)
+{
+    const int all = mp->nphases == mp->allphases;
+    int x = p->opts.exchange;
+    *rc = COLLIO_OK;
+    mp->last_direct = 0;
+    mp->pull_rounds = 0;
+    /* same options on every rank: all fail here */
+    if (x < 0 || x >= COLLIO_EXCHANGE__COUNT
+        || (x != COLLIO_EXCHANGE_AUTO && by_exchange[x] == NULL)) {
+        *rc = COLLIO_ERR_ARG;
+        return NULL;
+    }
+    /* direct = all phases merged: only meaningful with all of them */
+    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && !all) {
+        *rc = COLLIO_ERR_ARG;
+        return NULL;
+    }
+    /* shared memory: only asked (collectively) where the exchange may be
+     * direct */
+    const int shm = x != COLLIO_EXCHANGE_HYPERCUBE && all && shm_wanted(p);
+    if (x == COLLIO_EXCHANGE_AUTO)
+        x = all && (shm || direct_wanted(p)) ? COLLIO_EXCHANGE_DIRECT
+                                             : COLLIO_EXCHANGE_HYPERCUBE;
+    if (x == COLLIO_EXCHANGE_HYPERCUBE) {
+        /* the last round of a write in rounds has no slots, so no spill */
+        mp->last_direct =
+            p->opts.exchange == COLLIO_EXCHANGE_AUTO && direct_ranks(p->nranks);
+        return by_exchange[x];
+    }
+    if (x == COLLIO_EXCHANGE_DIRECT && shm) {
+        mp->pull_rounds = pull_wanted(p);
+        return &collio__mp_transport_shm;
+    }
+    return by_exchange[x];
+}
