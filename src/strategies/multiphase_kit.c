@@ -256,7 +256,8 @@ int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
     int64_t j = 0;
     for (int64_t i = 0; i < n && rc == COLLIO_OK; i++)
         for (int64_t o = 0; o < r[i].n; o += COLLIO_MP_MAX_BLOCK) {
-            len[j] = (int)(r[i].n - o < COLLIO_MP_MAX_BLOCK ? r[i].n - o : COLLIO_MP_MAX_BLOCK);
+            len[j] = (int)(r[i].n - o < COLLIO_MP_MAX_BLOCK ? r[i].n - o
+                                                            : COLLIO_MP_MAX_BLOCK);
             disp[j] = (MPI_Aint)((r[i].pos + o) * (int64_t)esize);
             j++;
         }

@@ -1,6 +1,7 @@
 /*
- * multiphase_rounds.c -- the low-memory write of the multiphase strategy:
- * the pure inspector steps that split a write into rounds (no MPI).
+ * multiphase_rounds.c -- the low-memory write of the multiphase
+ * strategy's hypercube transport: the pure inspector steps that split a
+ * write into rounds (no MPI).
  *
  * Why. A write whose user buffer must stay untouched cannot use that
  * buffer as a work buffer, and a pass over all data at once needs two work
