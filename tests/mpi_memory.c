@@ -170,9 +170,9 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     buf = malloc(bytes + 1);
     collio_plan_options po;
     collio_plan_options_init(&po);
-    po.write_rounds = rounds;
-    po.exchange = x < 0 ? COLLIO_EXCHANGE_DIRECT : x;
-    po.shared_memory = x >= 0;
+    po.multiphase.write_rounds = rounds;
+    po.multiphase.exchange = x < 0 ? COLLIO_EXCHANGE_DIRECT : x;
+    po.multiphase.shared_memory = x >= 0;
     if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
                    "plan"))
         goto done;

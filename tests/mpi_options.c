@@ -21,19 +21,19 @@ typedef struct flip {
 
 static void f_phases(collio_plan_options *o)
 {
-    o->phases = 1;
+    o->multiphase.phases = 1;
 }
 static void f_chunk(collio_plan_options *o)
 {
-    o->chunk_bytes = 4096;
+    o->serial.chunk_bytes = 4096;
 }
 static void f_iov(collio_plan_options *o)
 {
-    o->max_iov = 3;
+    o->independent.max_iov = 3;
 }
 static void f_keep(collio_plan_options *o)
 {
-    o->keep_buffers = 0;
+    o->multiphase.keep_buffers = 0;
 }
 static void f_destroy(collio_plan_options *o)
 {
@@ -41,15 +41,15 @@ static void f_destroy(collio_plan_options *o)
 }
 static void f_rounds(collio_plan_options *o)
 {
-    o->write_rounds = -1;
+    o->multiphase.write_rounds = -1;
 }
 static void f_exchange(collio_plan_options *o)
 {
-    o->exchange = COLLIO_EXCHANGE_DIRECT;
+    o->multiphase.exchange = COLLIO_EXCHANGE_DIRECT;
 }
 static void f_shm(collio_plan_options *o)
 {
-    o->shared_memory = 0;
+    o->multiphase.shared_memory = 0;
 }
 static void f_group(collio_plan_options *o)
 {

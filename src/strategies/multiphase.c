@@ -21,7 +21,7 @@
  * longer than the layout's (block-cyclic). Reads run the same plan
  * backwards: contiguous read, final gather, phases in reverse.
  *
- * Direct exchange (multiphase_direct.c; opts.exchange): all phases merged
+ * Direct exchange (multiphase_direct.c; opts.multiphase.exchange): all phases merged
  * into one -- each rank sends each piece straight from the user's buffer
  * to the rank that writes it, MPI datatypes placing it in that rank's
  * file-order buffer F: each element moves once instead of up to log2 P
@@ -58,7 +58,7 @@
  * with destroy_input or a non-packed memory kind) and is large enough:
  * then the extra memory is one buffer, about 1x the local data. A write
  * that must leave the stream intact runs in rounds instead
- * (multiphase_rounds.c; opts.write_rounds): the same phases once per
+ * (multiphase_rounds.c; opts.multiphase.write_rounds): the same phases once per
  * round, over the data of half of every domain, then a quarter, ..., with
  * the work buffers inside the rank's domain buffer F: F plus a small spill
  * area, about (1 + 2^-(rounds-1)) x the local data; reads through such a
@@ -127,7 +127,7 @@ static int mp_plan(collio_plan *p)
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
      * decides it, not the user), so ask-for-more means all: stats.nphases
      * tells what ran. plan.c already rejected negative values. */
-    int k = p->opts.phases;
+    int k = p->opts.multiphase.phases;
     if (k == 0 || k > mp->allphases)
         k = mp->allphases;
     if (k < 0)
@@ -135,10 +135,11 @@ static int mp_plan(collio_plan *p)
     mp->nphases = k;
     p->stats.nphases = k;
     /* direct = all phases merged: only meaningful with all of them */
-    int x = p->opts.exchange;
+    int x = p->opts.multiphase.exchange;
     if (x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE)
         return COLLIO_ERR_ARG; /* the node-aware exchange is not built yet */
-    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && k < mp->allphases)
+    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.multiphase.phases != 0
+        && k < mp->allphases)
         return COLLIO_ERR_ARG; /* same options on every rank */
     /* shared memory: all ranks on one node (collective; only where the
      * exchange may be direct) */
@@ -148,7 +149,7 @@ static int mp_plan(collio_plan *p)
         x = k == mp->allphases && (shm || collio__mp_direct_wanted(p))
                 ? COLLIO_EXCHANGE_DIRECT
                 : COLLIO_EXCHANGE_HYPERCUBE;
-    p->stats.exchange = x;
+    p->stats.multiphase.exchange = x;
     int rc;
     if (x == COLLIO_EXCHANGE_DIRECT) {
         p->stats.nphases = 1;
@@ -204,6 +205,7 @@ const collio__strategy collio__strategy_multiphase = {
     .summary = "pairwise hypercube exchange phases (inspector/executor), "
                "then one contiguous write per rank (seeds 001, 004)",
     .canonical = 1,
+    .check = collio__mp_check_options,
     .plan = mp_plan,
     .write = mp_write,
     .read = mp_read,

@@ -152,7 +152,7 @@ typedef struct collio__mp_plan {
                                   whole / rounds are not built */
     collio__mp_shm shm;        /* direct->peer: the window of F */
     char *held[2];             /* the work buffers kept between executions
-                                  (opts.keep_buffers; NULL until first used) */
+                                  (opts.multiphase.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
 } collio__mp_plan;
 
@@ -209,7 +209,7 @@ int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
 
 /* ---- the direct exchange (multiphase_direct.c) */
 
-/* Collective: 1 where the automatic choice (opts.exchange = AUTO) takes the
+/* Collective: 1 where the automatic choice (opts.multiphase.exchange = AUTO) takes the
  * direct exchange for this layout: the same answer on every rank. */
 int collio__mp_direct_wanted(collio_plan *p);
 
@@ -232,7 +232,7 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
                           collio__mp_direct **out);
 
 /* 1 where a plan in rounds moves its last round directly (no slots, so no
- * spill area): opts.exchange AUTO and P <= the direct exchange's limit. */
+ * spill area): opts.multiphase.exchange AUTO and P <= the direct exchange's limit. */
 int collio__mp_direct_last_round(const collio_plan *p);
 
 void collio__mp_direct_free(collio__mp_direct *d);
@@ -293,7 +293,7 @@ int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
 /* ---- the direct exchange through shared memory (multiphase_shm.c) */
 
 /* Collective: 1 where a direct plan copies through a shared-memory
- * window: opts.shared_memory and every rank on one node. */
+ * window: opts.multiphase.shared_memory and every rank on one node. */
 int collio__mp_shm_wanted(collio_plan *p);
 
 /* Collective: the executor's write / read of a direct plan whose pieces
@@ -352,7 +352,7 @@ typedef struct collio__mp_bufs {
 int collio__mp_bufs_alloc(collio_plan *p, collio__mp_bufs *w, const int64_t need[2],
                           int stream_ok);
 
-/* End of an execution: the plan keeps its buffers (opts.keep_buffers) or
+/* End of an execution: the plan keeps its buffers (opts.multiphase.keep_buffers) or
  * frees them. */
 void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w);
 
@@ -388,5 +388,11 @@ void collio__mp_round_place(collio__mp_round *r, int64_t fsize, int64_t *spill);
 void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,
                         char *f);
 void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f, char *a);
+
+/* ---- options (multiphase_options.c) */
+
+/* collio__strategy.check: the ranges of opts.multiphase (collio.h);
+ * COLLIO_OK or COLLIO_ERR_ARG (recorded). Local. */
+int collio__mp_check_options(collio_plan_options *o);
 
 #endif /* COLLIO_MULTIPHASE_H */

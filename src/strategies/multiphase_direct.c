@@ -69,7 +69,7 @@ int collio__mp_direct_wanted(collio_plan *p)
 
 int collio__mp_direct_last_round(const collio_plan *p)
 {
-    return p->opts.exchange == COLLIO_EXCHANGE_AUTO && p->nranks >= 2
+    return p->opts.multiphase.exchange == COLLIO_EXCHANGE_AUTO && p->nranks >= 2
            && p->nranks <= DIRECT_MAX_RANKS;
 }
 

@@ -3,7 +3,7 @@
  * ranks run on one node, every rank's file-order buffer F is its segment
  * of one MPI-3 shared-memory window (MPI_Win_allocate_shared), and each
  * rank copies its pieces straight from its stream into the other ranks'
- * F (write), or back (read). opts.shared_memory = 0 turns it off.
+ * F (write), or back (read). opts.multiphase.shared_memory = 0 turns it off.
  *
  * Why. With MPI messages, a receive into a non-contiguous datatype (F
  * positions are strided for every sender) takes Open MPI's copy-in /
@@ -27,7 +27,7 @@
  * others still copy from it), the pull rounds backwards.
  *
  * The window is F, the only work memory: kept by the plan between calls
- * (opts.keep_buffers, freed with the plan: MPI_Win_free is collective,
+ * (opts.multiphase.keep_buffers, freed with the plan: MPI_Win_free is collective,
  * as collio_plan_free is), else made and freed in every call.
  */
 #include "multiphase.h"
@@ -55,8 +55,8 @@ static int shm_fits(uint64_t bytes)
 
 int collio__mp_shm_wanted(collio_plan *p)
 {
-    p->stats.shm_fallback = 0;
-    if (!p->opts.shared_memory)
+    p->stats.multiphase.shm_fallback = 0;
+    if (!p->opts.multiphase.shared_memory)
         return 0;
     MPI_Comm node;
     int local = 0;
@@ -74,7 +74,7 @@ int collio__mp_shm_wanted(collio_plan *p)
     int v[2] = {local == p->nranks, shm_fits(bytes)}, all[2] = {0, 0};
     MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, p->comm);
     /* one node but no room: messages, and the stats say why */
-    p->stats.shm_fallback = all[0] && !all[1];
+    p->stats.multiphase.shm_fallback = all[0] && !all[1];
     return all[0] && all[1];
 }
 
@@ -133,14 +133,14 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
     else
         p->stats.work_bytes += (int64_t)s->bytes;
     p->stats.nphases = 1;
-    p->stats.shared_memory = 1;
+    p->stats.multiphase.shared_memory = 1;
     return rc;
 }
 
 /* End of a call: the plan keeps the window, or frees it (collective). */
 static void shm_done(collio_plan *p, collio__mp_shm *s)
 {
-    if (!p->opts.keep_buffers)
+    if (!p->opts.multiphase.keep_buffers)
         collio__mp_shm_free(s);
 }
 
