@@ -382,6 +382,11 @@ typedef struct collio__strategy {
  * ranks iff their options are equal, but for hash collisions. */
 int collio__plan_options_valid(const collio_plan_options *o);
 uint64_t collio__plan_options_digest(const collio_plan_options *o);
+/* The plan keeps no pointer into the caller's memory: a string option
+ * becomes the registry's own string of that name, or NULL where there is
+ * none (an option of a strategy that does not run; the strategy that
+ * reads it has checked it). */
+void collio__plan_options_detach(collio_plan_options *o);
 
 /* Lookup in the registry; NULL if unknown. */
 const collio__strategy *collio__strategy_find(const char *name);

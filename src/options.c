@@ -104,6 +104,12 @@ uint64_t collio__plan_options_digest(const collio_plan_options *o)
     return h;
 }
 
+void collio__plan_options_detach(collio_plan_options *o)
+{
+    const collio__strategy *inner = collio__strategy_find(o->subgroup.inner);
+    o->subgroup.inner = inner != NULL ? inner->name : NULL;
+}
+
 static const char *const exchange_names[COLLIO_EXCHANGE__COUNT] = {
     [COLLIO_EXCHANGE_AUTO] = "auto",
     [COLLIO_EXCHANGE_HYPERCUBE] = "hypercube",

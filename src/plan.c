@@ -4,11 +4,13 @@
  * collio_plan_create checks the collective arguments and the options (the
  * generic ones and their digest here, the strategy's own struct by its
  * check hook), takes the plan's own copies (a duplicated communicator, a
- * clone of the layout) and runs the strategy's plan() once: everything
- * that depends only on the layout is computed there (the inspector). collio_write /
- * collio_read then only move data (the executor): they check the call, pack a non-packed
- * user buffer into the rank's stream (its elements in layout order), run the strategy,
- * unpack, and agree on the result so that every rank returns the same code.
+ * clone of the layout, the options without pointers into the caller's
+ * memory) and runs the strategy's plan() once: everything that depends
+ * only on the layout is computed there (the inspector). collio_write /
+ * collio_read then only move data (the executor): they check the call,
+ * pack a non-packed user buffer into the rank's stream (its elements in
+ * layout order), run the strategy, unpack, and agree on the result so that
+ * every rank returns the same code.
  *
  * Every collective step here is taken by every rank, also after a local
  * failure: local errors are carried to the next collio__agree.
@@ -107,6 +109,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     if (rc != COLLIO_OK)
         return rc;
 
+    collio__plan_options_detach(&o);
     collio_plan *p = calloc(1, sizeof *p);
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;

@@ -311,10 +311,10 @@ static void file_errors(tu_ctx *t)
 }
 
 /* Writes that must fail, per strategy and backend; rounds != 0: the plan
- * option write_rounds (multiphase: writes and reads in rounds, which the
+ * option multiphase.write_rounds (writes and reads in rounds, which the
  * small data here does not get by default); x, shm: the plan options
- * exchange (multiphase: hypercube or direct; auto by default) and
- * shared_memory (1 by default). */
+ * multiphase.exchange (hypercube or direct; auto by default) and
+ * multiphase.shared_memory (1 by default). */
 static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int shm,
                          collio_backend be)
 {
