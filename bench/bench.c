@@ -74,7 +74,8 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
         (hwm_kb - rss0_kb) / 1024.0, (double)local_bytes / (1024.0 * 1024.0),
         (double)st.file_requests, (double)st.plan_bytes, (double)st.nphases, st.copy_s,
         (double)st.work_bytes / (1024.0 * 1024.0), (double)st.nrounds,
-        (double)st.exchange, (double)st.shared_memory, st.subgroup.split_s,
+        (double)st.multiphase.exchange, (double)st.multiphase.shared_memory,
+        st.subgroup.split_s,
         /* the gather / scatter as the masters see it: a
            member's gather_s of a read includes waiting for
            the master's file access */
@@ -302,12 +303,12 @@ static int run_case(bench_ctx *x, int ci)
     for (int vi = 0; vi < x->nvars; vi++) {
         collio_plan_options po;
         collio_plan_options_init(&po);
-        po.phases = x->vars[vi].phases;
+        po.multiphase.phases = x->vars[vi].phases;
         po.subgroup.group = x->vars[vi].group;
         po.subgroup.inner = x->vars[vi].inner[0] ? x->vars[vi].inner : NULL;
-        po.write_rounds = x->vars[vi].rounds;
-        po.exchange = x->vars[vi].exchange;
-        po.shared_memory = x->vars[vi].shm;
+        po.multiphase.write_rounds = x->vars[vi].rounds;
+        po.multiphase.exchange = x->vars[vi].exchange;
+        po.multiphase.shared_memory = x->vars[vi].shm;
         po.destroy_input = cfg->destroy_input;
         po.replicas.policy = x->vars[vi].replicas;
         rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);

@@ -33,10 +33,10 @@ static inline size_t bench_case_esize(const bench_case *c, const collio_bench_co
 typedef struct bench_variant {
     char strategy[COLLIO_BENCH_NAME_LEN];
     char label[COLLIO_BENCH_NAME_LEN + 48]; /* "multiphase(k=2,r=3)" */
-    int phases;                             /* plan option; 0 = all */
-    int rounds;                             /* plan option write_rounds */
-    int exchange;                           /* plan option exchange */
-    int shm;                                /* plan option shared_memory */
+    int phases;                             /* plan option multiphase.phases; 0 = all */
+    int rounds;                             /* plan option multiphase.write_rounds */
+    int exchange;                           /* plan option multiphase.exchange */
+    int shm;                                /* plan option multiphase.shared_memory */
     int group;                              /* subgroup: plan option group */
     char inner[COLLIO_BENCH_NAME_LEN];      /* subgroup: inner ("": default) */
     int replicas;                           /* plan option replicas.policy */
@@ -54,8 +54,8 @@ typedef struct bench_row {
     double work_mb; /* stats.work_bytes in MiB, max over ranks */
     int nphases;
     int nrounds;       /* stats.nrounds, max over ranks */
-    int exchange;      /* stats.exchange (max over ranks; the same on all) */
-    int shared_memory; /* stats.shared_memory (likewise) */
+    int exchange;      /* stats.multiphase.exchange (max over ranks; the same on all) */
+    int shared_memory; /* stats.multiphase.shared_memory (likewise) */
     double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;
     int64_t bytes_offnode, messages_offnode; /* the part with other nodes (sums) */

@@ -275,7 +275,8 @@ int collio_strategy_is_canonical(const char *name);
 typedef struct collio_plan collio_plan;
 
 /** multiphase: how the data moves to the ranks that write it
- *  (collio_plan_options.exchange, collio_stats.exchange). */
+ *  (collio_plan_options.multiphase.exchange,
+ *  collio_stats.multiphase.exchange). */
 typedef enum collio_exchange {
     COLLIO_EXCHANGE_AUTO = 0,       /* choose by the layout (the default) */
     COLLIO_EXCHANGE_HYPERCUBE,      /* ceil(log2 P) pairwise phases */
@@ -318,9 +319,10 @@ typedef struct collio_subgroup_options {
                           "independent", "multiphase". Unknown:
                           COLLIO_ERR_STRATEGY; "subgroup" itself or the
                           non-canonical "block": COLLIO_ERR_ARG. Only read
-                          during collio_plan_create. Other plan options
-                          (phases, exchange, ...) pass on to the inner
-                          plan. */
+                          during collio_plan_create. The other plan
+                          options pass on to the inner plan, which checks
+                          its own struct (e.g. multiphase.phases) as if
+                          it ran alone. */
 } collio_subgroup_options;
 
 /** Which holder of a replicated element writes it (replicated layouts,
@@ -360,83 +362,119 @@ typedef struct collio_replica_options {
     uint64_t seed; /* RANDOM: the seed (default 0) */
 } collio_replica_options;
 
+/** Options of the "serial" strategy (collio_plan_options.serial). */
+typedef struct collio_serial_options {
+    int64_t chunk_bytes; /* bytes per gather round (default 64 MiB); < 1:
+                            COLLIO_ERR_ARG */
+} collio_serial_options;
+
+/** Options of the "independent" strategy
+ *  (collio_plan_options.independent). */
+typedef struct collio_independent_options {
+    int64_t max_iov; /* requests per batch (default 1024); < 1:
+                        COLLIO_ERR_ARG */
+} collio_independent_options;
+
+/** Options of the "multiphase" strategy (collio_plan_options.multiphase;
+ *  docs/multiphase.md). */
+typedef struct collio_multiphase_options {
+    int phases;        /* exchange phases; 0 = all, i.e. ceil(log2 P)
+                          (default); 1..all stop early; larger values up
+                          to COLLIO_MAX_PHASES mean all (stats.nphases
+                          says what ran); negative or above
+                          COLLIO_MAX_PHASES: COLLIO_ERR_ARG */
+    int keep_buffers;  /* 1 (default): the plan keeps its work buffers
+                          (stats.work_bytes) between executions, freed by
+                          collio_plan_free -- no allocation or page faults
+                          after the first call. 0: allocate and free them
+                          in every call. Other values: COLLIO_ERR_ARG.
+                          (A "subgroup" plan keeps its masters' merged
+                          buffers under this flag too, and checks it.) */
+    int write_rounds;  /* writes that leave the user's buffer untouched
+                          (destroy_input = 0): the data moves in rounds
+                          (half of every domain, then a quarter, ...)
+                          whose work buffers lie in the rank's final
+                          file-order buffer, so that extra memory is about
+                          1x the local data, not 2x (docs/multiphase.md).
+                          Reads through such a plan use the same rounds
+                          and buffer, backwards.
+                          0 (default): automatic -- for domains of 1 MiB
+                          or more, halvings while the last round keeps
+                          >= 64 KiB per rank, at most 8, and only where
+                          that needs less memory than one pass;
+                          r >= 1: r halvings (r + 1 rounds) where the
+                          data allows; -1: no rounds (one pass, two work
+                          buffers). Up to 62; other values:
+                          COLLIO_ERR_ARG. */
+    int exchange;      /* with all phases: a collio_exchange,
+                          COLLIO_EXCHANGE_AUTO <= x < COLLIO_EXCHANGE__COUNT
+                          (other values: COLLIO_ERR_ARG).
+                          HYPERCUBE: the pairwise phases (O(log P)
+                          messages per rank, each element moved up to
+                          log2 P times, work buffers). DIRECT: all
+                          phases merged into one -- each rank sends
+                          every piece straight from the user's buffer
+                          into its writer's file-order buffer (P - 1
+                          messages per rank, each element moved once,
+                          MPI datatypes on both sides, work memory
+                          exactly the rank's file domain).
+                          AUTO (default), with all phases: DIRECT
+                          where every rank is on one node (through
+                          shared memory, see shared_memory), where the
+                          ranks span several nodes and P <= 64 (each
+                          byte then crosses the network once), or
+                          where the layout's blocks are long enough for
+                          datatypes to stream them and P is small
+                          enough (docs/multiphase.md); else HYPERCUBE.
+                          DIRECT with 1 <= phases < all, or the
+                          node-aware exchanges (not built yet):
+                          COLLIO_ERR_ARG. */
+    int shared_memory; /* the direct exchange: 1 (default): where
+                          all ranks share one node, the file-order
+                          buffers live in an MPI-3 shared-memory window
+                          (MPI_Win_allocate_shared) and no messages
+                          move. Blocks of 2 KiB or more: each rank
+                          copies its pieces straight into their
+                          owners' buffers (one copy). Smaller blocks:
+                          in halving rounds, each rank stages its
+                          pieces in the free part of its own buffer
+                          and each owner gathers its domain from the
+                          staging areas (two streaming copies; a
+                          few elements of slack beyond the domain
+                          where the layout does not split evenly).
+                          Writes: each owner writes its buffer as
+                          soon as it is complete, owners in rank
+                          order, while the other ranks still copy;
+                          waiting ranks sleep (futex on Linux). 0:
+                          MPI messages only. Other values:
+                          COLLIO_ERR_ARG. */
+} collio_multiphase_options;
+
+/** Plan options. collio_plan_options_init fills the defaults. Every field,
+ *  the nested structs included, must be equal on every rank (else
+ *  COLLIO_ERR_MISMATCH on every rank). The generic fields are checked for
+ *  every plan; a strategy's own struct (serial, independent, multiphase,
+ *  subgroup) only when that strategy runs, as the plan's strategy or as
+ *  subgroup's inner one -- a bad value there is COLLIO_ERR_ARG on every
+ *  rank. The others are ignored (but still compared across ranks). */
 typedef struct collio_plan_options {
-    int phases;          /* multiphase: exchange phases; 0 = all, i.e.
-                            ceil(log2 P) (default); 1..all stop early;
-                            larger values mean all (stats.nphases says
-                            what ran); negative: COLLIO_ERR_ARG */
-    int64_t chunk_bytes; /* serial: bytes per gather round (default 64 MiB) */
-    int64_t max_iov;     /* independent: requests per batch (default 1024) */
-    int keep_buffers;    /* multiphase: 1 (default): the plan keeps its work
-                            buffers (stats.work_bytes) between executions,
-                            freed by collio_plan_free -- no allocation or
-                            page faults after the first call. 0: allocate
-                            and free them in every call. */
-    int destroy_input;   /* 1: collio_write may use the user's buffer as
-                            scratch space; its contents are undefined
-                            after the call (as FFTW_DESTROY_INPUT). Lets
-                            multiphase use it as its second work buffer:
-                            one pass (no rounds) with 1x the local data in
-                            work buffers. 0 (default): the buffer is left
-                            untouched (multiphase then writes in rounds,
-                            see write_rounds). */
-    int write_rounds;    /* multiphase writes that leave the user's buffer
-                            untouched: the data moves in rounds (half of
-                            every domain, then a quarter, ...) whose work
-                            buffers lie in the rank's final file-order
-                            buffer, so that extra memory is about 1x the
-                            local data, not 2x (docs/multiphase.md).
-                            Reads through such a plan use the same rounds
-                            and buffer, backwards.
-                            0 (default): automatic -- for domains of 1 MiB
-                            or more, halvings while the last round keeps
-                            >= 64 KiB per rank, at most 8, and only where
-                            that needs less memory than one pass;
-                            r >= 1: r halvings (r + 1 rounds) where the
-                            data allows; -1: no rounds (one pass, two work
-                            buffers). Up to 62; other values:
-                            COLLIO_ERR_ARG. */
-    int exchange;        /* multiphase with all phases: a collio_exchange.
-                            HYPERCUBE: the pairwise phases (O(log P)
-                            messages per rank, each element moved up to
-                            log2 P times, work buffers). DIRECT: all
-                            phases merged into one -- each rank sends
-                            every piece straight from the user's buffer
-                            into its writer's file-order buffer (P - 1
-                            messages per rank, each element moved once,
-                            MPI datatypes on both sides, work memory
-                            exactly the rank's file domain).
-                            AUTO (default), with all phases: DIRECT
-                            where every rank is on one node (through
-                            shared memory, see shared_memory), where the
-                            ranks span several nodes and P <= 64 (each
-                            byte then crosses the network once), or
-                            where the layout's blocks are long enough for
-                            datatypes to stream them and P is small
-                            enough (docs/multiphase.md); else HYPERCUBE.
-                            DIRECT with 1 <= phases < all, or another
-                            value: COLLIO_ERR_ARG. */
-    int shared_memory;   /* multiphase direct exchange: 1 (default): where
-                            all ranks share one node, the file-order
-                            buffers live in an MPI-3 shared-memory window
-                            (MPI_Win_allocate_shared) and no messages
-                            move. Blocks of 2 KiB or more: each rank
-                            copies its pieces straight into their
-                            owners' buffers (one copy). Smaller blocks:
-                            in halving rounds, each rank stages its
-                            pieces in the free part of its own buffer
-                            and each owner gathers its domain from the
-                            staging areas (two streaming copies; a
-                            few elements of slack beyond the domain
-                            where the layout does not split evenly).
-                            Writes: each owner writes its buffer as
-                            soon as it is complete, owners in rank
-                            order, while the other ranks still copy;
-                            waiting ranks sleep (futex on Linux). 0:
-                            MPI messages only. Other values:
-                            COLLIO_ERR_ARG. */
-    collio_subgroup_options subgroup; /* strategy "subgroup" (above) */
-    collio_replica_options replicas;  /* replicated layouts (above) */
+    int destroy_input;                      /* 1: collio_write may use the user's
+                                               buffer as scratch space; its
+                                               contents are undefined after the
+                                               call (as FFTW_DESTROY_INPUT). Lets
+                                               multiphase use it as its second
+                                               work buffer: one pass (no rounds)
+                                               with 1x the local data in work
+                                               buffers. 0 (default): the buffer
+                                               is left untouched (multiphase then
+                                               writes in rounds, see
+                                               multiphase.write_rounds). Other
+                                               values: COLLIO_ERR_ARG. */
+    collio_serial_options serial;           /* strategy "serial" (above) */
+    collio_independent_options independent; /* strategy "independent" (above) */
+    collio_multiphase_options multiphase;   /* strategy "multiphase" (above) */
+    collio_subgroup_options subgroup;       /* strategy "subgroup" (above) */
+    collio_replica_options replicas;        /* replicated layouts (above) */
 } collio_plan_options;
 
 /** Local. Fills *opts with defaults. */
@@ -447,8 +485,9 @@ void collio_plan_options_init(collio_plan_options *opts);
  * plan: every analysis that depends only on the layout is done here once
  * (the inspector), so that collio_write/collio_read only move data.
  * `strategy` is a registered name. opts may be NULL (defaults).
- * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (strategy or comm size
- * differ), COLLIO_ERR_ARG, COLLIO_ERR_NOMEM.
+ * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (strategy, comm size or
+ * any option differ), COLLIO_ERR_ARG (a generic option, or one of the
+ * strategy's own, out of range), COLLIO_ERR_NOMEM.
  */
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
                        const collio_plan_options *opts, collio_plan **out);
@@ -470,6 +509,24 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 
 #define COLLIO_MAX_PHASES 32
+
+/** What the "multiphase" strategy chose for the plan
+ *  (collio_stats.multiphase): kept from one execution to the next; all 0
+ *  for other strategies. */
+typedef struct collio_multiphase_stats {
+    int exchange;      /* the collio_exchange the plan uses (HYPERCUBE or
+                          DIRECT; DIRECT has nphases = 1) */
+    int shared_memory; /* 1 if the direct exchange copies through a
+                          shared-memory window (see
+                          collio_plan_options.multiphase.shared_memory;
+                          set once an execution has made it), else 0 */
+    int shm_fallback;  /* 1 if the ranks share one node and shared_memory
+                          is on, but /dev/shm had no room for the window
+                          (the whole file plus a margin of 64 MiB; checked
+                          collectively at plan creation): the plan moves
+                          its data in MPI messages instead
+                          (shared_memory = 0) */
+} collio_multiphase_stats;
 
 /** What the "subgroup" strategy's groups cost (collio_stats.subgroup). */
 typedef struct collio_subgroup_stats {
@@ -506,7 +563,11 @@ typedef struct collio_replica_stats {
 } collio_replica_stats;
 
 /** What one plan did: times in seconds on this rank, counters of this rank.
- *  Times of an execution refer to the last collio_write / collio_read. */
+ *  Times of an execution refer to the last collio_write / collio_read.
+ *  inspect_s, plan_bytes, nnodes and the nested structs describe the plan
+ *  and are kept from one call to the next (but subgroup.gather_s and
+ *  replicas.fill_bytes, which describe the last execution); every other
+ *  field describes the last execution and starts from 0 in each call. */
 typedef struct collio_stats {
     double inspect_s;      /* plan creation (this rank) */
     double exchange_s;     /* data movement between ranks (incl. pack/unpack) */
@@ -528,38 +589,29 @@ typedef struct collio_stats {
     int64_t phase_bytes[COLLIO_MAX_PHASES];    /* bytes sent per phase */
     int64_t phase_tuples[COLLIO_MAX_PHASES];   /* descriptor tuples per phase */
     int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
-    int64_t plan_bytes;             /* memory of the plan's descriptors on this rank */
-    int64_t work_bytes;             /* work buffers the last execution used beyond the
-                                       user's buffer, by their allocated size
-                                       (multiphase; kept by the plan between
-                                       executions under keep_buffers, and then
-                                       reused where large enough); 0 for strategies
-                                       that do not report it */
-    int nrounds;                    /* rounds of the last execution (multiphase writes
-                                       and reads in rounds, plan option write_rounds);
-                                       0: one pass */
-    int exchange;                   /* multiphase: the collio_exchange the plan uses
-                                       (HYPERCUBE or DIRECT; DIRECT has nphases = 1);
-                                       0 for other strategies */
-    int shared_memory;              /* multiphase: 1 if the direct exchange copies
-                                       through a shared-memory window (see
-                                       collio_plan_options.shared_memory), else 0 */
-    collio_subgroup_stats subgroup; /* strategy "subgroup" only, else 0 */
-    int shm_fallback;               /* multiphase: 1 if the ranks share one node and
-                                       shared_memory is on, but /dev/shm had no room for
-                                       the window (the whole file plus a margin of
-                                       64 MiB; checked collectively at plan creation):
-                                       the plan moves its data in MPI messages instead
-                                       (shared_memory = 0) */
-    collio_replica_stats replicas;  /* replicated layouts only, else 0 */
-    int nnodes;                     /* nodes the plan's ranks run on (ranks that
-                                       share memory: MPI_COMM_TYPE_SHARED) */
-    int64_t messages_offnode;       /* of messages: point-to-point messages with
-                                       ranks on other nodes -- what a cluster's
-                                       network carries (multiphase's exchanges,
-                                       the replica fill of reads; collective
-                                       calls are not split) */
-    int64_t bytes_offnode;          /* of bytes_sent: bytes sent in those */
+    int64_t plan_bytes; /* memory of the plan's descriptors on this rank */
+    int64_t work_bytes; /* work buffers the last execution used beyond the
+                           user's buffer, by their allocated size
+                           (multiphase; kept by the plan between
+                           executions under multiphase.keep_buffers, and then
+                           reused where large enough); 0 for strategies
+                           that do not report it */
+    int nrounds;        /* rounds of the last execution (multiphase writes
+                           and reads in rounds, plan option
+                           multiphase.write_rounds);
+                           0: one pass */
+    collio_multiphase_stats multiphase; /* strategy "multiphase" (also as
+                                           subgroup's inner one), else 0 */
+    collio_subgroup_stats subgroup;     /* strategy "subgroup" only, else 0 */
+    collio_replica_stats replicas;      /* replicated layouts only, else 0 */
+    int nnodes;                         /* nodes the plan's ranks run on (ranks that
+                                           share memory: MPI_COMM_TYPE_SHARED) */
+    int64_t messages_offnode;           /* of messages: point-to-point messages with
+                                           ranks on other nodes -- what a cluster's
+                                           network carries (multiphase's exchanges,
+                                           the replica fill of reads; collective
+                                           calls are not split) */
+    int64_t bytes_offnode;              /* of bytes_sent: bytes sent in those */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */

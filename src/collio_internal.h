@@ -349,22 +349,44 @@ int collio__file_collective_handle(collio_file *f, MPI_File *out);
  * Timing: add exchange time to p->stats.exchange_s and file time to
  * p->stats.file_s; count into p->stats counters. plan.c resets these per
  * execution and measures total_s.
+ *
+ * Options and stats of one strategy are its own: a struct nested in
+ * collio_plan_options / collio_stats (opts.multiphase, stats.multiphase,
+ * ...). check() validates the strategy's own struct in *o and may
+ * normalise it (subgroup: its inner strategy's name becomes the
+ * registry's string); it returns COLLIO_OK or the code of the first bad
+ * value (COLLIO_ERR_ARG; subgroup: COLLIO_ERR_STRATEGY for an unknown
+ * inner strategy), recorded with collio__error_set. It is local: plan.c
+ * calls it once every rank is known to hold the same options (the digest
+ * of options.c was compared), so it returns the same code on every rank,
+ * and plan.c agrees on it all the same. A strategy that runs another one
+ * inside (subgroup) calls that one's check too. NULL: no options of its
+ * own. Execution stats that a strategy keeps in its own struct are its
+ * to reset; plan.c resets only the generic execution fields.
  */
 typedef struct collio__strategy {
     const char *name;
     const char *summary;
     int canonical; /* writes canonical file order */
+    int (*check)(collio_plan_options *o);
     int (*plan)(collio_plan *p);
     int (*write)(collio_plan *p, collio_file *f, const char *stream);
     int (*read)(collio_plan *p, collio_file *f, char *stream);
     void (*free)(collio_plan *p);
 } collio__strategy;
 
-/* Plan options (options.c): 1 if every field is in its documented range;
- * a digest of every field (strings by content), equal on two ranks iff
- * their options are equal, but for hash collisions. */
+/* Plan options (options.c): 1 if every generic field (destroy_input,
+ * replicas) is in its documented range, else 0 with the error recorded
+ * (the strategies' own structs: collio__strategy.check); a digest of every
+ * field, the nested structs included (strings by content), equal on two
+ * ranks iff their options are equal, but for hash collisions. */
 int collio__plan_options_valid(const collio_plan_options *o);
 uint64_t collio__plan_options_digest(const collio_plan_options *o);
+/* The plan keeps no pointer into the caller's memory: a string option
+ * becomes the registry's own string of that name, or NULL where there is
+ * none (an option of a strategy that does not run; the strategy that
+ * reads it has checked it). */
+void collio__plan_options_detach(collio_plan_options *o);
 
 /* Lookup in the registry; NULL if unknown. */
 const collio__strategy *collio__strategy_find(const char *name);

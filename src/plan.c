@@ -1,14 +1,16 @@
 /*
  * plan.c -- plans: the inspector / executor split of every strategy.
  *
- * collio_plan_create checks the collective arguments, takes the plan's own
- * copies (a duplicated communicator, a clone of the layout) and runs the
- * strategy's plan() once: everything that depends only on the layout is
- * computed there (the inspector). collio_write / collio_read then only
- * move data (the executor): they check the call, pack a non-packed user
- * buffer into the rank's stream (its elements in layout order), run the
- * strategy, unpack, and agree on the result so that every rank returns the
- * same code.
+ * collio_plan_create checks the collective arguments and the options (the
+ * generic ones and their digest here, the strategy's own struct by its
+ * check hook), takes the plan's own copies (a duplicated communicator, a
+ * clone of the layout, the options without pointers into the caller's
+ * memory) and runs the strategy's plan() once: everything that depends
+ * only on the layout is computed there (the inspector). collio_write /
+ * collio_read then only move data (the executor): they check the call,
+ * pack a non-packed user buffer into the rank's stream (its elements in
+ * layout order), run the strategy, unpack, and agree on the result so that
+ * every rank returns the same code.
  *
  * Every collective step here is taken by every rank, also after a local
  * failure: local errors are carried to the next collio__agree.
@@ -33,10 +35,11 @@ static void plan_destroy(collio_plan *p)
     free(p);
 }
 
-/* Collective: the arguments every rank must agree on. Returns the agreed
- * code. */
+/* Collective: the arguments every rank must agree on; then the
+ * strategy's check of its own options (which may normalise them in *o).
+ * Returns the agreed code. */
 static int check_args(MPI_Comm comm, const collio_layout *layout, const char *strategy,
-                      const collio_plan_options *o, collio_plan **out)
+                      collio_plan_options *o, collio_plan **out)
 {
     int rc = COLLIO_OK;
     if (layout == NULL || strategy == NULL || out == NULL) {
@@ -46,9 +49,7 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
                           : !strategy ? "strategy"
                                       : "out");
     } else if (!collio__plan_options_valid(o)) {
-        rc = COLLIO_ERR_ARG;
-        collio__error_set(rc, "a plan option is outside its range (see "
-                              "collio_plan_options in collio.h)");
+        rc = COLLIO_ERR_ARG; /* (the detail is recorded) */
     }
     int size, rank;
     MPI_Comm_size(comm, &size);
@@ -81,16 +82,14 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
         rc = COLLIO_ERR_MISMATCH;
         collio__error_set(rc, "plan options differ across ranks");
     }
-    return collio__agree(comm, rc);
-}
 
-/* The plan keeps no pointer into the caller's memory: a known inner
- * strategy name becomes the registry's own string (an unknown one is
- * reported by the strategy that reads it, during plan creation). */
-static void normalise_options(collio_plan_options *o)
-{
-    const collio__strategy *inner = collio__strategy_find(o->subgroup.inner);
-    o->subgroup.inner = inner != NULL ? inner->name : o->subgroup.inner;
+    /* The strategy's own options, only once they are known to be the same
+     * everywhere (so is then the result; agreed all the same). After the
+     * digest: the check may normalise them. */
+    const collio__strategy *s = rc == COLLIO_OK ? collio__strategy_find(strategy) : NULL;
+    if (s != NULL && s->check != NULL)
+        rc = s->check(o);
+    return collio__agree(comm, rc);
 }
 
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
@@ -110,7 +109,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     if (rc != COLLIO_OK)
         return rc;
 
-    normalise_options(&o);
+    collio__plan_options_detach(&o);
     collio_plan *p = calloc(1, sizeof *p);
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;
@@ -165,8 +164,6 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     p->strategy = collio__strategy_find(strategy);
     rc = p->strategy->plan(p);
     p->stats.inspect_s = collio__now() - t0;
-    if (collio__strategy_find(p->opts.subgroup.inner) == NULL)
-        p->opts.subgroup.inner = NULL; /* unknown: not kept (see above) */
     rc = collio__agree(comm, rc);
     if (rc != COLLIO_OK) {
         plan_destroy(p);
@@ -176,27 +173,32 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     return COLLIO_OK;
 }
 
-/* Zeroes what describes one execution; keeps what describes the plan:
- * inspect_s, plan_bytes, exchange, shared_memory, and a strategy's own
- * stats struct (the strategy resets its per-call fields itself). */
+/* Zeroes the generic fields that describe one execution (collio.h,
+ * collio_stats), by name; everything else describes the plan and stays:
+ * inspect_s, plan_bytes, nnodes and the nested structs (a strategy resets
+ * the execution fields of its own struct itself), but for the replicas'
+ * fill_bytes, which is counted by plan.c's own replica fill. A new
+ * execution field is one more line here; a new nested struct none. */
 static void reset_exec_stats(collio_stats *s)
 {
-    double inspect = s->inspect_s;
-    int64_t plan_bytes = s->plan_bytes;
-    int exchange = s->exchange, shm = s->shared_memory, fallback = s->shm_fallback;
-    int nnodes = s->nnodes;
-    collio_subgroup_stats subgroup = s->subgroup;
-    collio_replica_stats replicas = s->replicas;
-    replicas.fill_bytes = 0;
-    memset(s, 0, sizeof *s);
-    s->replicas = replicas;
-    s->inspect_s = inspect;
-    s->plan_bytes = plan_bytes;
-    s->exchange = exchange;
-    s->shared_memory = shm;
-    s->subgroup = subgroup;
-    s->shm_fallback = fallback;
-    s->nnodes = nnodes;
+    s->exchange_s = 0;
+    s->copy_s = 0;
+    s->file_s = 0;
+    s->total_s = 0;
+    s->bytes_sent = 0;
+    s->messages = 0;
+    s->file_requests = 0;
+    s->file_bytes = 0;
+    s->nphases = 0;
+    memset(s->phase_s, 0, sizeof s->phase_s);
+    memset(s->phase_bytes, 0, sizeof s->phase_bytes);
+    memset(s->phase_tuples, 0, sizeof s->phase_tuples);
+    memset(s->phase_messages, 0, sizeof s->phase_messages);
+    s->work_bytes = 0;
+    s->nrounds = 0;
+    s->messages_offnode = 0;
+    s->bytes_offnode = 0;
+    s->replicas.fill_bytes = 0;
 }
 
 int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,

@@ -69,10 +69,12 @@ int main(int argc, char **argv)
             collio_stats s;
             collio_plan_stats(p, &s);
             if (t.nranks > 1)
-                TU_CHECK(&t, s.shared_memory == (node && room),
-                         "shared_memory %d, want %d", s.shared_memory, node && room);
-            TU_CHECK(&t, s.shm_fallback == (node && !room), "shm_fallback %d, want %d",
-                     s.shm_fallback, node && !room);
+                TU_CHECK(&t, s.multiphase.shared_memory == (node && room),
+                         "shared_memory %d, want %d", s.multiphase.shared_memory,
+                         node && room);
+            TU_CHECK(&t, s.multiphase.shm_fallback == (node && !room),
+                     "shm_fallback %d, want %d", s.multiphase.shm_fallback,
+                     node && !room);
             memset(buf, 0, bytes + 1);
             if (tu_plan_io(&t, p, path, NULL, 0, buf, bytes)) {
                 int64_t first;

@@ -311,10 +311,10 @@ static void file_errors(tu_ctx *t)
 }
 
 /* Writes that must fail, per strategy and backend; rounds != 0: the plan
- * option write_rounds (multiphase: writes and reads in rounds, which the
+ * option multiphase.write_rounds (writes and reads in rounds, which the
  * small data here does not get by default); x, shm: the plan options
- * exchange (multiphase: hypercube or direct; auto by default) and
- * shared_memory (1 by default). */
+ * multiphase.exchange (hypercube or direct; auto by default) and
+ * multiphase.shared_memory (1 by default). */
 static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int shm,
                          collio_backend be)
 {
@@ -326,9 +326,9 @@ static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int
              strategy, rounds, xname[x], shm);
     collio_plan_options po;
     collio_plan_options_init(&po);
-    po.write_rounds = rounds;
-    po.exchange = x;
-    po.shared_memory = shm;
+    po.multiphase.write_rounds = rounds;
+    po.multiphase.exchange = x;
+    po.multiphase.shared_memory = shm;
     int64_t n = 0;
     const int64_t ng = 1000;
     const size_t es = 8;
@@ -550,7 +550,7 @@ static void last_error_checks(tu_ctx *t)
         tu_desc_make(&d, t->comm, &l);
         collio_plan_options o;
         collio_plan_options_init(&o);
-        o.max_iov = t->rank == last ? 7 : 8;
+        o.independent.max_iov = t->rank == last ? 7 : 8;
         collio_plan *p = NULL;
         rc = collio_plan_create(t->comm, l, "independent", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_MISMATCH, "options differ");

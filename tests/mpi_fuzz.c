@@ -60,14 +60,15 @@ static void random_options(uint64_t *s, collio_plan_options *o)
     static const char *inners[] = {NULL, "serial", "independent", "two_phase",
                                    "multiphase"};
     collio_plan_options_init(o);
-    o->exchange = (int)pick(s, 0, 2);
-    o->phases = o->exchange == COLLIO_EXCHANGE_DIRECT ? 0 : (int)pick(s, 0, 3);
-    o->shared_memory = (int)pick(s, 0, 1);
-    o->write_rounds = (int)pick(s, -1, 3);
-    o->keep_buffers = (int)pick(s, 0, 1);
+    o->multiphase.exchange = (int)pick(s, 0, 2);
+    o->multiphase.phases =
+        o->multiphase.exchange == COLLIO_EXCHANGE_DIRECT ? 0 : (int)pick(s, 0, 3);
+    o->multiphase.shared_memory = (int)pick(s, 0, 1);
+    o->multiphase.write_rounds = (int)pick(s, -1, 3);
+    o->multiphase.keep_buffers = (int)pick(s, 0, 1);
     o->destroy_input = (int)pick(s, 0, 1);
-    o->chunk_bytes = pick(s, 0, 1) ? 64 << 20 : pick(s, 1, 5000);
-    o->max_iov = pick(s, 1, 1024);
+    o->serial.chunk_bytes = pick(s, 0, 1) ? 64 << 20 : pick(s, 1, 5000);
+    o->independent.max_iov = pick(s, 1, 1024);
     o->subgroup.group = (int)pick(s, 0, 5);
     o->subgroup.inner = inners[pick(s, 0, 4)];
 }
@@ -83,9 +84,10 @@ static void one_case(tu_ctx *t, uint64_t seed, int c)
     tu_case(t,
             "case %d (seed %llu): %s %s phases=%d exchange=%d shm=%d rounds=%d keep=%d "
             "destroy=%d chunk=%lld iov=%lld group=%d inner=%s",
-            c, (unsigned long long)seed, d.name, strategy, o.phases, o.exchange,
-            o.shared_memory, o.write_rounds, o.keep_buffers, o.destroy_input,
-            (long long)o.chunk_bytes, (long long)o.max_iov, o.subgroup.group,
+            c, (unsigned long long)seed, d.name, strategy, o.multiphase.phases,
+            o.multiphase.exchange, o.multiphase.shared_memory, o.multiphase.write_rounds,
+            o.multiphase.keep_buffers, o.destroy_input, (long long)o.serial.chunk_bytes,
+            (long long)o.independent.max_iov, o.subgroup.group,
             o.subgroup.inner ? o.subgroup.inner : "default");
     if (!tu_case_enabled(t)) {
         tu_desc_free(&d);

@@ -126,9 +126,9 @@ static int64_t compare_mem(const unsigned char *buf, size_t bytes, const mem_map
     return bad;
 }
 
-/* rounds != 0: plan option write_rounds (multiphase in rounds); x: plan
- * option exchange (multiphase), -1 for the direct exchange with
- * shared_memory = 0 (MPI messages). */
+/* rounds != 0: plan option multiphase.write_rounds (in rounds); x: plan
+ * option multiphase.exchange, -1 for the direct exchange with
+ * multiphase.shared_memory = 0 (MPI messages). */
 static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
                      mem_kind mk, collio_backend be, uint64_t seed0, int rounds, int x)
 {
@@ -170,9 +170,9 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     buf = malloc(bytes + 1);
     collio_plan_options po;
     collio_plan_options_init(&po);
-    po.write_rounds = rounds;
-    po.exchange = x < 0 ? COLLIO_EXCHANGE_DIRECT : x;
-    po.shared_memory = x >= 0;
+    po.multiphase.write_rounds = rounds;
+    po.multiphase.exchange = x < 0 ? COLLIO_EXCHANGE_DIRECT : x;
+    po.multiphase.shared_memory = x >= 0;
     if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
                    "plan"))
         goto done;

@@ -60,12 +60,12 @@ static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp
     collio_plan_options o;
     collio_plan_options_init(&o);
     if (mo != NULL) {
-        o.phases = mo->k;
+        o.multiphase.phases = mo->k;
         o.destroy_input = mo->destroy;
-        o.write_rounds = mo->rounds;
-        o.keep_buffers = !mo->fresh;
-        o.exchange = exchange_opt(mo->x);
-        o.shared_memory = mo->x != X_DIRECT_MSG;
+        o.multiphase.write_rounds = mo->rounds;
+        o.multiphase.keep_buffers = !mo->fresh;
+        o.multiphase.exchange = exchange_opt(mo->x);
+        o.multiphase.shared_memory = mo->x != X_DIRECT_MSG;
     }
     int rc = collio_plan_create(t->comm, l, strategy, &o, p);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
@@ -138,10 +138,11 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int d
     int all = all_phases(t->nranks);
     int want = k == 0 ? all : k;
     TU_CHECK(t,
-             s.exchange == (direct ? COLLIO_EXCHANGE_DIRECT : COLLIO_EXCHANGE_HYPERCUBE),
-             "exchange %d, want direct = %d", s.exchange, direct);
-    TU_CHECK(t, s.shared_memory == shm, "shared_memory %d, want %d", s.shared_memory,
-             shm);
+             s.multiphase.exchange
+                 == (direct ? COLLIO_EXCHANGE_DIRECT : COLLIO_EXCHANGE_HYPERCUBE),
+             "exchange %d, want direct = %d", s.multiphase.exchange, direct);
+    TU_CHECK(t, s.multiphase.shared_memory == shm, "shared_memory %d, want %d",
+             s.multiphase.shared_memory, shm);
     if (shm)
         TU_CHECK(t, s.messages == 0, "shared memory: %lld messages",
                  (long long)s.messages);
@@ -677,8 +678,8 @@ static void test_options(tu_ctx *t)
     if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")) {
         collio_plan_options o;
         collio_plan_options_init(&o);
-        o.phases = all_phases(t->nranks) + 1;
-        o.exchange = COLLIO_EXCHANGE_HYPERCUBE; /* AUTO may merge the phases */
+        o.multiphase.phases = all_phases(t->nranks) + 1;
+        o.multiphase.exchange = COLLIO_EXCHANGE_HYPERCUBE; /* AUTO may merge the phases */
         collio_plan *p = NULL;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_OK, "phases = all + 1 means all");
@@ -690,41 +691,41 @@ static void test_options(tu_ctx *t)
                      all_phases(t->nranks), st.nphases);
         }
         collio_plan_free(&p);
-        o.phases = -1;
+        o.multiphase.phases = -1;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "phases = -1");
         TU_CHECK(t, p == NULL, "no plan after an error");
         /* write_rounds: -1..62 */
         collio_plan_options_init(&o);
-        o.write_rounds = -2;
+        o.multiphase.write_rounds = -2;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "write_rounds = -2");
-        o.write_rounds = 63;
+        o.multiphase.write_rounds = 63;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "write_rounds = 63");
         TU_CHECK(t, p == NULL, "no plan after an error");
         /* exchange: one of the three; direct merges all phases, so fewer
          * phases with it are an error (where fewer exist: P > 2) */
         collio_plan_options_init(&o);
-        o.exchange = 3;
+        o.multiphase.exchange = 3;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "exchange = 3");
-        o.exchange = -1;
+        o.multiphase.exchange = -1;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "exchange = -1");
-        o.exchange = COLLIO_EXCHANGE_DIRECT;
-        o.phases = 1;
+        o.multiphase.exchange = COLLIO_EXCHANGE_DIRECT;
+        o.multiphase.phases = 1;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, all_phases(t->nranks) > 1 ? COLLIO_ERR_ARG : COLLIO_OK,
                   "direct with phases = 1");
         collio_plan_free(&p);
         collio_plan_options_init(&o);
-        o.shared_memory = 2;
+        o.multiphase.shared_memory = 2;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "shared_memory = 2");
         /* the two flags take 0 or 1 only, rejected on every rank */
         collio_plan_options_init(&o);
-        o.keep_buffers = 2;
+        o.multiphase.keep_buffers = 2;
         rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "keep_buffers = 2");
         collio_plan_options_init(&o);

@@ -62,8 +62,8 @@ int main(int argc, char **argv)
         collio_plan *p = NULL;
         collio_plan_options o;
         collio_plan_options_init(&o);
-        o.exchange = va->exchange;
-        o.shared_memory = va->shm;
+        o.multiphase.exchange = va->exchange;
+        o.multiphase.shared_memory = va->shm;
         int rc = collio_layout_block_cyclic(t.comm, nx, 1, es, &l);
         if (rc == COLLIO_OK)
             rc = collio_plan_create(t.comm, l, va->strategy, &o, &p);

@@ -1,12 +1,19 @@
 /*
  * mpi_options.c -- every plan option is compared across ranks: for every
  * registered strategy and every field of collio_plan_options (the
- * subgroup struct included), a plan whose options differ in that one field
- * on one rank must fail with COLLIO_ERR_MISMATCH on every rank -- never
- * hang, abort the job or return another code -- and the same options on
- * every rank must still make a plan that writes and reads the file
- * byte-exact. The rank that differs alternates between the last and the
- * first, so that neither the root of a reduction nor a leaf is special.
+ * strategies' nested structs included), a plan whose options differ in
+ * that one field on one rank must fail with COLLIO_ERR_MISMATCH on every
+ * rank -- never hang, abort the job or return another code -- and the
+ * same options on every rank must still make a plan that writes and reads
+ * the file byte-exact. The rank that differs alternates between the last
+ * and the first, so that neither the root of a reduction nor a leaf is
+ * special.
+ *
+ * A strategy checks its own nested options: a value out of range there is
+ * COLLIO_ERR_ARG on every rank for the strategy that owns it (and for
+ * subgroup running it as its inner strategy), with collio_last_error()
+ * naming the field; other strategies ignore it. Out of range on one rank
+ * only, it is a difference: COLLIO_ERR_MISMATCH on every rank.
  */
 #include "testutil.h"
 
@@ -21,19 +28,19 @@ typedef struct flip {
 
 static void f_phases(collio_plan_options *o)
 {
-    o->phases = 1;
+    o->multiphase.phases = 1;
 }
 static void f_chunk(collio_plan_options *o)
 {
-    o->chunk_bytes = 4096;
+    o->serial.chunk_bytes = 4096;
 }
 static void f_iov(collio_plan_options *o)
 {
-    o->max_iov = 3;
+    o->independent.max_iov = 3;
 }
 static void f_keep(collio_plan_options *o)
 {
-    o->keep_buffers = 0;
+    o->multiphase.keep_buffers = 0;
 }
 static void f_destroy(collio_plan_options *o)
 {
@@ -41,15 +48,15 @@ static void f_destroy(collio_plan_options *o)
 }
 static void f_rounds(collio_plan_options *o)
 {
-    o->write_rounds = -1;
+    o->multiphase.write_rounds = -1;
 }
 static void f_exchange(collio_plan_options *o)
 {
-    o->exchange = COLLIO_EXCHANGE_DIRECT;
+    o->multiphase.exchange = COLLIO_EXCHANGE_DIRECT;
 }
 static void f_shm(collio_plan_options *o)
 {
-    o->shared_memory = 0;
+    o->multiphase.shared_memory = 0;
 }
 static void f_group(collio_plan_options *o)
 {
@@ -73,14 +80,14 @@ static void f_seed(collio_plan_options *o)
 }
 
 static const flip flips[] = {
-    {"phases", f_phases},
-    {"chunk_bytes", f_chunk},
-    {"max_iov", f_iov},
-    {"keep_buffers", f_keep},
+    {"multiphase.phases", f_phases},
+    {"serial.chunk_bytes", f_chunk},
+    {"independent.max_iov", f_iov},
+    {"multiphase.keep_buffers", f_keep},
     {"destroy_input", f_destroy},
-    {"write_rounds", f_rounds},
-    {"exchange", f_exchange},
-    {"shared_memory", f_shm},
+    {"multiphase.write_rounds", f_rounds},
+    {"multiphase.exchange", f_exchange},
+    {"multiphase.shared_memory", f_shm},
     {"subgroup.group", f_group},
     {"subgroup.inner", f_inner},
     /* the default spelled out is still a different argument */
@@ -155,6 +162,143 @@ static void agreed(tu_ctx *t, const char *strategy, const tu_layout_desc *d,
     free(idx);
 }
 
+/* One nested option out of its range; owner: the strategy whose struct it
+ * is (subgroup also checks it when it runs the owner as inner); also: one
+ * more strategy that reads and so checks it, or NULL. */
+typedef struct bad_value {
+    const char *name; /* as collio_last_error() names it */
+    const char *owner;
+    void (*apply)(collio_plan_options *o);
+    const char *also;
+} bad_value;
+
+static void b_chunk(collio_plan_options *o)
+{
+    o->serial.chunk_bytes = 0;
+}
+static void b_iov(collio_plan_options *o)
+{
+    o->independent.max_iov = -5;
+}
+static void b_phases(collio_plan_options *o)
+{
+    o->multiphase.phases = -1;
+}
+static void b_phases_big(collio_plan_options *o)
+{
+    o->multiphase.phases = COLLIO_MAX_PHASES + 1;
+}
+static void b_keep(collio_plan_options *o)
+{
+    o->multiphase.keep_buffers = 2;
+}
+static void b_rounds(collio_plan_options *o)
+{
+    o->multiphase.write_rounds = -2;
+}
+static void b_exchange(collio_plan_options *o)
+{
+    o->multiphase.exchange = COLLIO_EXCHANGE__COUNT;
+}
+static void b_exchange_neg(collio_plan_options *o)
+{
+    o->multiphase.exchange = COLLIO_EXCHANGE_AUTO - 1;
+}
+static void b_shm(collio_plan_options *o)
+{
+    o->multiphase.shared_memory = -1;
+}
+static void b_group(collio_plan_options *o)
+{
+    o->subgroup.group = -1;
+}
+
+static const bad_value bad_values[] = {
+    {"serial.chunk_bytes", "serial", b_chunk, NULL},
+    {"independent.max_iov", "independent", b_iov, NULL},
+    {"multiphase.phases", "multiphase", b_phases, NULL},
+    {"multiphase.phases", "multiphase", b_phases_big, NULL},
+    /* subgroup keeps its merged buffers under it too */
+    {"multiphase.keep_buffers", "multiphase", b_keep, "subgroup"},
+    {"multiphase.write_rounds", "multiphase", b_rounds, NULL},
+    {"multiphase.exchange", "multiphase", b_exchange, NULL},
+    {"multiphase.exchange", "multiphase", b_exchange_neg, NULL},
+    {"multiphase.shared_memory", "multiphase", b_shm, NULL},
+    {"subgroup.group", "subgroup", b_group, NULL},
+};
+#define NBAD ((int)(sizeof bad_values / sizeof bad_values[0]))
+
+/* Collective: plan_create with o on every rank gives want on every rank,
+ * and no plan unless want is COLLIO_OK; an ARG names field `name`. */
+static void expect(tu_ctx *t, collio_layout *l, const char *strategy,
+                   const collio_plan_options *o, int want, const char *name)
+{
+    collio_plan *p = NULL;
+    int rc = collio_plan_create(t->comm, l, strategy, o, &p);
+    TU_RC_ALL(t, rc, want, "plan_create");
+    TU_CHECK(t, (p != NULL) == (want == COLLIO_OK), "a plan iff no error");
+    if (rc == COLLIO_ERR_ARG && want == COLLIO_ERR_ARG)
+        TU_CHECK(t, strstr(collio_last_error(), name) != NULL,
+                 "last error '%s' does not name %s", collio_last_error(), name);
+    collio_plan_free(&p);
+}
+
+/* Every registered strategy with every bad value on every rank: ARG where
+ * the strategy owns (or reads) the field, else a working plan (the field
+ * is not its own). subgroup with the owner as its inner strategy: ARG
+ * too. */
+static void bad_everywhere(tu_ctx *t, collio_layout *l)
+{
+    for (int i = 0; i < NBAD; i++) {
+        const bad_value *b = &bad_values[i];
+        for (int s = 0; s < collio_strategy_count(); s++) {
+            const char *name = collio_strategy_name(s);
+            tu_case(t, "%s: %s out of range on every rank (case %d)", name, b->name, i);
+            if (!tu_case_enabled(t))
+                continue;
+            collio_plan_options o;
+            collio_plan_options_init(&o);
+            b->apply(&o);
+            int checks = strcmp(name, b->owner) == 0
+                         || (b->also != NULL && strcmp(name, b->also) == 0);
+            expect(t, l, name, &o, checks ? COLLIO_ERR_ARG : COLLIO_OK, b->name);
+        }
+        if (strcmp(b->owner, "subgroup") == 0)
+            continue;
+        tu_case(t, "subgroup(inner %s): %s out of range on every rank (case %d)",
+                b->owner, b->name, i);
+        if (!tu_case_enabled(t))
+            continue;
+        collio_plan_options o;
+        collio_plan_options_init(&o);
+        o.subgroup.inner = b->owner;
+        b->apply(&o);
+        expect(t, l, "subgroup", &o, COLLIO_ERR_ARG, b->name);
+    }
+}
+
+/* A bad value on one rank only is a difference: MISMATCH on every rank,
+ * for the owner of the field (which would reject it) as for the others. */
+static void bad_on_one_rank(tu_ctx *t, collio_layout *l)
+{
+    for (int i = 0; i < NBAD; i++) {
+        const bad_value *b = &bad_values[i];
+        int odd_rank = i % 2 ? 0 : t->nranks - 1;
+        for (int s = 0; s < collio_strategy_count(); s++) {
+            const char *name = collio_strategy_name(s);
+            tu_case(t, "%s: %s out of range on rank %d only (case %d)", name, b->name,
+                    odd_rank, i);
+            if (!tu_case_enabled(t))
+                continue;
+            collio_plan_options o;
+            collio_plan_options_init(&o);
+            if (t->rank == odd_rank)
+                b->apply(&o);
+            expect(t, l, name, &o, COLLIO_ERR_MISMATCH, b->name);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
@@ -170,6 +314,9 @@ int main(int argc, char **argv)
                 mismatches(&t, name, l);
             agreed(&t, name, &d, l);
         }
+        bad_everywhere(&t, l);
+        if (t.nranks > 1)
+            bad_on_one_rank(&t, l);
         if (t.nranks == 1)
             tu_skip(&t, "options that differ between ranks need 2 ranks");
     }

@@ -259,13 +259,13 @@ static void run_strategy(tu_ctx *t, const tu_layout_desc *d, const char *strateg
     collio_plan_options po;
     collio_plan_options_init(&po);
     if (run->small) {
-        po.chunk_bytes = 100; /* not a multiple of esize 8 or 12 */
-        po.max_iov = 3;
+        po.serial.chunk_bytes = 100; /* not a multiple of esize 8 or 12 */
+        po.independent.max_iov = 3;
         /* multiphase takes k in 1..ceil(log2 P) (issue 3); 0 = all */
         int all = 0;
         while ((1 << all) < t->nranks)
             all++;
-        po.phases = all < 2 ? all : 2;
+        po.multiphase.phases = all < 2 ? all : 2;
     }
     int rc = collio_plan_create(t->comm, l, strategy, run->small ? &po : NULL, &p);
     /* Plans keep what they need: free the layout before using the plan. */

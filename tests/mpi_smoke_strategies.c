@@ -26,8 +26,9 @@ static void run(tu_ctx *t, const smoke_case *c, const char *strategy,
 {
     const tu_layout_desc *d = &c->d;
     tu_case(t, "%s %s%s chunk=%lld iov=%lld %s base=%lld", strategy, d->name,
-            c->global_mem ? " global-mem" : "", (long long)opts->chunk_bytes,
-            (long long)opts->max_iov, backend ? "mpiio" : "posix", (long long)base);
+            c->global_mem ? " global-mem" : "", (long long)opts->serial.chunk_bytes,
+            (long long)opts->independent.max_iov, backend ? "mpiio" : "posix",
+            (long long)base);
     if (!tu_case_enabled(t))
         return;
     int64_t *idx = NULL, n = 0;
@@ -115,11 +116,11 @@ int main(int argc, char **argv)
     collio_plan_options def, tiny;
     collio_plan_options_init(&def);
     collio_plan_options_init(&tiny);
-    tiny.chunk_bytes = 100; /* serial: windows of a few elements */
-    tiny.max_iov = 3;       /* independent: small batches */
+    tiny.serial.chunk_bytes = 100; /* serial: windows of a few elements */
+    tiny.independent.max_iov = 3;  /* independent: small batches */
     TU_CHECK(&t,
-             def.chunk_bytes == (int64_t)64 << 20 && def.max_iov == 1024
-                 && def.phases == 0,
+             def.serial.chunk_bytes == (int64_t)64 << 20
+                 && def.independent.max_iov == 1024 && def.multiphase.phases == 0,
              "option defaults");
 
     for (int s = 0; s < collio_strategy_count(); s++) {

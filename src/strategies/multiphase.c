@@ -38,7 +38,7 @@
  *              on one node (multiphase_shm.c; pull rounds for small
  *              blocks, multiphase_pull.c; the order of the writes,
  *              multiphase_relay.c).
- * multiphase_choose.c picks the transport from opts.exchange, the layout,
+ * multiphase_choose.c picks the transport from opts.multiphase.exchange, the layout,
  * P and the nodes, and holds every threshold of that choice (AUTO: the
  * direct exchange for a mean block >= 16 bytes at 2 <= P <= 64 or ranks
  * on several nodes, through shared memory on one node; the hypercube
@@ -79,7 +79,7 @@
  * with destroy_input or a non-packed memory kind) and is large enough:
  * then the extra memory is one buffer, about 1x the local data. A write
  * that must leave the stream intact runs in rounds instead
- * (multiphase_rounds.c; opts.write_rounds): the same phases once per
+ * (multiphase_rounds.c; opts.multiphase.write_rounds): the same phases once per
  * round, over the data of half of every domain, then a quarter, ..., with
  * the work buffers inside the rank's domain buffer F: F plus a small spill
  * area, about (1 + 2^-(rounds-1)) x the local data; reads through such a
@@ -104,8 +104,8 @@ static int mp_plan(collio_plan *p)
         return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
      * decides it, not the user), so ask-for-more means all: stats.nphases
-     * tells what ran. plan.c already rejected negative values. */
-    int k = p->opts.phases;
+     * tells what ran. The strategy's check already rejected negative values. */
+    int k = p->opts.multiphase.phases;
     if (k == 0 || k > mp->allphases)
         k = mp->allphases;
     if (k < 0)
@@ -117,7 +117,7 @@ static int mp_plan(collio_plan *p)
     if (t == NULL)
         return rc; /* the same on every rank */
     mp->transport = t;
-    p->stats.exchange = t->exchange;
+    p->stats.multiphase.exchange = t->exchange;
     return t->build(p, mp);
 }
 
@@ -156,4 +156,5 @@ const collio__strategy collio__strategy_multiphase = {
     .write = mp_write,
     .read = mp_read,
     .free = mp_free,
+    .check = collio__mp_check_options,
 };

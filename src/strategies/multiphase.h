@@ -167,7 +167,7 @@ typedef struct collio__mp_plan collio__mp_plan;
  * defines its entry with designated initializers. */
 typedef struct collio__mp_transport {
     const char *name; /* "hypercube", "direct", "shm" */
-    int exchange;     /* the collio_exchange it reports in stats.exchange */
+    int exchange;     /* the collio_exchange it reports in stats.multiphase.exchange */
     /* Collective inspector: builds the transport's part of mp from
      * p->layout (mp->nphases, allphases, esize and the chooser's fields
      * set); sets stats.plan_bytes. Returns the code every rank agreed on. */
@@ -212,18 +212,18 @@ struct collio__mp_plan {
     collio__mp_direct *direct; /* the direct and shm transports */
     collio__mp_shm shm;        /* the shm transport */
     char *held[2];             /* the work buffers kept between executions
-                                  (opts.keep_buffers; NULL until first used) */
+                                  (opts.multiphase.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
 };
 
 /* ---- the chooser (multiphase_choose.c) */
 
-/* Collective: the transport of this plan for opts.exchange, from the
+/* Collective: the transport of this plan for opts.multiphase.exchange, from the
  * layout, P and the node (mp->nphases, allphases set); sets mp->last_direct
- * and mp->pull_rounds, and stats.shm_fallback where it asked about shared
+ * and mp->pull_rounds, and stats.multiphase.shm_fallback where it asked about shared
  * memory. Every threshold of the choice lives there. NULL with *rc set
  * (COLLIO_ERR_ARG for an exchange without a transport yet, or one that
- * contradicts opts.phases): the same on every rank. */
+ * contradicts opts.multiphase.phases): the same on every rank. */
 const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *mp,
                                               int *rc);
 
@@ -247,7 +247,7 @@ typedef struct collio__mp_bufs {
 int collio__mp_bufs_alloc(collio_plan *p, collio__mp_bufs *w, const int64_t need[2],
                           int stream_ok);
 
-/* End of an execution: the plan keeps its buffers (opts.keep_buffers) or
+/* End of an execution: the plan keeps its buffers (opts.multiphase.keep_buffers) or
  * frees them. */
 void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w);
 
@@ -434,5 +434,11 @@ int collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r);
  * Returns the file write's code (not agreed). */
 int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
                            collio_file *f, const char *stream, double *t_file);
+
+/* ---- options (multiphase_options.c) */
+
+/* collio__strategy.check: the ranges of opts.multiphase (collio.h);
+ * COLLIO_OK or COLLIO_ERR_ARG (recorded). Local. */
+int collio__mp_check_options(collio_plan_options *o);
 
 #endif /* COLLIO_MULTIPHASE_H */

@@ -4,13 +4,13 @@
  *
  * The choice, in order (collective: every rank takes the same steps and
  * gets the same answer):
- *   1. opts.exchange names a transport (by_exchange below); a value
+ *   1. opts.multiphase.exchange names a transport (by_exchange below); a value
  *      without one yet is COLLIO_ERR_ARG, and so is DIRECT with fewer
  *      phases asked for than all (the direct exchange merges all of them).
  *   2. Shared memory (shm_wanted): where the exchange may be direct and
- *      runs all phases, opts.shared_memory and every rank on one node, and
+ *      runs all phases, opts.multiphase.shared_memory and every rank on one node, and
  *      /dev/shm has room for the window. Else messages, and
- *      stats.shm_fallback says when only the room was missing.
+ *      stats.multiphase.shm_fallback says when only the room was missing.
  *   3. AUTO: direct with all phases where shared memory was chosen or
  *      direct_wanted holds (P <= DIRECT_MAX_RANKS and a mean block of at
  *      least DIRECT_MIN_BLOCK_BYTES, or ranks on several nodes); the
@@ -117,12 +117,12 @@ static int shm_fits(uint64_t bytes)
 }
 
 /* Collective: 1 where a direct exchange copies through a shared-memory
- * window: opts.shared_memory, every rank on one node, and room for the
- * window; sets stats.shm_fallback. */
+ * window: opts.multiphase.shared_memory, every rank on one node, and room for the
+ * window; sets stats.multiphase.shm_fallback. */
 static int shm_wanted(collio_plan *p)
 {
-    p->stats.shm_fallback = 0;
-    if (!p->opts.shared_memory)
+    p->stats.multiphase.shm_fallback = 0;
+    if (!p->opts.multiphase.shared_memory)
         return 0;
     MPI_Comm node;
     int local = 0;
@@ -140,7 +140,7 @@ static int shm_wanted(collio_plan *p)
     int v[2] = {local == p->nranks, shm_fits(bytes)}, all[2] = {0, 0};
     MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, p->comm);
     /* one node but no room: messages, and the stats say why */
-    p->stats.shm_fallback = all[0] && !all[1];
+    p->stats.multiphase.shm_fallback = all[0] && !all[1];
     return all[0] && all[1];
 }
 
@@ -170,7 +170,7 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
                                               int *rc)
 {
     const int all = mp->nphases == mp->allphases;
-    int x = p->opts.exchange;
+    int x = p->opts.multiphase.exchange;
     *rc = COLLIO_OK;
     mp->last_direct = 0;
     mp->pull_rounds = 0;
@@ -181,7 +181,7 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
         return NULL;
     }
     /* direct = all phases merged: only meaningful with all of them */
-    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && !all) {
+    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.multiphase.phases != 0 && !all) {
         *rc = COLLIO_ERR_ARG;
         return NULL;
     }
@@ -193,8 +193,8 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
                                              : COLLIO_EXCHANGE_HYPERCUBE;
     if (x == COLLIO_EXCHANGE_HYPERCUBE) {
         /* the last round of a write in rounds has no slots, so no spill */
-        mp->last_direct =
-            p->opts.exchange == COLLIO_EXCHANGE_AUTO && direct_ranks(p->nranks);
+        mp->last_direct = p->opts.multiphase.exchange == COLLIO_EXCHANGE_AUTO
+                          && direct_ranks(p->nranks);
         return by_exchange[x];
     }
     if (x == COLLIO_EXCHANGE_DIRECT && shm) {

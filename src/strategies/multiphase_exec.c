@@ -20,7 +20,7 @@
  * Memory: the two work buffers of a pass (their sizes are the largest
  * amounts held in any phase), the second one the stream when it may serve
  * as scratch (bufs_alloc); or, in rounds, F plus its spill area. Kept by
- * the plan between calls under opts.keep_buffers. Phase 0 of a write
+ * the plan between calls under opts.multiphase.keep_buffers. Phase 0 of a write
  * reads the user's stream, and the last phase of a read writes it,
  * directly.
  *

@@ -4,7 +4,7 @@
  * (multiphase_inspect.c, on the pure steps of multiphase_plan.c and
  * multiphase_rounds.c) and its executor (multiphase_exec.c), and what its
  * plan costs in memory. ceil(log2 P) pairwise phases, or fewer
- * (opts.phases); writes that leave the stream intact run in rounds.
+ * (opts.multiphase.phases); writes that leave the stream intact run in rounds.
  */
 #include "multiphase.h"
 

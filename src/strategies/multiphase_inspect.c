@@ -293,7 +293,7 @@ static int agree_and_choose(collio_plan *p, collio__mp_plan *mp, int rc)
     if (MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     rc = (int)most[0];
-    if (rc == COLLIO_OK && mp->nrounds > 0 && p->opts.write_rounds == 0
+    if (rc == COLLIO_OK && mp->nrounds > 0 && p->opts.multiphase.write_rounds == 0
         && most[1] >= most[2])
         collio__mp_drop_rounds(mp);
     return rc;
@@ -313,10 +313,10 @@ static int rounds_setup(collio_plan *p, collio__mp_plan *mp, int64_t fsize)
 {
     const collio_layout *l = p->layout;
     if (mp->nphases != mp->allphases || mp->allphases == 0 || p->opts.destroy_input
-        || p->opts.write_rounds < 0)
+        || p->opts.multiphase.write_rounds < 0)
         return COLLIO_OK;
-    int n =
-        collio__mp_round_count(l->nglobal / p->nranks, l->esize, p->opts.write_rounds);
+    int n = collio__mp_round_count(l->nglobal / p->nranks, l->esize,
+                                   p->opts.multiphase.write_rounds);
     if (n == 0)
         return COLLIO_OK;
     mp->rounds = calloc((size_t)n, sizeof *mp->rounds);

@@ -109,12 +109,12 @@ void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
 /* ------------------------------------------------------------ buffers */
 
 /* End of an execution: the plan keeps its own buffers for the next one
- * (opts.keep_buffers) or frees them. */
+ * (opts.multiphase.keep_buffers) or frees them. */
 void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w)
 {
     collio__mp_plan *mp = p->impl;
     for (int s = 0; s < 2; s++) {
-        if (w->owned[s] && p->opts.keep_buffers) {
+        if (w->owned[s] && p->opts.multiphase.keep_buffers) {
             mp->held[s] = w->buf[s];
             mp->held_bytes[s] = w->bytes[s];
         } else if (w->owned[s]) {
@@ -136,7 +136,7 @@ void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w)
  * the slots alternate -1 (stream), 0, 1, 0, ... (multiphase.c). Extra
  * memory is then one buffer, not two.
  *
- * With opts.keep_buffers the plan's buffers of the previous execution are
+ * With opts.multiphase.keep_buffers the plan's buffers of the previous execution are
  * reused when large enough: a fresh 12 MB mapping per call and buffer
  * costs its page faults every call, and on this machine (8 ranks, 2 cores,
  * huge pages) every other call became 3-4x slower (docs/multiphase.md). */

@@ -1,7 +1,7 @@
 /*
  * multiphase_shm.c -- the shm transport of the multiphase strategy: the
  * direct exchange through shared memory. When all ranks run on one node
- * (multiphase_choose.c decides; opts.shared_memory = 0 turns it off),
+ * (multiphase_choose.c decides; opts.multiphase.shared_memory = 0 turns it off),
  * every rank's file-order buffer F is its segment of one MPI-3
  * shared-memory window (MPI_Win_allocate_shared), and each rank copies
  * its pieces straight from its stream into the other ranks' F (write), or
@@ -31,7 +31,7 @@
  * others still copy from it), the pull rounds backwards.
  *
  * The window is F, the only work memory: kept by the plan between calls
- * (opts.keep_buffers, freed with the plan: MPI_Win_free is collective,
+ * (opts.multiphase.keep_buffers, freed with the plan: MPI_Win_free is collective,
  * as collio_plan_free is), else made and freed in every call.
  */
 #include "multiphase.h"
@@ -93,14 +93,14 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
     else
         p->stats.work_bytes += (int64_t)s->bytes;
     p->stats.nphases = 1;
-    p->stats.shared_memory = 1;
+    p->stats.multiphase.shared_memory = 1;
     return rc;
 }
 
 /* End of a call: the plan keeps the window, or frees it (collective). */
 static void shm_done(collio_plan *p, collio__mp_shm *s)
 {
-    if (!p->opts.keep_buffers)
+    if (!p->opts.multiphase.keep_buffers)
         shm_free(s);
 }
 

@@ -50,23 +50,42 @@ typedef struct sg_plan {
     int64_t *displs;    /* [gsize] their place in the merged stream */
     int64_t merged;     /* elements of the merged stream */
     collio_plan *inner; /* the inner strategy's plan over the masters */
-    char *buf;          /* merged stream (gsize > 1), kept under keep_buffers */
+    char *buf;          /* merged stream (gsize > 1), kept under
+                           multiphase.keep_buffers */
 } sg_plan;
 
-/* The inner strategy by name: known, canonical, not subgroup itself. */
-static int inner_strategy(const char *name, const collio__strategy **out)
+/* The strategy's own options (collio__strategy.check): group >= 0; the
+ * inner strategy known, canonical, not subgroup itself, its name made the
+ * registry's string (NULL: "two_phase"), so that the plan keeps no
+ * pointer into the caller's memory; and the inner strategy's own options,
+ * by its check. multiphase.keep_buffers, which the masters' merged buffer
+ * follows too, is checked here as well (whatever the inner strategy). */
+static int sg_check(collio_plan_options *o)
 {
-    *out = collio__strategy_find(name != NULL ? name : "two_phase");
-    if (*out == NULL) {
+    if (o->subgroup.group < 0) {
+        collio__error_set(COLLIO_ERR_ARG, "plan option subgroup.group is %d, negative",
+                          o->subgroup.group);
+        return COLLIO_ERR_ARG;
+    }
+    if (o->multiphase.keep_buffers != 0 && o->multiphase.keep_buffers != 1) {
+        collio__error_set(COLLIO_ERR_ARG,
+                          "plan option multiphase.keep_buffers is %d, not 0 or 1",
+                          o->multiphase.keep_buffers);
+        return COLLIO_ERR_ARG;
+    }
+    const char *name = o->subgroup.inner != NULL ? o->subgroup.inner : "two_phase";
+    const collio__strategy *inner = collio__strategy_find(name);
+    if (inner == NULL) {
         collio__error_set(COLLIO_ERR_STRATEGY, "unknown inner strategy '%.64s'", name);
         return COLLIO_ERR_STRATEGY;
     }
-    if (strcmp((*out)->name, "subgroup") == 0 || !(*out)->canonical) {
+    if (strcmp(inner->name, "subgroup") == 0 || !inner->canonical) {
         collio__error_set(COLLIO_ERR_ARG,
-                          "subgroup cannot run '%s' as its inner strategy", (*out)->name);
+                          "subgroup cannot run '%s' as its inner strategy", inner->name);
         return COLLIO_ERR_ARG;
     }
-    return COLLIO_OK;
+    o->subgroup.inner = inner->name;
+    return inner->check != NULL ? inner->check(o) : COLLIO_OK;
 }
 
 /* Collective: the group colour of this rank (the group's lowest rank). */
@@ -188,11 +207,9 @@ static int gather_segments(collio_plan *p, sg_plan *sg, collio__seg **all, int64
 
 static int sg_plan_create(collio_plan *p)
 {
-    const collio__strategy *inner;
-    /* the name is the same on every rank (plan.c compared it), so is rc */
-    int rc = inner_strategy(p->opts.subgroup.inner, &inner);
-    if (rc != COLLIO_OK)
-        return rc;
+    /* known and canonical: sg_check made it the registry's name */
+    const collio__strategy *inner = collio__strategy_find(p->opts.subgroup.inner);
+    int rc;
     sg_plan *sg = calloc(1, sizeof *sg);
     if (sg != NULL) {
         sg->group = sg->masters = MPI_COMM_NULL;
@@ -344,9 +361,7 @@ static void add_inner_stats(collio_plan *p, const collio_plan *in)
     p->stats.work_bytes += s->work_bytes;
     p->stats.nphases = s->nphases;
     p->stats.nrounds = s->nrounds;
-    p->stats.exchange = s->exchange;
-    p->stats.shared_memory = s->shared_memory;
-    p->stats.shm_fallback = s->shm_fallback;
+    p->stats.multiphase = s->multiphase; /* the inner strategy's own stats */
 }
 
 /* Masters: the inner plan's write or read of the merged stream, through a
@@ -368,7 +383,7 @@ static int inner_exec(collio_plan *p, sg_plan *sg, collio_file *f, char *merged,
 
 static void release_buffer(collio_plan *p, sg_plan *sg)
 {
-    if (sg->buf != NULL && !p->opts.keep_buffers) {
+    if (sg->buf != NULL && !p->opts.multiphase.keep_buffers) {
         collio__bigbuf_free(sg->buf);
         sg->buf = NULL;
     }
@@ -450,6 +465,7 @@ const collio__strategy collio__strategy_subgroup = {
     .summary = "groups of g ranks: masters gather their members' data and run an "
                "inner collective strategy (two_phase by default) among themselves",
     .canonical = 1,
+    .check = sg_check,
     .plan = sg_plan_create,
     .write = sg_write,
     .read = sg_read,
