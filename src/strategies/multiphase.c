@@ -66,7 +66,7 @@
  * the one pass (writes with scratch; plans without rounds) and the
  * rounds.
  */
-#include "multiphase.h"
+#include "multiphase_node.h"
 
 #include <string.h>
 
@@ -136,21 +136,26 @@ static int mp_plan(collio_plan *p)
     p->stats.nphases = k;
     /* direct = all phases merged: only meaningful with all of them */
     int x = p->opts.exchange;
-    if (x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE)
-        return COLLIO_ERR_ARG; /* the node-aware exchange is not built yet */
-    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.phases != 0 && k < mp->allphases)
+    if (x != COLLIO_EXCHANGE_AUTO && x != COLLIO_EXCHANGE_HYPERCUBE && p->opts.phases != 0
+        && k < mp->allphases)
         return COLLIO_ERR_ARG; /* same options on every rank */
     /* shared memory: all ranks on one node (collective; only where the
      * exchange may be direct) */
     int shm =
         x != COLLIO_EXCHANGE_HYPERCUBE && k == mp->allphases && collio__mp_shm_wanted(p);
+    if (x == COLLIO_EXCHANGE_AUTO && k == mp->allphases && p->stats.nnodes > 1)
+        x = collio__mp_node_wanted(p);
     if (x == COLLIO_EXCHANGE_AUTO)
         x = k == mp->allphases && (shm || collio__mp_direct_wanted(p))
                 ? COLLIO_EXCHANGE_DIRECT
                 : COLLIO_EXCHANGE_HYPERCUBE;
     p->stats.exchange = x;
     int rc;
-    if (x == COLLIO_EXCHANGE_DIRECT) {
+    if (x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE) {
+        struct collio__mp_node *nd = NULL;
+        rc = collio__mp_node_build(p, x, &nd); /* agreed */
+        mp->node = nd;
+    } else if (x == COLLIO_EXCHANGE_DIRECT) {
         p->stats.nphases = 1;
         rc = collio__agree(p->comm, collio__mp_direct_build(p, mp, shm));
         /* the order of a shared-memory write depends only on P and the
@@ -168,6 +173,8 @@ static int mp_plan(collio_plan *p)
 static int mp_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
+    if (mp->node != NULL)
+        return collio__mp_node_write(p, f, stream);
     if (mp->direct != NULL && mp->direct->peer != NULL)
         return collio__mp_shm_write(p, f, stream);
     return mp->direct ? collio__mp_direct_write(p, f, stream)
@@ -177,6 +184,8 @@ static int mp_write(collio_plan *p, collio_file *f, const char *stream)
 static int mp_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
+    if (mp->node != NULL)
+        return collio__mp_node_read(p, f, stream);
     if (mp->direct != NULL && mp->direct->peer != NULL)
         return collio__mp_shm_read(p, f, stream);
     return mp->direct ? collio__mp_direct_read(p, f, stream)
@@ -191,6 +200,7 @@ static void mp_free(collio_plan *p)
     collio__mp_shm_free(&mp->shm);         /* collective, as collio_plan_free is */
     collio__mp_relay_free(&mp->shm.relay); /* likewise */
     collio__mp_direct_free(mp->direct);
+    collio__mp_node_free(mp->node);
     collio__mp_pass_free(&mp->whole);
     collio__mp_drop_rounds(mp);
     collio__bigbuf_free(mp->held[0]);

@@ -137,22 +137,24 @@ typedef struct collio__mp_plan {
     int nphases;   /* phases run (k) */
     int allphases; /* ceil(log2 P) */
     size_t esize;
-    collio__mp_pass whole;     /* all data at once: reads, and writes whose
-                                  stream may serve as scratch */
-    collio__mp_round *rounds;  /* writes that keep the stream intact */
-    int nrounds;               /* 0: such writes use `whole` too */
-    int scratch_all;           /* every rank's writes get scratch space
-                                  (destroy_input, or a memory kind that
-                                  packs into a copy): one pass, no rounds.
-                                  Agreed at plan creation, so that all
-                                  ranks take the same path */
-    int64_t fsize;             /* rounds: elements of F (the domain) */
-    int64_t spill;             /* rounds: elements of the spill area after F */
-    collio__mp_direct *direct; /* non-NULL: the exchange is direct, and
-                                  whole / rounds are not built */
-    collio__mp_shm shm;        /* direct->peer: the window of F */
-    char *held[2];             /* the work buffers kept between executions
-                                  (opts.keep_buffers; NULL until first used) */
+    collio__mp_pass whole;        /* all data at once: reads, and writes whose
+                                     stream may serve as scratch */
+    collio__mp_round *rounds;     /* writes that keep the stream intact */
+    int nrounds;                  /* 0: such writes use `whole` too */
+    int scratch_all;              /* every rank's writes get scratch space
+                                     (destroy_input, or a memory kind that
+                                     packs into a copy): one pass, no rounds.
+                                     Agreed at plan creation, so that all
+                                     ranks take the same path */
+    int64_t fsize;                /* rounds: elements of F (the domain) */
+    int64_t spill;                /* rounds: elements of the spill area after F */
+    collio__mp_direct *direct;    /* non-NULL: the exchange is direct, and
+                                     whole / rounds are not built */
+    collio__mp_shm shm;           /* direct->peer: the window of F */
+    struct collio__mp_node *node; /* non-NULL: a node-aware exchange
+                                     (multiphase_node.h) */
+    char *held[2];                /* the work buffers kept between executions
+                                     (opts.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
 } collio__mp_plan;
 
