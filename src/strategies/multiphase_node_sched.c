@@ -160,5 +160,6 @@ double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes)
         cross = bytes * (M - 1) / M;
         local = 2 * bytes;
     }
-    return msgs * NODE_ALPHA_S + cross * NODE_LINK_S_PER_BYTE + local * NODE_COPY_S_PER_BYTE;
+    return msgs * NODE_ALPHA_S + cross * NODE_LINK_S_PER_BYTE
+           + local * NODE_COPY_S_PER_BYTE;
 }
