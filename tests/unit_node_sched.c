@@ -125,7 +125,8 @@ static void simulate(const char *name, int P, const int *node_of, int x, sim_res
     for (int o = 0; o < P; o++)
         if (amt[(size_t)o * P + o] != want[o])
             wrong_total++;
-    CHECK(misplaced == 0, "%s: %lld pieces not at their writer", name, (long long)misplaced);
+    CHECK(misplaced == 0, "%s: %lld pieces not at their writer", name,
+          (long long)misplaced);
     CHECK(wrong_total == 0, "%s: %lld domains incomplete", name, (long long)wrong_total);
     int L = ceil_log2(M), maxm = 0;
     for (int N = 0; N < M; N++)
@@ -249,8 +250,8 @@ static void test_maps(void)
     CHECK(collio__mp_nodes_init(&nm, 3, gap) == COLLIO_ERR_ARG, "node 1 has no ranks");
     collio__mp_nodes_free(&nm);
     sim_result res[2];
-    static const int shapes[][2] = {{1, 1}, {1, 8}, {2, 4}, {4, 2}, {2, 3}, {3, 3},
-                                    {5, 1}, {7, 1}, {8, 4}, {6, 5}};
+    static const int shapes[][2] = {{1, 1}, {1, 8}, {2, 4}, {4, 2}, {2, 3},
+                                    {3, 3}, {5, 1}, {7, 1}, {8, 4}, {6, 5}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int rr = 0; rr < 2; rr++)
             equal_nodes(shapes[i][0], shapes[i][1], rr, res);
@@ -273,15 +274,16 @@ static void test_cost(void)
     collio__mp_nodes nm;
     CHECK(collio__mp_nodes_init(&nm, P, node_of) == COLLIO_OK, "64x32 map");
     double big = 64e6;
-    CHECK(collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, big)
-              < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, big),
-          "64 MB per rank: node-direct (each byte crosses once)");
+    CHECK(
+        collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, big, 1.25e9, 5e9)
+            < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, big, 1.25e9, 5e9),
+        "64 MB per rank: node-direct (each byte crosses once)");
     collio__mp_nodes_free(&nm);
     for (int r = 0; r < P; r++)
         node_of[r] = r; /* 2048 nodes of one rank: 2047 messages vs 11 */
     CHECK(collio__mp_nodes_init(&nm, P, node_of) == COLLIO_OK, "2048x1 map");
-    CHECK(collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, 1e3)
-              < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, 1e3),
+    CHECK(collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, 1e3, 1.25e9, 5e9)
+              < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, 1e3, 1.25e9, 5e9),
           "1 KB per rank on 2048 nodes: node-hypercube");
     collio__mp_nodes_free(&nm);
     free(node_of);
@@ -296,13 +298,14 @@ int main(void)
     for (int rr = 0; rr < 2; rr++) {
         equal_nodes(64, 32, rr, res);
         for (int i = 0; i < 2; i++)
-            printf("64 nodes x 32 ranks, %s, %s: per rank at most %d messages sent and %d "
-                   "received across nodes; %.3f x the minimum bytes cross\n",
-                   rr ? "round-robin" : "node-major",
-                   collio_exchange_name(i ? COLLIO_EXCHANGE_NODE_HYPERCUBE
-                                          : COLLIO_EXCHANGE_NODE_DIRECT),
-                   res[i].max_cross_send, res[i].max_cross_recv,
-                   (double)res[i].cross_bytes / (double)res[i].min_bytes);
+            printf(
+                "64 nodes x 32 ranks, %s, %s: per rank at most %d messages sent and %d "
+                "received across nodes; %.3f x the minimum bytes cross\n",
+                rr ? "round-robin" : "node-major",
+                collio_exchange_name(i ? COLLIO_EXCHANGE_NODE_HYPERCUBE
+                                       : COLLIO_EXCHANGE_NODE_DIRECT),
+                res[i].max_cross_send, res[i].max_cross_recv,
+                (double)res[i].cross_bytes / (double)res[i].min_bytes);
     }
     CHECK(res[0].max_cross_send <= 2 && res[1].max_cross_send <= 6,
           "64x32: direct %d (<= ceil(63/32)), hypercube %d (<= log2 64)",

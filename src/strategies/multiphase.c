@@ -143,8 +143,11 @@ static int mp_plan(collio_plan *p)
      * exchange may be direct) */
     int shm =
         x != COLLIO_EXCHANGE_HYPERCUBE && k == mp->allphases && collio__mp_shm_wanted(p);
-    if (x == COLLIO_EXCHANGE_AUTO && k == mp->allphases && p->stats.nnodes > 1)
-        x = collio__mp_node_wanted(p);
+    if (x == COLLIO_EXCHANGE_AUTO && k == mp->allphases && p->stats.nnodes > 1) {
+        int rc = collio__mp_node_wanted(p, &x); /* agreed */
+        if (rc != COLLIO_OK)
+            return rc;
+    }
     if (x == COLLIO_EXCHANGE_AUTO)
         x = k == mp->allphases && (shm || collio__mp_direct_wanted(p))
                 ? COLLIO_EXCHANGE_DIRECT

@@ -25,21 +25,40 @@
 
 #define TAG_NODE 3000
 
-int collio__mp_node_wanted(collio_plan *p)
+/* The automatic choice across nodes: the node-aware exchanges where a
+ * byte across the network costs this many memory copies or more (they
+ * copy the bytes that cross nodes twice more within the nodes to send
+ * fewer, larger messages), or where P is beyond the direct exchange's
+ * limit (P - 1 messages per rank); else the direct exchange. Measured on
+ * emulated hosts (docs/multiphase.md): a 100 Mbit/s link is ~550 copies
+ * (node-direct 1.2-1.4x faster than direct there), an unshaped veth link
+ * 3-4 (direct 1.3-1.5x faster than either node exchange). */
+#define NODE_NETWORK_BOUND_RATIO 64.0
+#define NODE_DIRECT_MAX_RANKS 64
+
+int collio__mp_node_wanted(collio_plan *p, int *x)
 {
-    collio__mp_nodes nm = {0};
+    double net = 0, mem = 0;
     int64_t mine = p->layout->nlocal * (int64_t)p->layout->esize, all = 0;
-    int x = COLLIO_EXCHANGE_NODE_DIRECT;
-    /* (same inputs on every rank: the node map and the global sum) */
-    if (MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, p->comm) == MPI_SUCCESS
-        && collio__mp_nodes_init(&nm, p->nranks, p->node_of) == COLLIO_OK) {
-        double b = (double)all / p->nranks;
-        if (collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, b)
-            < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, b))
-            x = COLLIO_EXCHANGE_NODE_HYPERCUBE;
-    }
+    int rc = collio__mp_net_probe(p, &net, &mem); /* agreed, same on every rank */
+    if (rc != COLLIO_OK)
+        return rc;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS)
+        return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
+    *x = COLLIO_EXCHANGE_DIRECT;
+    if (mem < NODE_NETWORK_BOUND_RATIO * net && p->nranks <= NODE_DIRECT_MAX_RANKS)
+        return COLLIO_OK;
+    collio__mp_nodes nm;
+    rc = collio__mp_nodes_init(&nm, p->nranks, p->node_of); /* same map everywhere */
+    double b = (double)all / p->nranks;
+    *x = rc == COLLIO_OK
+                 && collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, b, net, mem)
+                        < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, b, net,
+                                               mem)
+             ? COLLIO_EXCHANGE_NODE_HYPERCUBE
+             : COLLIO_EXCHANGE_NODE_DIRECT;
     collio__mp_nodes_free(&nm);
-    return x;
+    return rc;
 }
 
 /* ---------------------------------------------------------- inspector */

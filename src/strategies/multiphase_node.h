@@ -61,14 +61,24 @@ int collio__mp_node_route(const collio__mp_nodes *n, int x, int step, int holder
 
 /* ---- the exchange (multiphase_node.c) */
 
-/* Collective: the node-aware exchange the automatic choice takes for
- * p's layout across nodes (NODE_DIRECT or NODE_HYPERCUBE, the cheaper by
- * collio__mp_node_cost; the same answer on every rank). */
-int collio__mp_node_wanted(collio_plan *p);
+/* Collective: the exchange the automatic choice takes across nodes
+ * (p->stats.nnodes > 1), in *x: DIRECT where the network is not the
+ * bottleneck (a link within NODE_NETWORK_BOUND_RATIO of a memory copy)
+ * and P <= 64, else the cheaper of NODE_DIRECT and NODE_HYPERCUBE by
+ * collio__mp_node_cost. The same answer on every rank; agreed code. */
+int collio__mp_node_wanted(collio_plan *p, int *x);
 
 /* Pure: the modelled time of exchange kind x over the node map for
- * `bytes` bytes per rank spread evenly over the file (seconds). */
-double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes);
+ * `bytes` bytes per rank spread evenly over the file (seconds), on links
+ * of net_bw and memory copies of mem_bw bytes per second. */
+double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes, double net_bw,
+                            double mem_bw);
+
+/* Collective (multiphase_probe.c): the link rate between two nodes and
+ * the rate of a memory copy, bytes per second, measured once per process
+ * (a ping-pong between the first two nodes), rank 0's figures on every
+ * rank. Agreed code. */
+int collio__mp_net_probe(collio_plan *p, double *net_bw, double *mem_bw);
 
 /* One route step: buffer A (the stream in step 0 of a write) -> buffer B
  * = [kept pieces | from each source in rank order]. */

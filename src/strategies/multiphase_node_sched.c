@@ -134,18 +134,16 @@ int collio__mp_node_route(const collio__mp_nodes *n, int x, int step, int holder
  *   node-hypercube: ceil(log2 M) messages; half the bytes cross in each
  *     phase; the kept half is copied in each phase, everything moves once
  *     within the node at the end.
- * The constants are those of a commodity cluster (10 Gbit/s links,
- * ~50 us per message with its rendezvous, ~5 GB/s memcpy); what matters
- * is their ratio, and the choice flips only where the two are close. */
+ * The rates are measured (multiphase_probe.c); the latency of a message
+ * across nodes, with its rendezvous, is taken as ~50 us. */
 #define NODE_ALPHA_S 50e-6
-#define NODE_LINK_S_PER_BYTE (1.0 / 1.25e9)
-#define NODE_COPY_S_PER_BYTE (1.0 / 5e9)
 
-double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes)
+double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes, double net_bw,
+                            double mem_bw)
 {
     double M = n->M, msgs = 0, cross = 0, local = 0;
     if (n->M <= 1)
-        return bytes * NODE_COPY_S_PER_BYTE;
+        return bytes / mem_bw;
     if (x == COLLIO_EXCHANGE_NODE_HYPERCUBE) {
         int L = collio__mp_nphases(n->M);
         msgs = L;
@@ -160,6 +158,5 @@ double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes)
         cross = bytes * (M - 1) / M;
         local = 2 * bytes;
     }
-    return msgs * NODE_ALPHA_S + cross * NODE_LINK_S_PER_BYTE
-           + local * NODE_COPY_S_PER_BYTE;
+    return msgs * NODE_ALPHA_S + cross / net_bw + local / mem_bw;
 }
