@@ -211,6 +211,12 @@ int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
 
 /* ---- the direct exchange (multiphase_direct.c) */
 
+/* An MPI type placing the descriptors v[0..n) (file offsets; consecutive
+ * in the message) into a buffer that holds file elements [lo, ...): a
+ * struct of contiguous runs and hvectors, in message order. */
+int collio__mp_place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
+                          MPI_Datatype *t);
+
 /* Collective: 1 where the automatic choice (opts.exchange = AUTO) takes the
  * direct exchange for this layout: the same answer on every rank. */
 int collio__mp_direct_wanted(collio_plan *p);

@@ -75,11 +75,8 @@ int collio__mp_direct_last_round(const collio_plan *p)
 
 /* ---------------------------------------------------------- inspector */
 
-/* An MPI type placing the descriptors v[0..n) (file offsets; consecutive
- * in the message) into a buffer that holds file elements [lo, ...): a
- * struct of contiguous runs and hvectors, in message order. */
-static int place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
-                      MPI_Datatype *t)
+int collio__mp_place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
+                          MPI_Datatype *t)
 {
     const int64_t es = (int64_t)esize;
     *t = MPI_DATATYPE_NULL;
@@ -383,8 +380,8 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         d->recv_elems[q] = collio__segs_elements(in + in_at[q], in_at[q + 1] - in_at[q]);
         received += d->recv_elems[q];
-        rc = place_type(in + in_at[q], in_at[q + 1] - in_at[q], flo, l->esize,
-                        &d->recv_type[q]);
+        rc = collio__mp_place_type(in + in_at[q], in_at[q + 1] - in_at[q], flo, l->esize,
+                                   &d->recv_type[q]);
     }
     /* the layouts partition the file: what arrives covers [lo, hi) */
     if (rc == COLLIO_OK && received != hi - lo)

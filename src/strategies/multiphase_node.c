@@ -173,11 +173,34 @@ static int keep_pieces(collio__mp_route *r, collio__segvec *desc, collio__segvec
     return rc;
 }
 
+/* The last step's kept pieces desc (A positions) as scatter ops into F,
+ * the rank's domain from file element lo (off = F position, mem = A
+ * position); desc is emptied. */
+static int place_kept(collio__segvec *desc, int64_t lo, collio__mp_final *fin)
+{
+    fin->ops = malloc((size_t)(desc->n > 0 ? desc->n : 1) * sizeof *fin->ops);
+    if (fin->ops == NULL)
+        return COLLIO_ERR_NOMEM;
+    for (int64_t i = 0; i < desc->n; i++) {
+        collio__seg o = desc->v[i];
+        o.off -= lo;
+        if (o.count == 1)
+            o.stride = o.len;
+        fin->ops[fin->nops++] = o;
+    }
+    fin->nelems = collio__segs_elements(desc->v, desc->n);
+    desc->n = 0;
+    return COLLIO_OK;
+}
+
 /* Collective: step s of the plan from the held segments (positions in A);
- * on return *held holds the segments of B. rc: a local failure so far
- * (agreed here). */
+ * on return *held holds the segments of B. The last step (fin non-NULL)
+ * lands in F, the rank's domain [lo, ...) in file order, instead: kept
+ * pieces as fin's scatter ops, received ones placed by MPI types. rc: a
+ * local failure so far (agreed here). */
 static int build_step(collio_plan *p, const collio__mp_nodes *nm, int x, int s,
-                      collio__segvec *held, int rc, collio__mp_route *r)
+                      collio__segvec *held, int rc, collio__mp_route *r,
+                      collio__mp_final *fin, int64_t lo)
 {
     const int P = p->nranks, me = p->rank;
     const size_t es = p->layout->esize;
@@ -192,7 +215,8 @@ static int build_step(collio_plan *p, const collio__mp_nodes *nm, int x, int s,
     if (rc == COLLIO_OK)
         rc = route_pieces(p, nm, x, s, held, desc);
     if (rc == COLLIO_OK)
-        rc = keep_pieces(r, &desc[me], &next, &bpos);
+        rc = fin ? place_kept(&desc[me], lo, fin)
+                 : keep_pieces(r, &desc[me], &next, &bpos);
     for (int k = 1; k < P && rc == COLLIO_OK; k++) { /* from the next rank on */
         int q = (me + k) % P;
         if (desc[q].n == 0)
@@ -208,22 +232,26 @@ static int build_step(collio_plan *p, const collio__mp_nodes *nm, int x, int s,
         if (n == 0)
             continue;
         int64_t got = collio__segs_elements(in + in_at[q], n);
-        collio__mp_range reg = {bpos, got};
-        r->recv_rank[r->nrecv] = q;
-        r->recv_elems[r->nrecv] = got;
-        rc = collio__mp_ranges_type(&reg, 1, es, &r->recv_type[r->nrecv]);
-        r->nrecv++;
         for (int j = 0; j < n && rc == COLLIO_OK; j++) {
             collio__seg g = in[in_at[q] + j];
             if (g.len < 1 || g.count < 1 || (g.count > 1 && g.stride < g.len))
                 rc = COLLIO_ERR_ARG;
             g.mem += bpos;
-            if (rc == COLLIO_OK)
+            if (rc == COLLIO_OK && fin == NULL)
                 rc = push_piece(&next, &g);
         }
+        r->recv_rank[r->nrecv] = q;
+        r->recv_elems[r->nrecv] = got;
+        r->recv_type[r->nrecv] = MPI_DATATYPE_NULL;
+        if (rc == COLLIO_OK && fin != NULL) /* straight to their file positions */
+            rc = collio__mp_place_type(in + in_at[q], n, lo, es, &r->recv_type[r->nrecv]);
+        else if (rc == COLLIO_OK)
+            rc = collio__mp_ranges_type(&(collio__mp_range){bpos, got}, 1, es,
+                                        &r->recv_type[r->nrecv]);
+        r->nrecv++;
         bpos += got;
     }
-    r->b_elems = bpos;
+    r->b_elems = fin ? fin->nelems + bpos : bpos;
     free(in);
     for (int q = 0; q < P && desc; q++)
         collio__segvec_free(&desc[q]);
@@ -260,26 +288,33 @@ int collio__mp_node_build(collio_plan *p, int x, collio__mp_node **out)
      * node map is) so that a local failure stops all at the same point */
     rc = collio__agree(p->comm, rc);
     int nreq = 0;
+    int64_t lo = 0, hi = 0;
+    collio__domain_range(l->nglobal, p->nranks, p->rank, &lo, &hi);
     for (int s = 0; s < (rc == COLLIO_OK ? nd->nsteps : 0); s++) {
         collio__mp_route *r = &nd->step[s];
+        int last = s == nd->nsteps - 1;
         r->src_slot = s == 0 ? -1 : (s - 1) % 2;
-        r->dst_slot = s % 2;
-        rc = build_step(p, &nm, x, s, &held, rc, r);
-        nd->need[r->dst_slot] = max64(nd->need[r->dst_slot], r->b_elems);
+        r->dst_slot = s % 2; /* the last step's: F */
+        rc = build_step(p, &nm, x, s, &held, rc, r, last ? &nd->fin : NULL, lo);
+        nd->need[r->dst_slot] = max64(nd->need[r->dst_slot], last ? hi - lo : r->b_elems);
         if (r->nsend + r->nrecv > nreq)
             nreq = r->nsend + r->nrecv;
     }
-    int64_t lo = 0, hi = 0;
     if (nd != NULL && rc == COLLIO_OK) {
-        collio__domain_range(l->nglobal, p->nranks, p->rank, &lo, &hi);
-        collio__mp_final *fin = &nd->fin;
-        rc = collio__mp_final_build(held.v, held.n, lo, hi, fin);
-        fin->src_slot = (nd->nsteps - 1) % 2;
-        fin->dst_slot = fin->identity ? fin->src_slot : 1 - fin->src_slot;
-        nd->need[fin->dst_slot] = max64(nd->need[fin->dst_slot], hi - lo);
         /* the layouts partition the file: what arrives covers [lo, hi) */
-        if (rc == COLLIO_OK && fin->nelems != hi - lo)
+        if (nd->step[nd->nsteps - 1].b_elems != hi - lo)
             rc = COLLIO_ERR_COVERAGE;
+        collio__mp_final *fin = &nd->fin;
+        fin->src_slot = fin->dst_slot = nd->step[nd->nsteps - 1].dst_slot;
+        fin->nelems = hi - lo;
+        if (rc == COLLIO_OK && hi > lo) { /* F -> file: one request */
+            fin->runs = malloc(sizeof *fin->runs);
+            if (fin->runs == NULL)
+                rc = COLLIO_ERR_NOMEM;
+            else
+                fin->runs[0] = (collio__seg){lo, hi - lo, hi - lo, 1, 0};
+            fin->nruns = fin->requests = 1;
+        }
         nd->rq = malloc((size_t)(nreq > 0 ? nreq : 1) * sizeof *nd->rq);
         if (nd->rq == NULL && rc == COLLIO_OK)
             rc = COLLIO_ERR_NOMEM;
@@ -358,6 +393,10 @@ static void step_move(collio_plan *p, const collio__mp_node *nd, int s, char *a,
         else
             memcpy(a + k->src * es, b + k->dst * es, (size_t)(k->n * es));
     }
+    if (s == nd->nsteps - 1 && write) /* the last step's, into file order */
+        collio__mp_scatter(&nd->fin, p->layout->esize, a, b);
+    else if (s == nd->nsteps - 1)
+        collio__mp_gather(&nd->fin, p->layout->esize, b, a);
     p->stats.copy_s += collio__now() - tc;
     int w = collio__waitall(nr, nd->rq, p->oversubscribed);
     if (*rc == COLLIO_OK)
@@ -386,21 +425,13 @@ int collio__mp_node_write(collio_plan *p, collio_file *f, const char *stream)
     p->stats.nphases = nd->nsteps;
     if (rc != COLLIO_OK)
         return rc;
-    char *a = (char *)stream; /* (only read) */
-    for (int s = 0; s < nd->nsteps; s++) {
+    char *a = (char *)stream;              /* (only read) */
+    for (int s = 0; s < nd->nsteps; s++) { /* the last lands in F */
         char *b = slot_ptr(&wb, (char *)stream, nd->step[s].dst_slot);
         step_move(p, nd, s, a, b, 1, &rc);
         a = b;
     }
-    char *F = slot_ptr(&wb, (char *)stream, nd->fin.dst_slot);
-    if (!nd->fin.identity) {
-        double t0 = collio__now();
-        collio__mp_scatter(&nd->fin, p->layout->esize, a, F);
-        double t = collio__now() - t0;
-        p->stats.copy_s += t;
-        p->stats.exchange_s += t;
-    }
-    int w = collio__mp_file_runs(p, &nd->fin, f, F, 1);
+    int w = collio__mp_file_runs(p, &nd->fin, f, a, 1);
     collio__mp_bufs_done(p, &wb);
     return rc != COLLIO_OK ? rc : w;
 }
@@ -416,16 +447,7 @@ int collio__mp_node_read(collio_plan *p, collio_file *f, char *stream)
     p->stats.nphases = nd->nsteps;
     if (rc != COLLIO_OK)
         return rc;
-    char *F = slot_ptr(&wb, stream, nd->fin.dst_slot);
-    char *a = slot_ptr(&wb, stream, nd->fin.src_slot);
-    rc = collio__mp_file_runs(p, &nd->fin, f, F, 0);
-    if (!nd->fin.identity) {
-        double t0 = collio__now();
-        collio__mp_gather(&nd->fin, p->layout->esize, F, a);
-        double t = collio__now() - t0;
-        p->stats.copy_s += t;
-        p->stats.exchange_s += t;
-    }
+    rc = collio__mp_file_runs(p, &nd->fin, f, slot_ptr(&wb, stream, nd->fin.dst_slot), 0);
     int x = COLLIO_OK;
     for (int s = nd->nsteps - 1; s >= 0; s--) {
         char *b = slot_ptr(&wb, stream, nd->step[s].dst_slot);
