@@ -514,8 +514,9 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
  *  (collio_stats.multiphase): kept from one execution to the next; all 0
  *  for other strategies. */
 typedef struct collio_multiphase_stats {
-    int exchange;      /* the collio_exchange the plan uses (HYPERCUBE or
-                          DIRECT; DIRECT has nphases = 1) */
+    int exchange;      /* the collio_exchange the plan uses (never AUTO:
+                          what AUTO chose); DIRECT has nphases = 1, the
+                          node exchanges one per route step */
     int shared_memory; /* 1 if the direct exchange copies through a
                           shared-memory window (see
                           collio_plan_options.multiphase.shared_memory;
@@ -526,6 +527,11 @@ typedef struct collio_multiphase_stats {
                           collectively at plan creation): the plan moves
                           its data in MPI messages instead
                           (shared_memory = 0) */
+    double net_bw;     /* AUTO across nodes: the link rate between two nodes
+                          and the rate of a memory copy, bytes / s, that the
+                          choice compared (measured once per process, rank
+                          0's figures; docs/multiphase.md); else 0 */
+    double mem_bw;
 } collio_multiphase_stats;
 
 /** What the "subgroup" strategy's groups cost (collio_stats.subgroup). */

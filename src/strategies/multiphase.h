@@ -185,6 +185,9 @@ typedef struct collio__mp_transport {
 extern const collio__mp_transport collio__mp_transport_hypercube;
 extern const collio__mp_transport collio__mp_transport_direct;
 extern const collio__mp_transport collio__mp_transport_shm;
+extern const collio__mp_transport
+    collio__mp_transport_node_direct; /* multiphase_node.c */
+extern const collio__mp_transport collio__mp_transport_node_hypercube; /* likewise */
 
 struct collio__mp_plan {
     /* collio__mp_choose's transport (NULL until chosen) and what it set
@@ -198,21 +201,22 @@ struct collio__mp_plan {
     int allphases; /* ceil(log2 P) */
     size_t esize;
     /* the hypercube transport */
-    collio__mp_pass whole;     /* all data at once: reads, and writes whose
-                                  stream may serve as scratch */
-    collio__mp_round *rounds;  /* writes that keep the stream intact */
-    int nrounds;               /* 0: such writes use `whole` too */
-    int scratch_all;           /* every rank's writes get scratch space
-                                  (destroy_input, or a memory kind that
-                                  packs into a copy): one pass, no rounds.
-                                  Agreed at plan creation, so that all
-                                  ranks take the same path */
-    int64_t spill;             /* rounds: elements of the spill area after F */
-    int64_t fsize;             /* rounds, direct, shm: elements of F (the domain) */
-    collio__mp_direct *direct; /* the direct and shm transports */
-    collio__mp_shm shm;        /* the shm transport */
-    char *held[2];             /* the work buffers kept between executions
-                                  (opts.multiphase.keep_buffers; NULL until first used) */
+    collio__mp_pass whole;        /* all data at once: reads, and writes whose
+                                     stream may serve as scratch */
+    collio__mp_round *rounds;     /* writes that keep the stream intact */
+    int nrounds;                  /* 0: such writes use `whole` too */
+    int scratch_all;              /* every rank's writes get scratch space
+                                     (destroy_input, or a memory kind that
+                                     packs into a copy): one pass, no rounds.
+                                     Agreed at plan creation, so that all
+                                     ranks take the same path */
+    int64_t spill;                /* rounds: elements of the spill area after F */
+    int64_t fsize;                /* rounds, direct, shm: elements of F (the domain) */
+    collio__mp_direct *direct;    /* the direct and shm transports */
+    collio__mp_shm shm;           /* the shm transport */
+    struct collio__mp_node *node; /* the node transports (multiphase_node.h) */
+    char *held[2];                /* the work buffers kept between executions
+                                     (opts.multiphase.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
 };
 
@@ -228,6 +232,12 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
                                               int *rc);
 
 /* ---- the kit: what the transports share (multiphase_kit.c) */
+
+/* An MPI type placing the descriptors v[0..n) (file offsets; consecutive
+ * in the message) into a buffer that holds file elements [lo, ...): a
+ * struct of contiguous runs and hvectors, in message order. */
+int collio__mp_place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
+                          MPI_Datatype *t);
 
 /* Scatter (A -> F, file order) and gather (F -> A) of the final ops. */
 void collio__mp_scatter(const collio__mp_final *fin, size_t esize, const char *a,

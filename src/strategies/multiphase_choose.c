@@ -11,18 +11,23 @@
  *      runs all phases, opts.multiphase.shared_memory and every rank on one node, and
  *      /dev/shm has room for the window. Else messages, and
  *      stats.multiphase.shm_fallback says when only the room was missing.
- *   3. AUTO: direct with all phases where shared memory was chosen or
- *      direct_wanted holds (P <= DIRECT_MAX_RANKS and a mean block of at
- *      least DIRECT_MIN_BLOCK_BYTES, or ranks on several nodes); the
- *      hypercube otherwise.
- *   4. Within the chosen transport: the hypercube's writes in rounds move
+ *   3. AUTO with all phases across nodes (node_wanted): the direct
+ *      exchange where the network is not the bottleneck (the link,
+ *      measured once per process by multiphase_probe.c, carries more
+ *      than 1 / NODE_NETWORK_BOUND_RATIO of a memory copy) and
+ *      P <= DIRECT_MAX_RANKS; else a node-aware exchange, node-direct or
+ *      node-hypercube by the cost model of multiphase_node_sched.c.
+ *   4. AUTO on one node: direct with all phases where shared memory was
+ *      chosen or direct_wanted holds (P <= DIRECT_MAX_RANKS and a mean
+ *      block of at least DIRECT_MIN_BLOCK_BYTES); the hypercube otherwise.
+ *   5. Within the chosen transport: the hypercube's writes in rounds move
  *      their last round directly under AUTO at 2 <= P <= DIRECT_MAX_RANKS
  *      (mp->last_direct); the shm transport pulls small blocks in rounds
  *      before it pushes the rest (mp->pull_rounds).
  * The builders read mp->last_direct and mp->pull_rounds and decide
  * nothing themselves. Measurements behind the numbers: docs/multiphase.md.
  */
-#include "multiphase.h"
+#include "multiphase_node.h"
 
 #include <sys/statvfs.h>
 
@@ -32,6 +37,17 @@
 #define DIRECT_MIN_BLOCK_BYTES 16
 /* ... and at most this many ranks (beyond, the message count dominates). */
 #define DIRECT_MAX_RANKS 64
+
+/* Across nodes the node-aware exchanges copy each byte that crosses
+ * nodes twice more within the nodes (to the port, from the port) to send
+ * a few large messages between nodes instead of P - 1 per rank. AUTO
+ * takes them where a byte across the network costs at least this many
+ * memory copies, or P is beyond DIRECT_MAX_RANKS. Measured on emulated
+ * hosts (docs/multiphase.md): a 100 Mbit/s link is ~550 copies, and there
+ * node-direct was 1.2-1.4x faster than direct; an unshaped veth link is
+ * 3-4 copies, and there direct was 1.3-1.5x faster than either node
+ * exchange. */
+#define NODE_NETWORK_BOUND_RATIO 64.0
 
 /* The shm transport pushes every piece into its owner's F; with blocks
  * of a few bytes the writers fight over cache lines, so layouts whose
@@ -67,8 +83,8 @@ static const collio__mp_transport *const by_exchange[COLLIO_EXCHANGE__COUNT] = {
     [COLLIO_EXCHANGE_AUTO] = NULL,
     [COLLIO_EXCHANGE_HYPERCUBE] = &collio__mp_transport_hypercube,
     [COLLIO_EXCHANGE_DIRECT] = &collio__mp_transport_direct,
-    [COLLIO_EXCHANGE_NODE_DIRECT] = NULL,    /* not built yet */
-    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = NULL, /* not built yet */
+    [COLLIO_EXCHANGE_NODE_DIRECT] = &collio__mp_transport_node_direct,
+    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = &collio__mp_transport_node_hypercube,
 };
 
 /* Collective: the layout's mean block in bytes (elements over blocks,
@@ -95,13 +111,37 @@ static int direct_ranks(int P)
 static int direct_wanted(collio_plan *p)
 {
     int64_t mean = mean_block_bytes(p); /* collective: first */
-    if (!direct_ranks(p->nranks) || mean < 0)
-        return 0;
-    /* Across nodes every byte crosses the network at most once in the
-     * direct exchange, up to log2(nodes) times in the hypercube (1.33x the
-     * bytes that must cross at 4 nodes): the network decides there, not
-     * the cost of datatypes over short blocks (docs/multiphase.md). */
-    return mean >= DIRECT_MIN_BLOCK_BYTES || p->stats.nnodes > 1;
+    return direct_ranks(p->nranks) && mean >= DIRECT_MIN_BLOCK_BYTES;
+}
+
+/* Collective: AUTO's exchange across nodes, in *x (the same on every
+ * rank: the probe's figures are rank 0's, the node map and the sum are
+ * global). Agreed code. */
+static int node_wanted(collio_plan *p, int *x)
+{
+    double net = 0, mem = 0;
+    int64_t mine = p->layout->nlocal * (int64_t)p->layout->esize, all = 0;
+    int rc = collio__mp_net_probe(p, &net, &mem);
+    if (rc != COLLIO_OK)
+        return rc;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS)
+        return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
+    p->stats.multiphase.net_bw = net;
+    p->stats.multiphase.mem_bw = mem;
+    *x = COLLIO_EXCHANGE_DIRECT;
+    if (mem < NODE_NETWORK_BOUND_RATIO * net && direct_ranks(p->nranks))
+        return COLLIO_OK;
+    collio__mp_nodes nm;
+    rc = collio__mp_nodes_init(&nm, p->nranks, p->node_of); /* same map everywhere */
+    double b = (double)all / p->nranks;
+    *x = rc == COLLIO_OK
+                 && collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, b, net, mem)
+                        < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, b, net,
+                                               mem)
+             ? COLLIO_EXCHANGE_NODE_HYPERCUBE
+             : COLLIO_EXCHANGE_NODE_DIRECT;
+    collio__mp_nodes_free(&nm);
+    return rc;
 }
 
 /* Local: 1 if SHM_DIR has room for `bytes` plus the margin, or cannot be
@@ -180,14 +220,21 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
         *rc = COLLIO_ERR_ARG;
         return NULL;
     }
-    /* direct = all phases merged: only meaningful with all of them */
-    if (x == COLLIO_EXCHANGE_DIRECT && p->opts.multiphase.phases != 0 && !all) {
+    /* direct and node = all phases merged: only meaningful with all of them */
+    if (x != COLLIO_EXCHANGE_AUTO && x != COLLIO_EXCHANGE_HYPERCUBE
+        && p->opts.multiphase.phases != 0 && !all) {
         *rc = COLLIO_ERR_ARG;
         return NULL;
     }
     /* shared memory: only asked (collectively) where the exchange may be
      * direct */
-    const int shm = x != COLLIO_EXCHANGE_HYPERCUBE && all && shm_wanted(p);
+    const int shm = (x == COLLIO_EXCHANGE_AUTO || x == COLLIO_EXCHANGE_DIRECT) && all
+                    && shm_wanted(p);
+    if (x == COLLIO_EXCHANGE_AUTO && all && p->stats.nnodes > 1) {
+        *rc = node_wanted(p, &x); /* agreed */
+        if (*rc != COLLIO_OK)
+            return NULL;
+    }
     if (x == COLLIO_EXCHANGE_AUTO)
         x = all && (shm || direct_wanted(p)) ? COLLIO_EXCHANGE_DIRECT
                                              : COLLIO_EXCHANGE_HYPERCUBE;

@@ -43,76 +43,6 @@
 
 /* ---------------------------------------------------------- inspector */
 
-/* An MPI type placing the descriptors v[0..n) (file offsets; consecutive
- * in the message) into a buffer that holds file elements [lo, ...): a
- * struct of contiguous runs and hvectors, in message order. */
-static int place_type(const collio__seg *v, int64_t n, int64_t lo, size_t esize,
-                      MPI_Datatype *t)
-{
-    const int64_t es = (int64_t)esize;
-    *t = MPI_DATATYPE_NULL;
-    int64_t ne = 0; /* struct entries */
-    for (int64_t i = 0; i < n; i++) {
-        int strided = v[i].count > 1 && v[i].stride != v[i].len;
-        if (strided && v[i].len <= COLLIO_MP_MAX_BLOCK && v[i].count <= INT32_MAX)
-            ne++;
-        else if (strided) /* huge blocks: one run each */
-            ne +=
-                v[i].count * ((v[i].len + COLLIO_MP_MAX_BLOCK - 1) / COLLIO_MP_MAX_BLOCK);
-        else
-            ne += (v[i].len * v[i].count + COLLIO_MP_MAX_BLOCK - 1) / COLLIO_MP_MAX_BLOCK;
-    }
-    if (ne == 0)
-        return COLLIO_OK;
-    if (ne > INT32_MAX)
-        return COLLIO_ERR_OVERFLOW;
-    int *bl = malloc((size_t)ne * sizeof *bl);
-    MPI_Aint *disp = malloc((size_t)ne * sizeof *disp);
-    MPI_Datatype *ty = malloc((size_t)ne * sizeof *ty);
-    int rc = (bl && disp && ty) ? COLLIO_OK : COLLIO_ERR_NOMEM;
-    MPI_Datatype el = MPI_DATATYPE_NULL;
-    if (rc == COLLIO_OK && MPI_Type_contiguous((int)esize, MPI_BYTE, &el) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    int64_t j = 0;
-    for (int64_t i = 0; i < n && rc == COLLIO_OK; i++) {
-        const collio__seg *s = &v[i];
-        int strided = s->count > 1 && s->stride != s->len;
-        if (strided && s->len <= COLLIO_MP_MAX_BLOCK && s->count <= INT32_MAX) {
-            if (MPI_Type_create_hvector((int)s->count, (int)s->len,
-                                        (MPI_Aint)(s->stride * es), el, &ty[j])
-                != MPI_SUCCESS) {
-                rc = COLLIO_ERR_MPI;
-                break;
-            }
-            bl[j] = 1;
-            disp[j++] = (MPI_Aint)((s->off - lo) * es);
-            continue;
-        }
-        int64_t nb = strided ? s->count : 1, blen = strided ? s->len : s->len * s->count;
-        for (int64_t b = 0; b < nb; b++)
-            for (int64_t o = 0; o < blen; o += COLLIO_MP_MAX_BLOCK) {
-                int64_t m =
-                    blen - o < COLLIO_MP_MAX_BLOCK ? blen - o : COLLIO_MP_MAX_BLOCK;
-                ty[j] = el;
-                bl[j] = (int)m;
-                disp[j++] = (MPI_Aint)((s->off + b * s->stride - lo + o) * es);
-            }
-    }
-    if (rc == COLLIO_OK
-        && (MPI_Type_create_struct((int)ne, bl, disp, ty, t) != MPI_SUCCESS
-            || MPI_Type_commit(t) != MPI_SUCCESS))
-        rc = COLLIO_ERR_MPI;
-    for (int64_t i = 0; i < j; i++)
-        if (ty[i] != el)
-            MPI_Type_free(&ty[i]);
-    if (el != MPI_DATATYPE_NULL)
-        MPI_Type_free(&el);
-    free(bl);
-    free(disp);
-    free(ty);
-    return rc;
-}
-
 /* The pieces of segs for each peer: desc[q] = the clipped segments
  * whose file offsets lie in q's domain, with their stream positions, in
  * stream order. */
@@ -273,8 +203,8 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         d->recv_elems[q] = collio__segs_elements(in + in_at[q], in_at[q + 1] - in_at[q]);
         received += d->recv_elems[q];
-        rc = place_type(in + in_at[q], in_at[q + 1] - in_at[q], flo, l->esize,
-                        &d->recv_type[q]);
+        rc = collio__mp_place_type(in + in_at[q], in_at[q + 1] - in_at[q], flo, l->esize,
+                                   &d->recv_type[q]);
     }
     /* the layouts partition the file: what arrives covers [lo, hi) */
     if (rc == COLLIO_OK && received != hi - lo)
