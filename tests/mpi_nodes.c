@@ -10,6 +10,30 @@
  * bx = 1 written through multiphase's message exchanges must send data
  * off its node (every node holds elements of every other node's file
  * range). Files are verified byte-for-byte (testutil's reference).
+ *
+ * The node-aware exchanges (node-direct, node-hypercube) against figures
+ * the test computes itself from its own node map (MPI_Comm_split_type, the
+ * node leaders' ranks gathered, nodes numbered densely in the order of
+ * their lowest rank) and the vector's definition (element i on rank
+ * i % P; domain d = [d*q + min(d, r), (d+1)*q + min(d+1, r)), q = nx / P,
+ * r = nx % P, written by rank d):
+ *  - the bytes that must cross nodes at least: esize x the elements whose
+ *    holder's node is not their writer's node. node-direct moves each of
+ *    them across once: the sum over ranks of bytes_offnode equals it, in
+ *    writes and in reads (which send the same bytes back); node-hypercube
+ *    at least that, exactly that with two nodes (one phase);
+ *  - node-direct sends one message per ordered node pair with data, so the
+ *    ranks together count 2 x those pairs (a send and a receive each), and
+ *    each rank at most 2 * ceil((M - 1) / m_own) (M nodes, m_own ranks on
+ *    its node: the ports are dealt out over a node's ranks);
+ *  - node-hypercube: per phase (ceil(log2 M) of them) a rank sends at most
+ *    one message across and receives from the lanes of its partner node
+ *    and of at most one lonely node, ceil(max_m / m_own) each; with two
+ *    nodes the ranks together count 2 x the ranks that hold data for the
+ *    other node;
+ *  - the exchange reported (AUTO: node-direct or node-hypercube across
+ *    nodes, direct on one node), its route steps (node-direct 3, or 1 on
+ *    one node; node-hypercube ceil(log2 M) + 1), no shared memory.
  */
 #include "testutil.h"
 
@@ -29,6 +53,93 @@ static int count_nodes(tu_ctx *t)
     return nodes;
 }
 
+/* The test's own node map: node_of[r] (dense, in the order of each node's
+ * lowest rank), size[N] ranks on node N, M nodes. */
+typedef struct node_map {
+    int M;
+    int *node_of, *size;
+} node_map;
+
+static void make_node_map(tu_ctx *t, node_map *nm)
+{
+    const int P = t->nranks;
+    MPI_Comm node;
+    MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &node);
+    int leader = t->rank;
+    MPI_Allreduce(&t->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    int *lead = malloc((size_t)P * sizeof *lead);
+    MPI_Allgather(&leader, 1, MPI_INT, lead, 1, MPI_INT, t->comm);
+    nm->node_of = malloc((size_t)P * sizeof *nm->node_of);
+    nm->size = calloc((size_t)P, sizeof *nm->size);
+    nm->M = 0;
+    for (int r = 0; r < P; r++) {
+        int id = 0; /* leaders below this rank's leader */
+        for (int q = 0; q < lead[r]; q++)
+            id += lead[q] == q;
+        nm->node_of[r] = id;
+        nm->size[id]++;
+        nm->M += lead[r] == r;
+    }
+    free(lead);
+}
+
+static void free_node_map(node_map *nm)
+{
+    free(nm->node_of);
+    free(nm->size);
+}
+
+static int ceil_log2(int n)
+{
+    int k = 0;
+    while ((1 << k) < n)
+        k++;
+    return k;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* What the block-cyclic bx = 1 vector of nx elements must move across
+ * nodes, by its definition: elements whose holder (i % P) and writer
+ * (the rank of the balanced domain holding i) are on different nodes;
+ * the ordered node pairs (holder's node, writer's node) with such
+ * elements; the ranks holding any of them. */
+typedef struct crossing {
+    int64_t elems;
+    int pairs;
+    int holders;
+} crossing;
+
+static crossing must_cross(const node_map *nm, int P, int64_t nx)
+{
+    crossing c = {0, 0, 0};
+    const int M = nm->M;
+    char *pair = calloc((size_t)M * (size_t)M, 1), *holds = calloc((size_t)P, 1);
+    const int64_t q = nx / P, r = nx % P;
+    for (int d = 0; d < P; d++) {
+        int64_t lo = d * q + (d < r ? d : r), hi = (d + 1) * q + (d + 1 < r ? d + 1 : r);
+        for (int64_t i = lo; i < hi; i++) {
+            int h = (int)(i % P), S = nm->node_of[h], N = nm->node_of[d];
+            if (S == N)
+                continue;
+            c.elems++;
+            pair[S * M + N] = 1;
+            holds[h] = 1;
+        }
+    }
+    for (int k = 0; k < M * M; k++)
+        c.pairs += pair[k];
+    for (int h = 0; h < P; h++)
+        c.holders += holds[h];
+    free(pair);
+    free(holds);
+    return c;
+}
+
 typedef struct variant {
     const char *strategy, *name;
     int exchange, shm;
@@ -43,7 +154,67 @@ static const variant variants[] = {
     {"multiphase", "multiphase hypercube", COLLIO_EXCHANGE_HYPERCUBE, 1},
     {"multiphase", "multiphase direct, messages", COLLIO_EXCHANGE_DIRECT, 0},
     {"multiphase", "multiphase direct, shared memory", COLLIO_EXCHANGE_DIRECT, 1},
+    {"multiphase", "multiphase node-direct", COLLIO_EXCHANGE_NODE_DIRECT, 1},
+    {"multiphase", "multiphase node-hypercube", COLLIO_EXCHANGE_NODE_HYPERCUBE, 1},
 };
+
+static int is_node_exchange(int x)
+{
+    return x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE;
+}
+
+/* The node-aware exchanges' figures (see the top of the file). */
+static void check_node_exchange(tu_ctx *t, const variant *va, const node_map *nm,
+                                const crossing *cr, size_t es, int op,
+                                const collio_stats *st)
+{
+    const int M = nm->M, L = ceil_log2(M), mown = nm->size[nm->node_of[t->rank]];
+    int maxm = 0;
+    for (int N = 0; N < M; N++)
+        maxm = nm->size[N] > maxm ? nm->size[N] : maxm;
+    int x = st->exchange;
+    if (va->exchange == COLLIO_EXCHANGE_AUTO)
+        TU_CHECK(t, M > 1 ? is_node_exchange(x) : x == COLLIO_EXCHANGE_DIRECT,
+                 "AUTO on %d node(s) ran %s", M, collio_exchange_name(x));
+    else
+        TU_CHECK(t, x == va->exchange, "exchange %s, forced %s", collio_exchange_name(x),
+                 collio_exchange_name(va->exchange));
+    if (!is_node_exchange(x))
+        return;
+    const char *what = op ? "read" : "write";
+    int steps = x == COLLIO_EXCHANGE_NODE_DIRECT ? (M > 1 ? 3 : 1) : L + 1;
+    TU_CHECK(t, st->nphases == steps, "%s: %s runs %d steps, want %d", what,
+             collio_exchange_name(x), st->nphases, steps);
+    TU_CHECK(t, st->shared_memory == 0, "%s: no shared memory", what);
+    int64_t most = x == COLLIO_EXCHANGE_NODE_DIRECT ? 2 * ceil_div(M - 1, mown)
+                                                    : L * (1 + 2 * ceil_div(maxm, mown));
+    TU_CHECK(t, st->messages_offnode <= most,
+             "%s: %s: %lld messages across nodes on this rank (node of %d, %d nodes, "
+             "largest %d), want <= %lld",
+             what, collio_exchange_name(x), (long long)st->messages_offnode, mown, M,
+             maxm, (long long)most);
+    int64_t mine[2] = {st->bytes_offnode, st->messages_offnode}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, t->comm);
+    const int64_t least = cr->elems * (int64_t)es;
+    if (x == COLLIO_EXCHANGE_NODE_DIRECT || M <= 2) {
+        TU_CHECK(t, all[0] == least,
+                 "%s: %s: %lld bytes crossed nodes, each of the %lld must cross once",
+                 what, collio_exchange_name(x), (long long)all[0], (long long)least);
+    } else {
+        TU_CHECK(t, all[0] >= least, "%s: %s: %lld bytes crossed nodes, %lld must", what,
+                 collio_exchange_name(x), (long long)all[0], (long long)least);
+    }
+    if (x == COLLIO_EXCHANGE_NODE_DIRECT)
+        TU_CHECK(t, all[1] == 2 * (int64_t)cr->pairs,
+                 "%s: node-direct: %lld messages across nodes (sends and receives), want "
+                 "2 x %d node pairs with data",
+                 what, (long long)all[1], cr->pairs);
+    else if (M <= 2)
+        TU_CHECK(t, all[1] == 2 * (int64_t)cr->holders,
+                 "%s: node-hypercube: %lld messages across nodes (sends and receives), "
+                 "want 2 x %d ranks with data for the other node",
+                 what, (long long)all[1], cr->holders);
+}
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
 int main(int argc, char **argv)
@@ -53,6 +224,11 @@ int main(int argc, char **argv)
     int nodes = count_nodes(&t);
     int64_t nx = 5003;
     size_t es = 4;
+    node_map nm;
+    make_node_map(&t, &nm);
+    tu_case(&t, "the test's node map");
+    TU_CHECK(&t, nm.M == nodes, "%d nodes in the map, %d leaders", nm.M, nodes);
+    crossing cr = must_cross(&nm, t.nranks, nx);
     for (int v = 0; v < NVARIANTS; v++) {
         const variant *va = &variants[v];
         tu_case(&t, "%s, %d node(s)", va->name, nodes);
@@ -97,6 +273,8 @@ int main(int argc, char **argv)
             if (nodes == 1)
                 TU_CHECK(&t, st.messages_offnode == 0 && st.bytes_offnode == 0,
                          "one node: nothing crosses");
+            if (strcmp(va->strategy, "multiphase") == 0)
+                check_node_exchange(&t, va, &nm, &cr, es, op, &st);
             int64_t mine[2] = {st.bytes_offnode, st.messages_offnode}, all[2];
             MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, t.comm);
             /* message exchanges across nodes must cross them */
@@ -112,5 +290,6 @@ int main(int argc, char **argv)
         collio_plan_free(&p);
         collio_layout_free(&l);
     }
+    free_node_map(&nm);
     return tu_finish(&t);
 }
