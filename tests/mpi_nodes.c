@@ -103,8 +103,9 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* What the block-cyclic bx = 1 vector of nx elements must move across
- * nodes, by its definition: elements whose holder (i % P) and writer
+/* What the block-cyclic vector of nx elements in blocks of bx must move
+ * across nodes, by its definition: elements whose holder ((i / bx) % P)
+ * and writer
  * (the rank of the balanced domain holding i) are on different nodes;
  * the ordered node pairs (holder's node, writer's node) with such
  * elements; the ranks holding any of them. */
@@ -112,18 +113,20 @@ typedef struct crossing {
     int64_t elems;
     int pairs;
     int holders;
+    int aligned; /* every element's holder is its writer */
 } crossing;
 
-static crossing must_cross(const node_map *nm, int P, int64_t nx)
+static crossing must_cross(const node_map *nm, int P, int64_t nx, int64_t bx)
 {
-    crossing c = {0, 0, 0};
+    crossing c = {0, 0, 0, 1};
     const int M = nm->M;
     char *pair = calloc((size_t)M * (size_t)M, 1), *holds = calloc((size_t)P, 1);
     const int64_t q = nx / P, r = nx % P;
     for (int d = 0; d < P; d++) {
         int64_t lo = d * q + (d < r ? d : r), hi = (d + 1) * q + (d + 1 < r ? d + 1 : r);
         for (int64_t i = lo; i < hi; i++) {
-            int h = (int)(i % P), S = nm->node_of[h], N = nm->node_of[d];
+            int h = (int)((i / bx) % P), S = nm->node_of[h], N = nm->node_of[d];
+            c.aligned &= h == d;
             if (S == N)
                 continue;
             c.elems++;
@@ -196,6 +199,11 @@ static void check_node_exchange(tu_ctx *t, const variant *va, const node_map *nm
     int64_t mine[2] = {st->bytes_offnode, st->messages_offnode}, all[2];
     MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, t->comm);
     const int64_t least = cr->elems * (int64_t)es;
+    if (cr->aligned) /* every element on its writer already: nothing moves */
+        TU_CHECK(t, st->messages == 0 && st->bytes_sent == 0,
+                 "%s: %s: data on its writers, yet %lld messages, %lld bytes", what,
+                 collio_exchange_name(x), (long long)st->messages,
+                 (long long)st->bytes_sent);
     if (x == COLLIO_EXCHANGE_NODE_DIRECT || M <= 2) {
         TU_CHECK(t, all[0] == least,
                  "%s: %s: %lld bytes crossed nodes, each of the %lld must cross once",
@@ -222,74 +230,85 @@ int main(int argc, char **argv)
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_nodes");
     int nodes = count_nodes(&t);
-    int64_t nx = 5003;
     size_t es = 4;
     node_map nm;
     make_node_map(&t, &nm);
     tu_case(&t, "the test's node map");
     TU_CHECK(&t, nm.M == nodes, "%d nodes in the map, %d leaders", nm.M, nodes);
-    crossing cr = must_cross(&nm, t.nranks, nx);
-    for (int v = 0; v < NVARIANTS; v++) {
-        const variant *va = &variants[v];
-        tu_case(&t, "%s, %d node(s)", va->name, nodes);
-        if (!tu_case_enabled(&t))
-            continue;
-        collio_layout *l = NULL;
-        collio_plan *p = NULL;
-        collio_plan_options o;
-        collio_plan_options_init(&o);
-        o.exchange = va->exchange;
-        o.shared_memory = va->shm;
-        int rc = collio_layout_block_cyclic(t.comm, nx, 1, es, &l);
-        if (rc == COLLIO_OK)
-            rc = collio_plan_create(t.comm, l, va->strategy, &o, &p);
-        if (!TU_RC_ALL(&t, rc, COLLIO_OK, "layout and plan")) {
+    /* bx = 1 for every variant: every node holds elements of every other
+     * node's domains; for multiphase also blocks of 7, and blocks that are
+     * the domains (each element on its writer already) */
+    const struct {
+        int64_t nx, bx;
+    } lay[] = {{5003, 1}, {5003, 7}, {1000 * (int64_t)t.nranks, 1000}};
+    for (int li = 0; li < 3; li++)
+        for (int v = 0; v < NVARIANTS; v++) {
+            const variant *va = &variants[v];
+            const int64_t nx = lay[li].nx, bx = lay[li].bx;
+            if (li > 0 && strcmp(va->strategy, "multiphase") != 0)
+                continue;
+            crossing cr = must_cross(&nm, t.nranks, nx, bx);
+            tu_case(&t, "%s, block_cyclic(nx=%lld,bx=%lld), %d node(s)", va->name,
+                    (long long)nx, (long long)bx, nodes);
+            if (!tu_case_enabled(&t))
+                continue;
+            collio_layout *l = NULL;
+            collio_plan *p = NULL;
+            collio_plan_options o;
+            collio_plan_options_init(&o);
+            o.exchange = va->exchange;
+            o.shared_memory = va->shm;
+            int rc = collio_layout_block_cyclic(t.comm, nx, bx, es, &l);
+            if (rc == COLLIO_OK)
+                rc = collio_plan_create(t.comm, l, va->strategy, &o, &p);
+            if (!TU_RC_ALL(&t, rc, COLLIO_OK, "layout and plan")) {
+                collio_layout_free(&l);
+                continue;
+            }
+            size_t bytes = collio_layout_buffer_bytes(l);
+            unsigned char *buf = malloc(bytes + 1);
+            for (int64_t i = 0; i < collio_layout_local_count(l); i++)
+                collio_pattern_element((uint64_t)collio_layout_global_index(l, i), 5, es,
+                                       buf + (size_t)i * es);
+            char path[600];
+            tu_temp_path(&t, "nodes", path, sizeof path);
+            for (int op = 0; op < 2; op++) {
+                if (!tu_plan_io(&t, p, path, NULL, op == 0, buf, bytes))
+                    break;
+                if (op == 0)
+                    TU_CHECK(&t, tu_check_file(&t, path, nx, es, 5, 0, 0, 1) == 0,
+                             "file byte-exact");
+                collio_stats st;
+                collio_plan_stats(p, &st);
+                TU_CHECK(&t, st.nnodes == nodes, "nnodes %d, the test counts %d",
+                         st.nnodes, nodes);
+                TU_CHECK(&t,
+                         st.messages_offnode >= 0 && st.messages_offnode <= st.messages,
+                         "off-node messages %lld of %lld", (long long)st.messages_offnode,
+                         (long long)st.messages);
+                TU_CHECK(&t, st.bytes_offnode >= 0 && st.bytes_offnode <= st.bytes_sent,
+                         "off-node bytes %lld of %lld", (long long)st.bytes_offnode,
+                         (long long)st.bytes_sent);
+                if (nodes == 1)
+                    TU_CHECK(&t, st.messages_offnode == 0 && st.bytes_offnode == 0,
+                             "one node: nothing crosses");
+                if (strcmp(va->strategy, "multiphase") == 0)
+                    check_node_exchange(&t, va, &nm, &cr, es, op, &st);
+                int64_t mine[2] = {st.bytes_offnode, st.messages_offnode}, all[2];
+                MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, t.comm);
+                /* message exchanges across nodes must cross them (bx = 1) */
+                int crosses = strcmp(va->strategy, "multiphase") == 0 && bx == 1;
+                if (nodes > 1 && crosses)
+                    TU_CHECK(&t, all[0] > 0 && all[1] > 0,
+                             "%s across %d nodes: %lld bytes in %lld messages crossed",
+                             op ? "read" : "write", nodes, (long long)all[0],
+                             (long long)all[1]);
+            }
+            tu_remove(&t, path);
+            free(buf);
+            collio_plan_free(&p);
             collio_layout_free(&l);
-            continue;
         }
-        size_t bytes = collio_layout_buffer_bytes(l);
-        unsigned char *buf = malloc(bytes + 1);
-        for (int64_t i = 0; i < collio_layout_local_count(l); i++)
-            collio_pattern_element((uint64_t)collio_layout_global_index(l, i), 5, es,
-                                   buf + (size_t)i * es);
-        char path[600];
-        tu_temp_path(&t, "nodes", path, sizeof path);
-        for (int op = 0; op < 2; op++) {
-            if (!tu_plan_io(&t, p, path, NULL, op == 0, buf, bytes))
-                break;
-            if (op == 0)
-                TU_CHECK(&t, tu_check_file(&t, path, nx, es, 5, 0, 0, 1) == 0,
-                         "file byte-exact");
-            collio_stats st;
-            collio_plan_stats(p, &st);
-            TU_CHECK(&t, st.nnodes == nodes, "nnodes %d, the test counts %d", st.nnodes,
-                     nodes);
-            TU_CHECK(&t, st.messages_offnode >= 0 && st.messages_offnode <= st.messages,
-                     "off-node messages %lld of %lld", (long long)st.messages_offnode,
-                     (long long)st.messages);
-            TU_CHECK(&t, st.bytes_offnode >= 0 && st.bytes_offnode <= st.bytes_sent,
-                     "off-node bytes %lld of %lld", (long long)st.bytes_offnode,
-                     (long long)st.bytes_sent);
-            if (nodes == 1)
-                TU_CHECK(&t, st.messages_offnode == 0 && st.bytes_offnode == 0,
-                         "one node: nothing crosses");
-            if (strcmp(va->strategy, "multiphase") == 0)
-                check_node_exchange(&t, va, &nm, &cr, es, op, &st);
-            int64_t mine[2] = {st.bytes_offnode, st.messages_offnode}, all[2];
-            MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, t.comm);
-            /* message exchanges across nodes must cross them */
-            int crosses = strcmp(va->strategy, "multiphase") == 0;
-            if (nodes > 1 && crosses)
-                TU_CHECK(&t, all[0] > 0 && all[1] > 0,
-                         "%s across %d nodes: %lld bytes in %lld messages crossed",
-                         op ? "read" : "write", nodes, (long long)all[0],
-                         (long long)all[1]);
-        }
-        tu_remove(&t, path);
-        free(buf);
-        collio_plan_free(&p);
-        collio_layout_free(&l);
-    }
     free_node_map(&nm);
     return tu_finish(&t);
 }
