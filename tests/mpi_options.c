@@ -47,6 +47,14 @@ static void f_exchange(collio_plan_options *o)
 {
     o->exchange = COLLIO_EXCHANGE_DIRECT;
 }
+static void f_exchange_nd(collio_plan_options *o)
+{
+    o->exchange = COLLIO_EXCHANGE_NODE_DIRECT;
+}
+static void f_exchange_nh(collio_plan_options *o)
+{
+    o->exchange = COLLIO_EXCHANGE_NODE_HYPERCUBE;
+}
 static void f_shm(collio_plan_options *o)
 {
     o->shared_memory = 0;
@@ -80,6 +88,8 @@ static const flip flips[] = {
     {"destroy_input", f_destroy},
     {"write_rounds", f_rounds},
     {"exchange", f_exchange},
+    {"exchange (node-direct)", f_exchange_nd},
+    {"exchange (node-hypercube)", f_exchange_nh},
     {"shared_memory", f_shm},
     {"subgroup.group", f_group},
     {"subgroup.inner", f_inner},
