@@ -355,6 +355,9 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
                 TU_CHECK(t, diff == 0,
                          "read back differs in %lld bytes (first element %lld)",
                          (long long)diff, (long long)first);
+                /* the node-aware reads run the same steps backwards */
+                if (is_node_x(want_x))
+                    check_stats(t, p, k, d->nglobal, want_x, mo->x == X_AUTO, 0);
             }
         }
         tu_remove(t, path);
