@@ -907,6 +907,55 @@ static void test_work_memory(tu_ctx *t)
     tu_desc_free(&d);
 }
 
+/* stats.plan_bytes is the memory of the plan's descriptors on this rank.
+ * A plan that posts messages keeps, for each, at least its peer and its
+ * element count (an int and an int64_t; the MPI datatypes' own memory is
+ * MPI's and not counted): so a plan over a vector whose elements lie on
+ * other ranks than their writers (bx = 1) must report at least that much
+ * more than the same exchange's plan over blocks that are the domains
+ * (every element on its writer, domain d on rank d: no message at all,
+ * checked too). (Not for the direct exchange: its writers are not rank d,
+ * and its plan keeps a descriptor for every peer whether used or not.) */
+static void test_plan_bytes(tu_ctx *t)
+{
+    if (t->nranks < 2)
+        return; /* no messages */
+    static const int xs[] = {X_NODE_DIRECT, X_NODE_HC};
+    for (int i = 0; i < 2; i++) {
+        tu_case(t, "plan_bytes counts the descriptors of each message: exchange=%s",
+                xname[xs[i]]);
+        if (!tu_case_enabled(t))
+            continue;
+        collio_stats st[2];
+        memset(st, 0, sizeof st);
+        int ok = 1;
+        for (int spread = 0; spread < 2 && ok; spread++) {
+            tu_layout_desc d;
+            tu_desc_block_cyclic(&d, 1000 * (int64_t)t->nranks, spread ? 1 : 1000, 8);
+            int64_t *idx = NULL, n = 0;
+            collio_plan *p = NULL;
+            ok = plan_of(t, &d, &(mp_opts){0, 0, -1, 0, xs[i]}, &idx, &n, &p);
+            if (ok)
+                plan_cycles(t, &d, p, idx, n, 1, 900 + (uint64_t)spread, &st[spread],
+                            NULL);
+            collio_plan_free(&p);
+            free(idx);
+            tu_desc_free(&d);
+        }
+        if (!ok)
+            continue;
+        TU_CHECK(t, st[0].messages == 0,
+                 "blocks that are the domains: %lld messages, want none",
+                 (long long)st[0].messages);
+        const int64_t least = st[1].messages * (int64_t)(sizeof(int) + sizeof(int64_t));
+        TU_CHECK(t, st[1].plan_bytes - st[0].plan_bytes >= least,
+                 "%s: plan_bytes %lld with %lld messages per write, %lld without: want "
+                 ">= %lld more",
+                 xname[xs[i]], (long long)st[1].plan_bytes, (long long)st[1].messages,
+                 (long long)st[0].plan_bytes, (long long)least);
+    }
+}
+
 static void test_options(tu_ctx *t)
 {
     tu_case(t,
@@ -1018,6 +1067,7 @@ int main(int argc, char **argv)
     test_index_lists(&t);
     test_reuse(&t);
     test_work_memory(&t);
+    test_plan_bytes(&t);
     test_random_vs_serial(&t, t.nranks > 4 ? 25 : 40);
     free_node_map(&nodes);
     return tu_finish(&t);
