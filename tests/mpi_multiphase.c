@@ -915,7 +915,11 @@ static void test_work_memory(tu_ctx *t)
  * more than the same exchange's plan over blocks that are the domains
  * (every element on its writer, domain d on rank d: no message at all,
  * checked too). (Not for the direct exchange: its writers are not rank d,
- * and its plan keeps a descriptor for every peer whether used or not.) */
+ * and its plan keeps a descriptor for every peer whether used or not.)
+ * Known to fail as of commit 2ea0cca at every P >= 2: plan_bytes() in
+ * src/strategies/multiphase.c counts nothing of mp->node (its route
+ * steps' peers, types and kept copies, its final scatter), so both
+ * node-aware plans report sizeof the plan struct alone. */
 static void test_plan_bytes(tu_ctx *t)
 {
     if (t->nranks < 2)
