@@ -418,16 +418,32 @@ typedef struct collio_multiphase_options {
                           messages per rank, each element moved once,
                           MPI datatypes on both sides, work memory
                           exactly the rank's file domain).
-                          AUTO (default), with all phases: DIRECT
-                          where every rank is on one node (through
-                          shared memory, see shared_memory), where the
-                          ranks span several nodes and P <= 64 (each
-                          byte then crosses the network once), or
-                          where the layout's blocks are long enough for
-                          datatypes to stream them and P is small
-                          enough (docs/multiphase.md); else HYPERCUBE.
-                          DIRECT with 1 <= phases < all, or the
-                          node-aware exchanges (not built yet):
+                          NODE_DIRECT: the ranks of a node combine
+                          their data at "port" ranks, ports exchange
+                          one message per node pair (each byte crosses
+                          the network once; at most ceil((nodes - 1) /
+                          ranks on the node) messages per rank across
+                          nodes), then the ports hand the data to its
+                          writers. NODE_HYPERCUBE: the hypercube's
+                          phases between nodes, one message per rank
+                          across nodes per phase, then one step within
+                          each node (docs/multiphase.md).
+                          AUTO (default), with all phases: on one node,
+                          DIRECT through shared memory (see
+                          shared_memory), or DIRECT where the layout's
+                          blocks are long enough for datatypes to
+                          stream them and P <= 64, else HYPERCUBE.
+                          Across nodes: the link between two nodes and
+                          a memory copy are measured once per process
+                          (stats.multiphase.net_bw, mem_bw); DIRECT
+                          where the copy is less than 64x as fast as
+                          the link and P <= 64, else NODE_DIRECT or
+                          NODE_HYPERCUBE, whichever a cost model of
+                          their messages, bytes across nodes and copies
+                          says is cheaper. With fewer than all phases:
+                          HYPERCUBE.
+                          DIRECT or a node exchange with
+                          1 <= phases < all:
                           COLLIO_ERR_ARG. */
     int shared_memory; /* the direct exchange: 1 (default): where
                           all ranks share one node, the file-order

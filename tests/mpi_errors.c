@@ -311,19 +311,18 @@ static void file_errors(tu_ctx *t)
 }
 
 /* Writes that must fail, per strategy and backend; rounds != 0: the plan
- * option multiphase.write_rounds (writes and reads in rounds, which the
+ * option write_rounds (multiphase: writes and reads in rounds, which the
  * small data here does not get by default); x, shm: the plan options
- * multiphase.exchange (hypercube or direct; auto by default) and
- * multiphase.shared_memory (1 by default). */
+ * exchange (multiphase: any collio_exchange; auto by default) and
+ * shared_memory (1 by default). */
 static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int shm,
                          collio_backend be)
 {
-    static const char *xname[] = {"auto", "hypercube", "direct"};
     const char *bn = be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio";
     char what[256], path[1024], label[96];
     snprintf(label, sizeof label,
              rounds || x || !shm ? "%s(write_rounds=%d,exchange=%s,shm=%d)" : "%s",
-             strategy, rounds, xname[x], shm);
+             strategy, rounds, collio_exchange_name(x), shm);
     collio_plan_options po;
     collio_plan_options_init(&po);
     po.multiphase.write_rounds = rounds;
@@ -578,11 +577,20 @@ int main(int argc, char **argv)
         write_errors(&t, name, 0, 0, 1, COLLIO_BACKEND_MPIIO);
     }
     /* multiphase's other paths: in rounds (the last one direct; and all
-     * through the hypercube), and the direct exchange */
+     * through the hypercube), the direct exchange, the node-aware ones */
     write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_AUTO, 1, COLLIO_BACKEND_POSIX);
     write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_HYPERCUBE, 1, COLLIO_BACKEND_POSIX);
     write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_POSIX);
     write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_MPIIO);
     write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 0, COLLIO_BACKEND_POSIX);
+    /* the node-aware exchanges (across nodes; one step on one node) */
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_DIRECT, 1,
+                 COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_DIRECT, 1,
+                 COLLIO_BACKEND_MPIIO);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_HYPERCUBE, 1,
+                 COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_HYPERCUBE, 1,
+                 COLLIO_BACKEND_MPIIO);
     return tu_finish(&t);
 }

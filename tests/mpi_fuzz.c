@@ -6,7 +6,8 @@
  * seeded generator: element sizes 1, 3, 8 and 17; block-cyclic vectors
  * (empty ranks where nx < P * bx), N-d arrays in both orders, index lists
  * with empty ranks; every canonical strategy with random phases,
- * exchange, shared memory, write rounds, destroy_input, subgroup groups
+ * exchange (all of them: hypercube, direct, node-direct, node-hypercube,
+ * auto), shared memory, write rounds, destroy_input, subgroup groups
  * and inner strategies. A failure prints its case; rerun it with
  * COLLIO_FUZZ_SEED / COLLIO_FUZZ_CASES and the case's text as filter.
  */
@@ -60,9 +61,13 @@ static void random_options(uint64_t *s, collio_plan_options *o)
     static const char *inners[] = {NULL, "serial", "independent", "two_phase",
                                    "multiphase"};
     collio_plan_options_init(o);
-    o->multiphase.exchange = (int)pick(s, 0, 2);
-    o->multiphase.phases =
-        o->multiphase.exchange == COLLIO_EXCHANGE_DIRECT ? 0 : (int)pick(s, 0, 3);
+    /* every exchange; those that merge all phases (direct, node-direct,
+     * node-hypercube) with phases = 0 (1 <= phases < all: an error) */
+    o->multiphase.exchange = (int)pick(s, 0, COLLIO_EXCHANGE__COUNT - 1);
+    o->multiphase.phases = o->multiphase.exchange == COLLIO_EXCHANGE_AUTO
+                                   || o->multiphase.exchange == COLLIO_EXCHANGE_HYPERCUBE
+                               ? (int)pick(s, 0, 3)
+                               : 0;
     o->multiphase.shared_memory = (int)pick(s, 0, 1);
     o->multiphase.write_rounds = (int)pick(s, -1, 3);
     o->multiphase.keep_buffers = (int)pick(s, 0, 1);
@@ -82,13 +87,13 @@ static void one_case(tu_ctx *t, uint64_t seed, int c)
     collio_plan_options o;
     random_options(&s, &o);
     tu_case(t,
-            "case %d (seed %llu): %s %s phases=%d exchange=%d shm=%d rounds=%d keep=%d "
+            "case %d (seed %llu): %s %s phases=%d exchange=%s shm=%d rounds=%d keep=%d "
             "destroy=%d chunk=%lld iov=%lld group=%d inner=%s",
             c, (unsigned long long)seed, d.name, strategy, o.multiphase.phases,
-            o.multiphase.exchange, o.multiphase.shared_memory, o.multiphase.write_rounds,
-            o.multiphase.keep_buffers, o.destroy_input, (long long)o.serial.chunk_bytes,
-            (long long)o.independent.max_iov, o.subgroup.group,
-            o.subgroup.inner ? o.subgroup.inner : "default");
+            collio_exchange_name(o.multiphase.exchange), o.multiphase.shared_memory,
+            o.multiphase.write_rounds, o.multiphase.keep_buffers, o.destroy_input,
+            (long long)o.serial.chunk_bytes, (long long)o.independent.max_iov,
+            o.subgroup.group, o.subgroup.inner ? o.subgroup.inner : "default");
     if (!tu_case_enabled(t)) {
         tu_desc_free(&d);
         return;
@@ -99,6 +104,15 @@ static void one_case(tu_ctx *t, uint64_t seed, int c)
     if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")) {
         rc = collio_plan_create(t->comm, l, strategy, &o, &p);
         TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
+        if (rc == COLLIO_OK && strcmp(strategy, "multiphase") == 0
+            && o.multiphase.exchange != COLLIO_EXCHANGE_AUTO) {
+            collio_stats st; /* a forced exchange is the one that runs */
+            collio_plan_stats(p, &st);
+            TU_CHECK(t, st.multiphase.exchange == o.multiphase.exchange,
+                     "exchange %s, forced %s",
+                     collio_exchange_name(st.multiphase.exchange),
+                     collio_exchange_name(o.multiphase.exchange));
+        }
     }
     collio_layout_free(&l);
     int64_t *idx = NULL, n = 0;

@@ -8,7 +8,9 @@
  *  - collio_layout_set_memory_datatype: elements at a stride with gaps
  *    (resized type x nlocal; one vector type), and in reversed memory order
  *    (hindexed); gap bytes must be left untouched by reads.
- * multiphase also runs with write_rounds = 2 (reads in rounds).
+ * multiphase also runs with write_rounds = 2 (reads in rounds), and with
+ * each exchange forced: direct (shared memory and messages), node-direct
+ * and node-hypercube (across nodes and, in one step, on one node).
  * File bytes are checked against the independent expectation (testutil),
  * read buffers against the independent enumeration of the rank's indices.
  *
@@ -132,9 +134,9 @@ static int64_t compare_mem(const unsigned char *buf, size_t bytes, const mem_map
 static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
                      mem_kind mk, collio_backend be, uint64_t seed0, int rounds, int x)
 {
-    tu_case(t, "%s memory=%s strategy=%s backend=%s write_rounds=%d exchange=%d", d->name,
+    tu_case(t, "%s memory=%s strategy=%s backend=%s write_rounds=%d exchange=%s", d->name,
             mem_names[mk], strategy, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
-            rounds, x);
+            rounds, x < 0 ? "direct-messages" : collio_exchange_name(x));
     if (!tu_case_enabled(t))
         return;
     int canonical = collio_strategy_is_canonical(strategy) == 1;
@@ -227,7 +229,8 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
     }
     /* multiphase in rounds: reads through the rounds into the library's
      * packed copy (writes with a packed copy take one pass), the last
-     * round direct and all through the hypercube; the direct exchange */
+     * round direct and all through the hypercube; the direct exchange;
+     * node-direct and node-hypercube */
     for (int mk = 0; mk < MEM__N; mk++) {
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
                  (uint64_t)(100 * which + 50 + mk), 2, COLLIO_EXCHANGE_AUTO);
@@ -237,6 +240,12 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
                  (uint64_t)(100 * which + 70 + mk), 0, COLLIO_EXCHANGE_DIRECT);
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
                  (uint64_t)(100 * which + 80 + mk), 0, -1); /* direct, messages */
+        /* the node-aware exchanges (the second through MPI-IO) */
+        run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
+                 (uint64_t)(100 * which + 90 + mk), 0, COLLIO_EXCHANGE_NODE_DIRECT);
+        run_case(t, d, "multiphase", (mem_kind)mk,
+                 mk % 2 ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX,
+                 (uint64_t)(100 * which + 95 + mk), 0, COLLIO_EXCHANGE_NODE_HYPERCUBE);
     }
     tu_desc_free(d);
 }

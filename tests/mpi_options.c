@@ -54,6 +54,14 @@ static void f_exchange(collio_plan_options *o)
 {
     o->multiphase.exchange = COLLIO_EXCHANGE_DIRECT;
 }
+static void f_exchange_nd(collio_plan_options *o)
+{
+    o->multiphase.exchange = COLLIO_EXCHANGE_NODE_DIRECT;
+}
+static void f_exchange_nh(collio_plan_options *o)
+{
+    o->multiphase.exchange = COLLIO_EXCHANGE_NODE_HYPERCUBE;
+}
 static void f_shm(collio_plan_options *o)
 {
     o->multiphase.shared_memory = 0;
@@ -87,6 +95,8 @@ static const flip flips[] = {
     {"destroy_input", f_destroy},
     {"multiphase.write_rounds", f_rounds},
     {"multiphase.exchange", f_exchange},
+    {"multiphase.exchange (node-direct)", f_exchange_nd},
+    {"multiphase.exchange (node-hypercube)", f_exchange_nh},
     {"multiphase.shared_memory", f_shm},
     {"subgroup.group", f_group},
     {"subgroup.inner", f_inner},
