@@ -68,7 +68,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 20 + COLLIO_BENCH_PHASE_COLS };
+    enum { NMAX = 21 + COLLIO_BENCH_PHASE_COLS };
     double mx[NMAX] = {
         st.inspect_s, st.exchange_s, st.file_s, st.total_s, hwm_kb / 1024.0,
         (hwm_kb - rss0_kb) / 1024.0, (double)local_bytes / (1024.0 * 1024.0),
@@ -80,9 +80,9 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
            member's gather_s of a read includes waiting for
            the master's file access */
         st.subgroup.master ? st.subgroup.gather_s : 0.0, (double)st.subgroup.group,
-        st.replicas.classify_s, st.replicas.schedule_s};
+        st.replicas.classify_s, st.replicas.schedule_s, (double)st.messages_offnode};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[20 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+        mx[21 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
     int64_t sm[7] = {st.bytes_sent,         st.messages,      st.file_requests,
@@ -96,6 +96,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     r->replicas.fill_bytes = gsm[6];
     r->bytes_offnode = gsm[4];
     r->messages_offnode = gsm[5];
+    r->messages_offnode_max = (int64_t)gmx[20];
     r->nnodes = st.nnodes;
     r->inspect_s = gmx[0];
     r->exchange_s = gmx[1];
@@ -110,7 +111,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     if (r->nphases > COLLIO_BENCH_PHASE_COLS)
         r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[20 + i];
+        r->phase_s[i] = gmx[21 + i];
     r->split_s = gmx[15];
     r->gather_s = gmx[16];
     r->group = (int)gmx[17];

@@ -59,6 +59,7 @@ typedef struct bench_row {
     double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;
     int64_t bytes_offnode, messages_offnode; /* the part with other nodes (sums) */
+    int64_t messages_offnode_max;            /* ... the most on one rank */
     int nnodes;                              /* nodes the ranks run on */
     int64_t file_requests_max, plan_bytes_max;
     double peak_rss_mb;  /* VmHWM during the call, max over ranks */
