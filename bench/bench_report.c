@@ -17,7 +17,8 @@ static const char *csv_header =
     "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
     "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s,"
     "replicas,load,nodes,intervals_per_rank,avg_interval,replicated_pct,lb_pct,"
-    "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode,messages_offnode_max\n";
+    "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode,"
+    "messages_offnode_max\n";
 
 FILE *bench_csv_open(const char *path)
 {

@@ -55,43 +55,7 @@ static const char *const xname[X__N] = {
 /* The test's own node map (MPI_Comm_split_type; nodes numbered densely in
  * the order of their lowest rank, as collio.h's nnodes counts them):
  * node_of[r], lidx[r] (index among its node's ranks), size[N]; M nodes. */
-typedef struct node_map {
-    int M;
-    int *node_of, *lidx, *size;
-} node_map;
-static node_map nodes;
-
-static void make_node_map(tu_ctx *t, node_map *nm)
-{
-    const int P = t->nranks;
-    MPI_Comm node;
-    MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &node);
-    int leader = t->rank;
-    MPI_Allreduce(&t->rank, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    int *lead = malloc((size_t)P * sizeof *lead);
-    MPI_Allgather(&leader, 1, MPI_INT, lead, 1, MPI_INT, t->comm);
-    nm->node_of = malloc((size_t)P * sizeof *nm->node_of);
-    nm->lidx = malloc((size_t)P * sizeof *nm->lidx);
-    nm->size = calloc((size_t)P, sizeof *nm->size);
-    nm->M = 0;
-    for (int r = 0; r < P; r++) {
-        int id = 0; /* leaders below this rank's leader */
-        for (int q = 0; q < lead[r]; q++)
-            id += lead[q] == q;
-        nm->node_of[r] = id;
-        nm->lidx[r] = nm->size[id]++;
-        nm->M += lead[r] == r;
-    }
-    free(lead);
-}
-
-static void free_node_map(node_map *nm)
-{
-    free(nm->node_of);
-    free(nm->lidx);
-    free(nm->size);
-}
+static tu_node_map nodes;
 
 static int64_t ceil_div(int64_t a, int64_t b)
 {
@@ -1086,7 +1050,7 @@ int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_multiphase");
-    make_node_map(&t, &nodes);
+    tu_node_map_make(&t, &nodes);
     test_options(&t);
     test_block_cyclic(&t);
     test_darray(&t);
@@ -1095,6 +1059,6 @@ int main(int argc, char **argv)
     test_work_memory(&t);
     test_plan_bytes(&t);
     test_random_vs_serial(&t, t.nranks > 4 ? 25 : 40);
-    free_node_map(&nodes);
+    tu_node_map_free(&nodes);
     return tu_finish(&t);
 }

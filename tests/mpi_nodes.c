@@ -56,40 +56,6 @@ static int count_nodes(tu_ctx *t)
 
 /* The test's own node map: node_of[r] (dense, in the order of each node's
  * lowest rank), size[N] ranks on node N, M nodes. */
-typedef struct node_map {
-    int M;
-    int *node_of, *size;
-} node_map;
-
-static void make_node_map(tu_ctx *t, node_map *nm)
-{
-    const int P = t->nranks;
-    MPI_Comm node;
-    MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &node);
-    int leader = t->rank;
-    MPI_Allreduce(&t->rank, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    int *lead = malloc((size_t)P * sizeof *lead);
-    MPI_Allgather(&leader, 1, MPI_INT, lead, 1, MPI_INT, t->comm);
-    nm->node_of = malloc((size_t)P * sizeof *nm->node_of);
-    nm->size = calloc((size_t)P, sizeof *nm->size);
-    nm->M = 0;
-    for (int r = 0; r < P; r++) {
-        int id = 0; /* leaders below this rank's leader */
-        for (int q = 0; q < lead[r]; q++)
-            id += lead[q] == q;
-        nm->node_of[r] = id;
-        nm->size[id]++;
-        nm->M += lead[r] == r;
-    }
-    free(lead);
-}
-
-static void free_node_map(node_map *nm)
-{
-    free(nm->node_of);
-    free(nm->size);
-}
 
 static int ceil_log2(int n)
 {
@@ -117,7 +83,7 @@ typedef struct crossing {
     int aligned; /* every element's holder is its writer */
 } crossing;
 
-static crossing must_cross(const node_map *nm, int P, int64_t nx, int64_t bx)
+static crossing must_cross(const tu_node_map *nm, int P, int64_t nx, int64_t bx)
 {
     crossing c = {0, 0, 0, 1};
     const int M = nm->M;
@@ -168,7 +134,7 @@ static int is_node_exchange(int x)
 }
 
 /* The node-aware exchanges' figures (see the top of the file). */
-static void check_node_exchange(tu_ctx *t, const variant *va, const node_map *nm,
+static void check_node_exchange(tu_ctx *t, const variant *va, const tu_node_map *nm,
                                 const crossing *cr, size_t es, int op,
                                 const collio_stats *st)
 {
@@ -244,8 +210,8 @@ int main(int argc, char **argv)
     tu_init(&t, &argc, &argv, "mpi_nodes");
     int nodes = count_nodes(&t);
     size_t es = 4;
-    node_map nm;
-    make_node_map(&t, &nm);
+    tu_node_map nm;
+    tu_node_map_make(&t, &nm);
     tu_case(&t, "the test's node map");
     TU_CHECK(&t, nm.M == nodes, "%d nodes in the map, %d leaders", nm.M, nodes);
     /* bx = 1 for every variant: every node holds elements of every other
@@ -332,6 +298,6 @@ int main(int argc, char **argv)
             collio_plan_free(&p);
             collio_layout_free(&l);
         }
-    free_node_map(&nm);
+    tu_node_map_free(&nm);
     return tu_finish(&t);
 }

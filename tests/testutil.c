@@ -396,3 +396,37 @@ int64_t tu_check_file(tu_ctx *t, const char *path, int64_t nglobal, size_t esize
     MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, t->comm);
     return total;
 }
+
+/* ------------------------------------------------------------ nodes */
+
+void tu_node_map_make(tu_ctx *t, tu_node_map *nm)
+{
+    const int P = t->nranks;
+    MPI_Comm node;
+    MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &node);
+    int leader = t->rank;
+    MPI_Allreduce(&t->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    int *lead = malloc((size_t)P * sizeof *lead);
+    MPI_Allgather(&leader, 1, MPI_INT, lead, 1, MPI_INT, t->comm);
+    nm->node_of = malloc((size_t)P * sizeof *nm->node_of);
+    nm->lidx = malloc((size_t)P * sizeof *nm->lidx);
+    nm->size = calloc((size_t)P, sizeof *nm->size);
+    nm->M = 0;
+    for (int r = 0; r < P; r++) {
+        int id = 0; /* leaders below this rank's leader */
+        for (int q = 0; q < lead[r]; q++)
+            id += lead[q] == q;
+        nm->node_of[r] = id;
+        nm->lidx[r] = nm->size[id]++;
+        nm->M += lead[r] == r;
+    }
+    free(lead);
+}
+
+void tu_node_map_free(tu_node_map *nm)
+{
+    free(nm->node_of);
+    free(nm->lidx);
+    free(nm->size);
+}

@@ -209,4 +209,16 @@ int64_t tu_compare(const unsigned char *buf, const int64_t *idx, int64_t n, size
 /* Deterministic 64-bit generator for test data (splitmix64 stream). */
 uint64_t tu_rand(uint64_t *state);
 
+/* Which node each rank of t->comm runs on, asked of MPI
+ * (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)), not of the library: dense
+ * node indices in order of each node's lowest rank, as collio numbers
+ * them. Collective. */
+typedef struct tu_node_map {
+    int M;                      /* nodes */
+    int *node_of, *lidx, *size; /* [P] node of each rank, its index among
+                                   the node's ranks; [M] ranks per node */
+} tu_node_map;
+void tu_node_map_make(tu_ctx *t, tu_node_map *nm);
+void tu_node_map_free(tu_node_map *nm);
+
 #endif /* COLLIO_TESTUTIL_H */

@@ -233,6 +233,13 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
 
 /* ---- the kit: what the transports share (multiphase_kit.c) */
 
+/* The message to one peer: the buffer ranges of its pieces dv (mem =
+ * buffer position; merged where they touch) as an MPI type in bytes, and
+ * its element count; then each piece's mem becomes its position in the
+ * message, as the receiver needs it. */
+int collio__mp_send_type(collio__segvec *dv, size_t esize, MPI_Datatype *t,
+                         int64_t *elems);
+
 /* An MPI type placing the descriptors v[0..n) (file offsets; consecutive
  * in the message) into a buffer that holds file elements [lo, ...): a
  * struct of contiguous runs and hvectors, in message order. */

@@ -72,31 +72,6 @@ static int clip_to_domains(collio_plan *p, const collio__seg *segs, int64_t nseg
     return rc;
 }
 
-/* The send side for one peer: the stream ranges of its pieces (merged
- * where they touch) as a type; then the pieces' mem becomes their position
- * in the message, as the receiver needs them. */
-static int send_side(collio__segvec *dv, size_t esize, MPI_Datatype *t, int64_t *elems)
-{
-    collio__mp_range *r = malloc((size_t)(dv->n > 0 ? dv->n : 1) * sizeof *r);
-    if (r == NULL)
-        return COLLIO_ERR_NOMEM;
-    int64_t nr = 0, pos = 0;
-    for (int64_t i = 0; i < dv->n; i++) {
-        collio__seg *s = &dv->v[i];
-        int64_t n = s->count * s->len;
-        if (nr > 0 && r[nr - 1].pos + r[nr - 1].n == s->mem)
-            r[nr - 1].n += n;
-        else
-            r[nr++] = (collio__mp_range){s->mem, n};
-        s->mem = pos;
-        pos += n;
-    }
-    *elems = pos;
-    int rc = collio__mp_ranges_type(r, nr, esize, t);
-    free(r);
-    return rc;
-}
-
 /* The rank's own pieces (dv: stream positions) as copy ops between the
  * stream and F (off = F position, mem = stream position; the final
  * step's scatter / gather walks them), in fin->ops; dv is emptied, so
@@ -194,7 +169,8 @@ int collio__mp_direct_new(collio_plan *p, const collio__seg *segs, int64_t nsegs
     for (int q = 0; q < P && rc == COLLIO_OK; q++) {
         if (q == p->rank)
             continue;
-        rc = send_side(&desc[q], l->esize, &d->send_type[q], &d->send_elems[q]);
+        rc =
+            collio__mp_send_type(&desc[q], l->esize, &d->send_type[q], &d->send_elems[q]);
         d->send_tuples += desc[q].n;
     }
     collio__seg *in = NULL;

@@ -204,6 +204,32 @@ int collio__mp_file_runs(collio_plan *p, const collio__mp_final *fin, collio_fil
     return rc;
 }
 
+/* ------------------------------------------------- a peer's message */
+
+/* (multiphase.h) */
+int collio__mp_send_type(collio__segvec *dv, size_t esize, MPI_Datatype *t,
+                         int64_t *elems)
+{
+    collio__mp_range *r = malloc((size_t)(dv->n > 0 ? dv->n : 1) * sizeof *r);
+    if (r == NULL)
+        return COLLIO_ERR_NOMEM;
+    int64_t nr = 0, pos = 0;
+    for (int64_t i = 0; i < dv->n; i++) {
+        collio__seg *s = &dv->v[i];
+        int64_t n = s->count * s->len;
+        if (nr > 0 && r[nr - 1].pos + r[nr - 1].n == s->mem)
+            r[nr - 1].n += n;
+        else
+            r[nr++] = (collio__mp_range){s->mem, n};
+        s->mem = pos;
+        pos += n;
+    }
+    *elems = pos;
+    int rc = collio__mp_ranges_type(r, nr, esize, t);
+    free(r);
+    return rc;
+}
+
 /* --------------------------------------------------- placing into F */
 
 /* (multiphase.h) */

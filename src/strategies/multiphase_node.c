@@ -72,30 +72,6 @@ static int route_pieces(collio_plan *p, const collio__mp_nodes *nm, int x, int s
     return rc;
 }
 
-/* The send side to one peer: the A ranges of its pieces as a type; the
- * pieces' mem becomes their position in the message. */
-static int send_type(collio__segvec *dv, size_t esize, MPI_Datatype *t, int64_t *elems)
-{
-    collio__mp_range *r = malloc((size_t)(dv->n > 0 ? dv->n : 1) * sizeof *r);
-    if (r == NULL)
-        return COLLIO_ERR_NOMEM;
-    int64_t nr = 0, pos = 0;
-    for (int64_t i = 0; i < dv->n; i++) {
-        collio__seg *g = &dv->v[i];
-        int64_t n = g->count * g->len;
-        if (nr > 0 && r[nr - 1].pos + r[nr - 1].n == g->mem)
-            r[nr - 1].n += n;
-        else
-            r[nr++] = (collio__mp_range){g->mem, n};
-        g->mem = pos;
-        pos += n;
-    }
-    *elems = pos;
-    int rc = collio__mp_ranges_type(r, nr, esize, t);
-    free(r);
-    return rc;
-}
-
 static int route_alloc(collio__mp_route *r, int P)
 {
     size_t n = (size_t)(P > 0 ? P : 1);
@@ -187,7 +163,8 @@ static int build_step(collio_plan *p, const collio__mp_nodes *nm, int x, int s,
             continue;
         r->tuples += desc[q].n;
         r->send_rank[r->nsend] = q;
-        rc = send_type(&desc[q], es, &r->send_type[r->nsend], &r->send_elems[r->nsend]);
+        rc = collio__mp_send_type(&desc[q], es, &r->send_type[r->nsend],
+                                  &r->send_elems[r->nsend]);
         r->nsend++;
     }
     rc = collio__mp_swap_desc(p, desc, rc, &in, in_at); /* agreed */
