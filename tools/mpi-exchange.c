@@ -41,10 +41,12 @@ int main(int argc, char **argv)
         int k = 0;
         for (int q = 0; q < P; q++)
             if (q != me)
-                MPI_Irecv(r + (size_t)q * n, (int)n, MPI_BYTE, q, 0, MPI_COMM_WORLD, &rq[k++]);
+                MPI_Irecv(r + (size_t)q * n, (int)n, MPI_BYTE, q, 0, MPI_COMM_WORLD,
+                          &rq[k++]);
         for (int q = 0; q < P; q++)
             if (q != me)
-                MPI_Isend(s + (size_t)q * n, (int)n, MPI_BYTE, q, 0, MPI_COMM_WORLD, &rq[k++]);
+                MPI_Isend(s + (size_t)q * n, (int)n, MPI_BYTE, q, 0, MPI_COMM_WORLD,
+                          &rq[k++]);
         MPI_Waitall(k, rq, MPI_STATUSES_IGNORE);
         double t = MPI_Wtime() - t0, mx = 0;
         MPI_Reduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
