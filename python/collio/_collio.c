@@ -1,0 +1,855 @@
+/*
+ * _collio.c -- the C half of the Python bindings (package collio). Thin:
+ * every function maps onto one collio call; the Python layer
+ * (collio/__init__.py) holds the classes, names and documentation.
+ *
+ * Handles are PyCapsules holding a pointer to a heap cell that holds the
+ * collio object pointer, so that an explicit free/close sets the cell to
+ * NULL and later uses see a closed object. The capsule destructor of a
+ * layout frees it (local); plans and files are freed by their collective
+ * calls only, which the Python layer makes (never from a capsule
+ * destructor, which may run at different times on different ranks).
+ *
+ * Buffers: the buffer protocol on the user's object itself (any contiguous
+ * array), never a copy; PyBUF_WRITABLE for reads. Whatever this rank finds
+ * wrong with its buffer (not contiguous, read-only, wrong item size) is
+ * turned into a collio call with a mismatching size, so that collio's own
+ * agreement reports COLLIO_ERR_BUFSIZE on every rank instead of one rank
+ * raising while the others wait in the collective call.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <mpi.h>
+#include <mpi4py/mpi4py.h>
+#include <collio.h>
+#include <stdio.h>
+#include <string.h>
+
+static PyObject *error_class; /* collio.Error, set by the Python layer */
+
+#define CAP_LAYOUT "collio.layout"
+#define CAP_PLAN "collio.plan"
+#define CAP_FILE "collio.file"
+
+/* Raise collio.Error(code, text, detail) (detail: collio_last_error, with
+ * `local` appended when this rank has more to say). */
+static PyObject *raise_collio(int code, const char *local)
+{
+    char detail[2048];
+    snprintf(detail, sizeof detail, "%s%s%s", collio_last_error(),
+             local != NULL && local[0] != '\0' ? "; this rank: " : "",
+             local != NULL ? local : "");
+    if (error_class == NULL) {
+        PyErr_Format(PyExc_RuntimeError, "collio error %d: %s (%s)", code,
+                     collio_strerror(code), detail);
+        return NULL;
+    }
+    PyObject *exc =
+        PyObject_CallFunction(error_class, "iss", code, collio_strerror(code), detail);
+    if (exc != NULL) {
+        PyErr_SetObject(error_class, exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+static PyObject *set_error_class(PyObject *self, PyObject *cls)
+{
+    (void)self;
+    Py_XINCREF(cls);
+    Py_XSETREF(error_class, cls);
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------ handles */
+
+static void layout_capsule_free(PyObject *cap)
+{
+    collio_layout **cell = PyCapsule_GetPointer(cap, CAP_LAYOUT);
+    if (cell != NULL) {
+        collio_layout_free(cell); /* local */
+        PyMem_Free(cell);
+    }
+}
+
+static void cell_capsule_free(PyObject *cap)
+{
+    /* plans and files: the cell only; an object still open here is left
+     * (leaked) -- its free is collective, the Python layer's business. */
+    void *cell = PyCapsule_GetPointer(cap, PyCapsule_GetName(cap));
+    PyMem_Free(cell);
+}
+
+static PyObject *new_handle(void *ptr, const char *name, PyCapsule_Destructor d)
+{
+    void **cell = PyMem_Malloc(sizeof *cell);
+    if (cell == NULL)
+        return PyErr_NoMemory();
+    *cell = ptr;
+    PyObject *cap = PyCapsule_New(cell, name, d);
+    if (cap == NULL)
+        PyMem_Free(cell);
+    return cap;
+}
+
+/* The cell of a handle; *cell may be NULL (closed). */
+static void **get_cell(PyObject *cap, const char *name)
+{
+    return PyCapsule_GetPointer(cap, name);
+}
+
+static void *get_open(PyObject *cap, const char *name, const char *what)
+{
+    void **cell = get_cell(cap, name);
+    if (cell == NULL)
+        return NULL;
+    if (*cell == NULL) {
+        PyErr_Format(PyExc_ValueError, "the %s is closed (freed)", what);
+        return NULL;
+    }
+    return *cell;
+}
+
+static int get_comm(PyObject *obj, MPI_Comm *comm)
+{
+    MPI_Comm *c = PyMPIComm_Get(obj);
+    if (c == NULL)
+        return -1;
+    *comm = *c;
+    return 0;
+}
+
+/* A contiguous int64 buffer (index lists): count elements. */
+static int get_i64(PyObject *obj, Py_buffer *view, int64_t *count)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->itemsize != 8) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "index arrays must hold 8-byte integers");
+        return -1;
+    }
+    *count = (int64_t)(view->len / 8);
+    return 0;
+}
+
+/* ------------------------------------------------------------ layouts */
+
+static PyObject *layout_done(int rc, collio_layout *l)
+{
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    PyObject *cap = new_handle(l, CAP_LAYOUT, layout_capsule_free);
+    if (cap == NULL)
+        collio_layout_free(&l);
+    return cap;
+}
+
+static PyObject *py_layout_block_cyclic(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcomm;
+    long long nx, bx;
+    Py_ssize_t esize;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OLLn", &pcomm, &nx, &bx, &esize)
+        || get_comm(pcomm, &comm) < 0)
+        return NULL;
+    collio_layout *l = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_layout_block_cyclic(comm, nx, bx, esize < 0 ? 0 : (size_t)esize, &l);
+    Py_END_ALLOW_THREADS;
+    return layout_done(rc, l);
+}
+
+/* A sequence of at most COLLIO_MAX_DIMS integers. */
+static int seq_i64(PyObject *seq, int64_t out[], int *n)
+{
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of integers");
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > COLLIO_MAX_DIMS) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "at most %d dimensions", COLLIO_MAX_DIMS);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (out[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    *n = (int)len;
+    Py_DECREF(fast);
+    return 0;
+}
+
+static PyObject *py_layout_darray(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcomm, *pg, *pd, *pa, *pp;
+    int order;
+    Py_ssize_t esize;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OOOOOin", &pcomm, &pg, &pd, &pa, &pp, &order, &esize)
+        || get_comm(pcomm, &comm) < 0)
+        return NULL;
+    int64_t g[COLLIO_MAX_DIMS], d[COLLIO_MAX_DIMS], a[COLLIO_MAX_DIMS],
+        p[COLLIO_MAX_DIMS];
+    int ng, nd, na, np;
+    if (seq_i64(pg, g, &ng) < 0 || seq_i64(pd, d, &nd) < 0 || seq_i64(pa, a, &na) < 0
+        || seq_i64(pp, p, &np) < 0)
+        return NULL;
+    if (nd != ng || na != ng || np != ng) {
+        PyErr_SetString(PyExc_ValueError,
+                        "gsizes, distribs, dargs and psizes must have one entry per "
+                        "dimension");
+        return NULL;
+    }
+    collio_distrib dist[COLLIO_MAX_DIMS];
+    int psz[COLLIO_MAX_DIMS];
+    for (int i = 0; i < ng; i++) {
+        dist[i] = (collio_distrib)d[i];
+        psz[i] = (int)p[i];
+    }
+    collio_layout *l = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_layout_darray(comm, ng, g, dist, a, psz, (collio_order)order,
+                              esize < 0 ? 0 : (size_t)esize, &l);
+    Py_END_ALLOW_THREADS;
+    return layout_done(rc, l);
+}
+
+static PyObject *py_layout_index_list(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcomm, *pidx, *powned = Py_None;
+    long long nglobal;
+    Py_ssize_t esize;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OLOn|O", &pcomm, &nglobal, &pidx, &esize, &powned)
+        || get_comm(pcomm, &comm) < 0)
+        return NULL;
+    Py_buffer iv, ov;
+    int64_t n;
+    if (get_i64(pidx, &iv, &n) < 0)
+        return NULL;
+    int replicated = powned != Py_None;
+    if (replicated) {
+        if (PyObject_GetBuffer(powned, &ov, PyBUF_C_CONTIGUOUS) < 0) {
+            PyBuffer_Release(&iv);
+            return NULL;
+        }
+        if (ov.itemsize != 1 || ov.len != (Py_ssize_t)n) {
+            PyBuffer_Release(&iv);
+            PyBuffer_Release(&ov);
+            PyErr_SetString(PyExc_ValueError,
+                            "owned must hold one byte (0 or 1) per index");
+            return NULL;
+        }
+    }
+    collio_layout *l = NULL;
+    int rc;
+    size_t es = esize < 0 ? 0 : (size_t)esize;
+    Py_BEGIN_ALLOW_THREADS;
+    if (replicated)
+        rc =
+            collio_layout_index_list_replicated(comm, nglobal, n, iv.buf, ov.buf, es, &l);
+    else
+        rc = collio_layout_index_list(comm, nglobal, n, iv.buf, es, &l);
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&iv);
+    if (replicated)
+        PyBuffer_Release(&ov);
+    return layout_done(rc, l);
+}
+
+static PyObject *py_layout_set_memory_global(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_layout *l = get_open(cap, CAP_LAYOUT, "layout");
+    if (l == NULL)
+        return NULL;
+    int rc = collio_layout_set_memory_global(l);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_layout_set_memory_datatype(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *ptype;
+    int count;
+    if (!PyArg_ParseTuple(args, "OOi", &cap, &ptype, &count))
+        return NULL;
+    collio_layout *l = get_open(cap, CAP_LAYOUT, "layout");
+    if (l == NULL)
+        return NULL;
+    MPI_Datatype *t = PyMPIDatatype_Get(ptype);
+    if (t == NULL)
+        return NULL;
+    int rc = collio_layout_set_memory_datatype(l, *t, count);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_layout_info(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_layout *l = get_open(cap, CAP_LAYOUT, "layout");
+    if (l == NULL)
+        return NULL;
+    return Py_BuildValue("LLnn", (long long)collio_layout_local_count(l),
+                         (long long)collio_layout_global_count(l),
+                         (Py_ssize_t)collio_layout_esize(l),
+                         (Py_ssize_t)collio_layout_buffer_bytes(l));
+}
+
+/* All global indices of this rank's elements, in layout order, into an
+ * int64 buffer of local_count entries. */
+static PyObject *py_layout_global_indices(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *pout;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &pout))
+        return NULL;
+    collio_layout *l = get_open(cap, CAP_LAYOUT, "layout");
+    if (l == NULL)
+        return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(pout, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    int64_t n = collio_layout_local_count(l);
+    if (v.itemsize != 8 || v.len != (Py_ssize_t)(n * 8)) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_ValueError, "out must hold local_count int64 values");
+        return NULL;
+    }
+    int64_t *o = v.buf;
+    for (int64_t i = 0; i < n; i++)
+        o[i] = collio_layout_global_index(l, i);
+    PyBuffer_Release(&v);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_layout_free(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_layout **cell = (collio_layout **)get_cell(cap, CAP_LAYOUT);
+    if (cell == NULL)
+        return NULL;
+    collio_layout_free(cell);
+    Py_RETURN_NONE;
+}
+
+/* -------------------------------------------------------------- files */
+
+static PyObject *py_file_open(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcomm, *pinfo;
+    const char *path;
+    int mode, backend, sync;
+    long long base;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OsiiLiO", &pcomm, &path, &mode, &backend, &base, &sync,
+                          &pinfo)
+        || get_comm(pcomm, &comm) < 0)
+        return NULL;
+    collio_file_options o;
+    collio_file_options_init(&o);
+    o.backend = (collio_backend)backend;
+    o.base_offset = base;
+    o.sync = sync;
+    if (pinfo != Py_None) {
+        MPI_Info *info = PyMPIInfo_Get(pinfo);
+        if (info == NULL)
+            return NULL;
+        o.info = *info;
+    }
+    collio_file *f = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_file_open(comm, path, (collio_file_mode)mode, &o, &f);
+    Py_END_ALLOW_THREADS;
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    PyObject *cap = new_handle(f, CAP_FILE, cell_capsule_free);
+    if (cap == NULL)
+        collio_file_abort(&f); /* collective: every rank's malloc failed? best effort */
+    return cap;
+}
+
+static PyObject *file_end(PyObject *cap, int abort)
+{
+    collio_file **cell = (collio_file **)get_cell(cap, CAP_FILE);
+    if (cell == NULL)
+        return NULL;
+    if (*cell == NULL)
+        Py_RETURN_NONE; /* closed already: a no-op, on every rank */
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = abort ? collio_file_abort(cell) : collio_file_close(cell);
+    Py_END_ALLOW_THREADS;
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_file_close(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    return file_end(cap, 0);
+}
+
+static PyObject *py_file_abort(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    return file_end(cap, 1);
+}
+
+static PyObject *py_file_path(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_file *f = get_open(cap, CAP_FILE, "file");
+    if (f == NULL)
+        return NULL;
+    return PyUnicode_DecodeFSDefault(collio_file_path(f));
+}
+
+/* -------------------------------------------------------------- plans */
+
+/* dict[key] as an integer into *out if present. */
+static int opt_int(PyObject *d, const char *key, long long *out)
+{
+    if (d == NULL || d == Py_None)
+        return 0;
+    PyObject *v = PyDict_GetItemString(d, key); /* borrowed */
+    if (v == NULL)
+        return 0;
+    long long x = PyLong_AsLongLong(v);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static PyObject *sub(PyObject *d, const char *key)
+{
+    PyObject *v = PyDict_GetItemString(d, key);
+    return v != NULL && PyDict_Check(v) ? v : NULL;
+}
+
+/* The Python layer passes a dict of ints (names already resolved):
+ * {destroy_input, serial: {chunk_bytes}, independent: {max_iov},
+ *  multiphase: {phases, keep_buffers, write_rounds, exchange, shared_memory},
+ *  subgroup: {group, inner}, replicas: {policy, seed}}. */
+static int fill_options(PyObject *d, collio_plan_options *o, PyObject **inner_bytes)
+{
+    collio_plan_options_init(o);
+    *inner_bytes = NULL;
+    if (d == NULL || d == Py_None)
+        return 0;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "options must be a dict");
+        return -1;
+    }
+    long long v;
+#define SET(dict, key, field)                                                            \
+    do {                                                                                 \
+        v = (long long)(field);                                                          \
+        if (opt_int(dict, key, &v) < 0)                                                  \
+            return -1;                                                                   \
+        (field) = v;                                                                     \
+    } while (0)
+    SET(d, "destroy_input", o->destroy_input);
+    PyObject *s;
+    if ((s = sub(d, "serial")) != NULL)
+        SET(s, "chunk_bytes", o->serial.chunk_bytes);
+    if ((s = sub(d, "independent")) != NULL)
+        SET(s, "max_iov", o->independent.max_iov);
+    if ((s = sub(d, "multiphase")) != NULL) {
+        SET(s, "phases", o->multiphase.phases);
+        SET(s, "keep_buffers", o->multiphase.keep_buffers);
+        SET(s, "write_rounds", o->multiphase.write_rounds);
+        SET(s, "exchange", o->multiphase.exchange);
+        SET(s, "shared_memory", o->multiphase.shared_memory);
+    }
+    if ((s = sub(d, "subgroup")) != NULL) {
+        SET(s, "group", o->subgroup.group);
+        PyObject *in = PyDict_GetItemString(s, "inner");
+        if (in != NULL && in != Py_None) {
+            if (!PyUnicode_FSConverter(in, inner_bytes))
+                return -1;
+            o->subgroup.inner = PyBytes_AS_STRING(*inner_bytes);
+        }
+    }
+    if ((s = sub(d, "replicas")) != NULL) {
+        SET(s, "policy", o->replicas.policy);
+        PyObject *sd = PyDict_GetItemString(s, "seed");
+        if (sd != NULL) {
+            unsigned long long u = PyLong_AsUnsignedLongLongMask(sd);
+            if (u == (unsigned long long)-1 && PyErr_Occurred())
+                return -1;
+            o->replicas.seed = u;
+        }
+    }
+#undef SET
+    return 0;
+}
+
+static PyObject *py_plan_create(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcomm, *lcap, *popts;
+    const char *strategy;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OOsO", &pcomm, &lcap, &strategy, &popts)
+        || get_comm(pcomm, &comm) < 0)
+        return NULL;
+    collio_layout *l = get_open(lcap, CAP_LAYOUT, "layout");
+    if (l == NULL)
+        return NULL;
+    collio_plan_options o;
+    PyObject *inner = NULL;
+    if (fill_options(popts, &o, &inner) < 0)
+        return NULL;
+    collio_plan *p = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_plan_create(comm, l, strategy, &o, &p);
+    Py_END_ALLOW_THREADS;
+    Py_XDECREF(inner);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    PyObject *cap = new_handle(p, CAP_PLAN, cell_capsule_free);
+    if (cap == NULL)
+        collio_plan_free(&p);
+    return cap;
+}
+
+static PyObject *py_plan_free(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_plan **cell = (collio_plan **)get_cell(cap, CAP_PLAN);
+    if (cell == NULL)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS;
+    collio_plan_free(cell);
+    Py_END_ALLOW_THREADS;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_plan_strategy(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_plan *p = get_open(cap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    return PyUnicode_FromString(collio_plan_strategy(p));
+}
+
+/* write (writing = 1) or read: the buffer protocol on `obj` itself.
+ * itemsizes: the array item sizes this layout accepts (a tuple). */
+static PyObject *execute(PyObject *args, int writing)
+{
+    PyObject *pcap, *fcap, *obj, *sizes;
+    if (!PyArg_ParseTuple(args, "OOOO", &pcap, &fcap, &obj, &sizes))
+        return NULL;
+    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    collio_file *f = get_open(fcap, CAP_FILE, "file");
+    if (f == NULL)
+        return NULL;
+    char local[512] = "";
+    static char dummy[1];
+    Py_buffer v;
+    int have = 0;
+    void *buf = dummy;
+    size_t bytes = 0;
+    int flags = PyBUF_ANY_CONTIGUOUS | (writing ? 0 : PyBUF_WRITABLE);
+    if (PyObject_GetBuffer(obj, &v, flags) < 0) {
+        /* this rank's buffer is unusable: say so in collio's error on every
+         * rank (a size that cannot match), rather than raise here alone */
+        PyObject *t, *val, *tb;
+        PyErr_Fetch(&t, &val, &tb);
+        PyObject *s = val != NULL ? PyObject_Str(val) : NULL;
+        snprintf(local, sizeof local, "the array cannot be used as a %s buffer: %s",
+                 writing ? "contiguous" : "writable contiguous",
+                 s != NULL ? PyUnicode_AsUTF8(s) : "?");
+        Py_XDECREF(s);
+        Py_XDECREF(t);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
+        PyErr_Clear();
+        bytes = (size_t)-1;
+    } else {
+        have = 1;
+        buf = v.buf != NULL ? v.buf : dummy;
+        bytes = (size_t)v.len;
+        int ok = 0;
+        Py_ssize_t first = -1;
+        PyObject *fast = PySequence_Fast(sizes, "itemsizes must be a sequence");
+        if (fast == NULL) {
+            PyBuffer_Release(&v);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+            Py_ssize_t sz = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, i));
+            if (i == 0)
+                first = sz;
+            if (sz == v.itemsize)
+                ok = 1;
+        }
+        Py_DECREF(fast);
+        PyErr_Clear();
+        if (!ok) {
+            snprintf(local, sizeof local,
+                     "the array's item size is %zd bytes, the layout's element %zd",
+                     v.itemsize, first);
+            bytes = (size_t)-1;
+        }
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = writing ? collio_write(p, f, buf, bytes) : collio_read(p, f, buf, bytes);
+    Py_END_ALLOW_THREADS;
+    if (have)
+        PyBuffer_Release(&v);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, local);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_plan_write(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return execute(args, 1);
+}
+
+static PyObject *py_plan_read(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return execute(args, 0);
+}
+
+/* dict helpers for stats: each returns -1 on failure */
+static int put(PyObject *d, const char *k, PyObject *v)
+{
+    if (v == NULL)
+        return -1;
+    int rc = PyDict_SetItemString(d, k, v);
+    Py_DECREF(v);
+    return rc;
+}
+#define PUT_D(d, k, x) put(d, k, PyFloat_FromDouble(x))
+#define PUT_I(d, k, x) put(d, k, PyLong_FromLongLong((long long)(x)))
+
+static PyObject *list_d(const double *a, int n)
+{
+    PyObject *l = PyList_New(n);
+    for (int i = 0; l != NULL && i < n; i++)
+        PyList_SET_ITEM(l, i, PyFloat_FromDouble(a[i]));
+    return l;
+}
+
+static PyObject *list_i(const int64_t *a, int n)
+{
+    PyObject *l = PyList_New(n);
+    for (int i = 0; l != NULL && i < n; i++)
+        PyList_SET_ITEM(l, i, PyLong_FromLongLong(a[i]));
+    return l;
+}
+
+static PyObject *py_plan_stats(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_plan *p = get_open(cap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    collio_stats s;
+    int rc = collio_plan_stats(p, &s);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    int np = s.nphases < 0                   ? 0
+             : s.nphases > COLLIO_MAX_PHASES ? COLLIO_MAX_PHASES
+                                             : s.nphases;
+    PyObject *d = PyDict_New(), *m = PyDict_New(), *g = PyDict_New(), *r = PyDict_New();
+    if (d == NULL || m == NULL || g == NULL || r == NULL)
+        goto fail;
+    const char *ex = collio_exchange_name(s.multiphase.exchange);
+    const char *pol = collio_replicas_name(s.replicas.policy);
+    if (PUT_D(d, "inspect_s", s.inspect_s) || PUT_D(d, "exchange_s", s.exchange_s)
+        || PUT_D(d, "copy_s", s.copy_s) || PUT_D(d, "file_s", s.file_s)
+        || PUT_D(d, "total_s", s.total_s) || PUT_I(d, "bytes_sent", s.bytes_sent)
+        || PUT_I(d, "messages", s.messages) || PUT_I(d, "file_requests", s.file_requests)
+        || PUT_I(d, "file_bytes", s.file_bytes) || PUT_I(d, "nphases", s.nphases)
+        || put(d, "phase_s", list_d(s.phase_s, np))
+        || put(d, "phase_bytes", list_i(s.phase_bytes, np))
+        || put(d, "phase_tuples", list_i(s.phase_tuples, np))
+        || put(d, "phase_messages", list_i(s.phase_messages, np))
+        || PUT_I(d, "plan_bytes", s.plan_bytes) || PUT_I(d, "work_bytes", s.work_bytes)
+        || PUT_I(d, "nrounds", s.nrounds) || PUT_I(d, "nnodes", s.nnodes)
+        || PUT_I(d, "messages_offnode", s.messages_offnode)
+        || PUT_I(d, "bytes_offnode", s.bytes_offnode))
+        goto fail;
+    if (put(m, "exchange", PyUnicode_FromString(ex != NULL ? ex : ""))
+        || PUT_I(m, "shared_memory", s.multiphase.shared_memory)
+        || PUT_I(m, "shm_fallback", s.multiphase.shm_fallback)
+        || PUT_D(m, "net_bw", s.multiphase.net_bw)
+        || PUT_D(m, "mem_bw", s.multiphase.mem_bw))
+        goto fail;
+    if (PUT_D(g, "split_s", s.subgroup.split_s)
+        || PUT_D(g, "gather_s", s.subgroup.gather_s)
+        || PUT_I(g, "group", s.subgroup.group) || PUT_I(g, "ngroups", s.subgroup.ngroups)
+        || PUT_I(g, "master", s.subgroup.master))
+        goto fail;
+    if (put(r, "policy", PyUnicode_FromString(pol != NULL ? pol : ""))
+        || PUT_I(r, "held", s.replicas.held) || PUT_I(r, "written", s.replicas.written)
+        || PUT_I(r, "intervals", s.replicas.intervals)
+        || PUT_D(r, "intervals_per_rank", s.replicas.intervals_per_rank)
+        || PUT_D(r, "avg_interval", s.replicas.avg_interval)
+        || PUT_D(r, "replicated_pct", s.replicas.replicated_pct)
+        || PUT_D(r, "lb_pct", s.replicas.lb_pct)
+        || PUT_D(r, "classify_s", s.replicas.classify_s)
+        || PUT_D(r, "schedule_s", s.replicas.schedule_s)
+        || PUT_I(r, "fill_bytes", s.replicas.fill_bytes))
+        goto fail;
+    if (put(d, "multiphase", m) || put(d, "subgroup", g) || put(d, "replicas", r)) {
+        m = g = r = NULL; /* put() took them */
+        goto fail;
+    }
+    return d;
+fail:
+    Py_XDECREF(d);
+    Py_XDECREF(m);
+    Py_XDECREF(g);
+    Py_XDECREF(r);
+    return NULL;
+}
+
+/* ---------------------------------------------------------- registry */
+
+static PyObject *py_strategies(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    int n = collio_strategy_count();
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l != NULL && i < n; i++) {
+        const char *name = collio_strategy_name(i);
+        const char *sum = collio_strategy_summary(name);
+        PyObject *t = Py_BuildValue("(ssi)", name, sum != NULL ? sum : "",
+                                    collio_strategy_is_canonical(name));
+        if (t == NULL || PyList_Append(l, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(l);
+            return NULL;
+        }
+        Py_DECREF(t);
+    }
+    return l;
+}
+
+static PyObject *names(const char *(*fn)(int), int n)
+{
+    PyObject *l = PyList_New(n);
+    for (int i = 0; l != NULL && i < n; i++) {
+        const char *s = fn(i);
+        PyList_SET_ITEM(l, i, PyUnicode_FromString(s != NULL ? s : ""));
+    }
+    return l;
+}
+
+static PyObject *py_exchange_names(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return names(collio_exchange_name, COLLIO_EXCHANGE__COUNT);
+}
+
+static PyObject *py_replicas_names(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return names(collio_replicas_name, COLLIO_REPLICAS__COUNT);
+}
+
+static PyObject *py_strerror(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int code = (int)PyLong_AsLong(arg);
+    if (code == -1 && PyErr_Occurred())
+        return NULL;
+    return PyUnicode_FromString(collio_strerror(code));
+}
+
+static PyMethodDef methods[] = {
+    {"_set_error_class", set_error_class, METH_O, NULL},
+    {"layout_block_cyclic", py_layout_block_cyclic, METH_VARARGS, NULL},
+    {"layout_darray", py_layout_darray, METH_VARARGS, NULL},
+    {"layout_index_list", py_layout_index_list, METH_VARARGS, NULL},
+    {"layout_set_memory_global", py_layout_set_memory_global, METH_O, NULL},
+    {"layout_set_memory_datatype", py_layout_set_memory_datatype, METH_VARARGS, NULL},
+    {"layout_info", py_layout_info, METH_O, NULL},
+    {"layout_global_indices", py_layout_global_indices, METH_VARARGS, NULL},
+    {"layout_free", py_layout_free, METH_O, NULL},
+    {"file_open", py_file_open, METH_VARARGS, NULL},
+    {"file_close", py_file_close, METH_O, NULL},
+    {"file_abort", py_file_abort, METH_O, NULL},
+    {"file_path", py_file_path, METH_O, NULL},
+    {"plan_create", py_plan_create, METH_VARARGS, NULL},
+    {"plan_free", py_plan_free, METH_O, NULL},
+    {"plan_strategy", py_plan_strategy, METH_O, NULL},
+    {"plan_write", py_plan_write, METH_VARARGS, NULL},
+    {"plan_read", py_plan_read, METH_VARARGS, NULL},
+    {"plan_stats", py_plan_stats, METH_O, NULL},
+    {"strategies", py_strategies, METH_NOARGS, NULL},
+    {"exchange_names", py_exchange_names, METH_NOARGS, NULL},
+    {"replicas_names", py_replicas_names, METH_NOARGS, NULL},
+    {"strerror", py_strerror, METH_O, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "collio._collio",
+    .m_doc = "C half of the collio bindings (use the package collio).",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__collio(void)
+{
+    if (import_mpi4py() < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    static const char *codes[] = {
+        "OK",           "ERR_ARG",      "ERR_NOMEM",       "ERR_RANGE",
+        "ERR_OVERLAP",  "ERR_COVERAGE", "ERR_OVERFLOW",    "ERR_MISMATCH",
+        "ERR_STRATEGY", "ERR_BUFSIZE",  "ERR_OPEN",        "ERR_IO",
+        "ERR_EOF",      "ERR_MPI",      "ERR_UNSUPPORTED", "ERR_STATE"};
+    _Static_assert(sizeof codes / sizeof codes[0] == COLLIO_ERR__COUNT,
+                   "one name per collio_error");
+    for (int i = 0; i < COLLIO_ERR__COUNT; i++)
+        if (PyModule_AddIntConstant(m, codes[i], i) < 0)
+            goto fail;
+    if (PyModule_AddIntConstant(m, "MAX_DIMS", COLLIO_MAX_DIMS) < 0
+        || PyModule_AddIntConstant(m, "MAX_PHASES", COLLIO_MAX_PHASES) < 0
+        || PyModule_AddIntConstant(m, "VERSION_MAJOR", COLLIO_VERSION_MAJOR) < 0
+        || PyModule_AddIntConstant(m, "VERSION_MINOR", COLLIO_VERSION_MINOR) < 0
+        || PyModule_AddIntConstant(m, "VERSION_PATCH", COLLIO_VERSION_PATCH) < 0)
+        goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

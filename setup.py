@@ -1,0 +1,117 @@
+"""Build of the collio Python extension (python/collio/_collio.c).
+
+Compiler: $CC if set, else $MPICC, else `mpicc` -- the MPI mpi4py was built
+against (Debian's python3-mpi4py: Open MPI, the default `mpicc`).
+
+libcollio, the first of:
+  1. $COLLIO_BUILD_DIR: a CMake build directory of this repository
+     (libcollio.a there, include/ of the repository);
+  2. $COLLIO_PREFIX: an installation (cmake --install): PREFIX/include,
+     PREFIX/lib or lib64 (libcollio.a, or libcollio.so with an rpath);
+  3. `pkg-config collio` (an installation on PKG_CONFIG_PATH);
+  4. build/ of this repository if it holds libcollio.a;
+  5. else the library's sources (src/) compiled into the extension.
+libcollio.a must be position-independent (CMakeLists.txt builds it so).
+"""
+import glob
+import os
+import shlex
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def say(msg):
+    print("collio setup: " + msg, file=sys.stderr)
+
+
+if "CC" not in os.environ:
+    os.environ["CC"] = os.environ.get("MPICC", "mpicc")
+
+try:
+    import mpi4py
+except ImportError:  # pragma: no cover
+    sys.exit("collio setup: mpi4py is needed to build (its C API header)")
+
+include_dirs = [mpi4py.get_include()]
+library_dirs, libraries, extra_objects, sources = [], [], [], ["python/collio/_collio.c"]
+extra_link_args, define_macros = [], []
+
+
+def lib_in(d):
+    for name in ("libcollio.so", "libcollio.a"):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return None
+
+
+build_dir = os.environ.get("COLLIO_BUILD_DIR")
+prefix = os.environ.get("COLLIO_PREFIX")
+default_build = os.path.join(here, "build")
+if build_dir and lib_in(build_dir):
+    lib = lib_in(build_dir)
+    say("libcollio of the build directory " + lib)
+    include_dirs.append(os.path.join(here, "include"))
+    if lib.endswith(".a"):
+        extra_objects.append(lib)
+    else:
+        library_dirs.append(build_dir)
+        libraries.append("collio")
+        extra_link_args.append("-Wl,-rpath," + build_dir)
+elif prefix:
+    include_dirs.append(os.path.join(prefix, "include"))
+    libdir = next((d for d in (os.path.join(prefix, "lib"), os.path.join(prefix, "lib64"))
+                   if lib_in(d)), None)
+    if libdir is None:
+        sys.exit("collio setup: no libcollio under %s/lib or lib64" % prefix)
+    say("libcollio of the installation " + prefix)
+    library_dirs.append(libdir)
+    libraries.append("collio")
+    extra_link_args.append("-Wl,-rpath," + libdir)
+else:
+    pc = None
+    try:
+        pc = subprocess.run(["pkg-config", "--cflags", "--libs", "collio"],
+                            capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    if pc:
+        say("libcollio from pkg-config: " + pc.strip())
+        for tok in shlex.split(pc):
+            if tok.startswith("-I"):
+                include_dirs.append(tok[2:])
+            elif tok.startswith("-L"):
+                library_dirs.append(tok[2:])
+                extra_link_args.append("-Wl,-rpath," + tok[2:])
+            elif tok.startswith("-l"):
+                libraries.append(tok[2:])
+    elif lib_in(default_build) and lib_in(default_build).endswith(".a"):
+        say("libcollio of the build directory " + default_build)
+        include_dirs.append(os.path.join(here, "include"))
+        extra_objects.append(lib_in(default_build))
+    else:
+        say("no libcollio found: compiling its sources (src/) into the extension")
+        srcs = sorted(glob.glob("src/*.c") + glob.glob("src/strategies/*.c"))
+        if not srcs:
+            sys.exit("collio setup: no libcollio and no sources; set COLLIO_PREFIX")
+        sources += srcs
+        include_dirs += [os.path.join(here, "include"), os.path.join(here, "src")]
+        define_macros.append(("_GNU_SOURCE", None))
+
+ext = Extension(
+    "collio._collio",
+    sources=sources,
+    include_dirs=include_dirs,
+    library_dirs=library_dirs,
+    libraries=libraries + ["m"],
+    extra_objects=extra_objects,
+    extra_compile_args=["-std=c11", "-O3", "-Wall", "-Wextra"],
+    extra_link_args=extra_link_args,
+    define_macros=define_macros,
+)
+
+# intermediate files apart from the CMake build in build/
+setup(ext_modules=[ext], options={"build": {"build_base": "build/python-build"}})
