@@ -114,4 +114,5 @@ ext = Extension(
 )
 
 # intermediate files apart from the CMake build in build/
-setup(ext_modules=[ext], options={"build": {"build_base": "build/python-build"}})
+build_base = os.path.join(build_dir or default_build, "python-build")
+setup(ext_modules=[ext], options={"build": {"build_base": build_base}})
