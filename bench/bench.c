@@ -194,6 +194,48 @@ static int timed_call(bench_ctx *x, bench_row *r, collio_plan *plan, unsigned ch
     return COLLIO_OK;
 }
 
+/* --h5: the file of the last write of a canonical variant is kept (a hard
+ * link, so that reads of the same rep still find x->path) as
+ * DIR/collio-bench-CASE-vN.raw, and described for HDF5 tools beside it:
+ * float32 or float64 elements by the element size (else bytes, with the
+ * element as the fastest dimension); a vector or the small workload as
+ * {elements}, an array in its Fortran order, a mesh field as {nodes,
+ * load}. Collective; the library's agreed code. */
+static int keep_h5(bench_ctx *x, const bench_case *c, int vi)
+{
+    const collio_bench_config *cfg = x->cfg;
+    const size_t es = bench_case_esize(c, cfg);
+    char raw[sizeof cfg->dir + sizeof c->label + 32], h5[sizeof raw + 4];
+    snprintf(raw, sizeof raw, "%s/collio-bench-%s-v%d.raw", cfg->dir, c->label, vi);
+    snprintf(h5, sizeof h5, "%s.h5", raw);
+    if (x->rank == 0) {
+        unlink(raw);
+        if (link(x->path, raw) != 0)
+            fprintf(stderr, "collio-bench: --h5: cannot link %s to %s\n", x->path, raw);
+    }
+    int type = es == 4   ? COLLIO_H5_FLOAT32
+               : es == 8 ? COLLIO_H5_FLOAT64
+                         : COLLIO_H5_UINT8;
+    int64_t dims[COLLIO_BENCH_ARRAY_DIMS + 1];
+    int nd = 0, fortran = c->shape != NULL;
+    if (c->load > 0) { /* mesh: load float64 values per node */
+        type = COLLIO_H5_FLOAT64;
+        dims[nd++] = c->nx;
+        dims[nd++] = c->load;
+    } else {
+        if (type == COLLIO_H5_UINT8 && fortran)
+            dims[nd++] = (int64_t)es; /* Fortran order: the fastest first */
+        if (fortran)
+            for (int i = 0; i < COLLIO_BENCH_ARRAY_DIMS; i++)
+                dims[nd++] = c->shape->gsizes[i];
+        else
+            dims[nd++] = c->nx;
+        if (type == COLLIO_H5_UINT8 && !fortran)
+            dims[nd++] = (int64_t)es;
+    }
+    return collio_describe_h5(x->comm, h5, raw, 0, type, nd, dims, fortran, "data");
+}
+
 /* One write (and its verification). Returns the agreed library code. */
 static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
                      const collio_layout *l, unsigned char *buf, size_t bytes)
@@ -222,6 +264,8 @@ static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
                     "elements\n",
                     c->label, v->label, r->rep, (long long)bad);
     }
+    if (cfg->h5 && v->canonical && r->rep == cfg->reps - 1)
+        return keep_h5(x, c, r->vi);
     return COLLIO_OK;
 }
 

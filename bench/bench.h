@@ -65,6 +65,9 @@ typedef struct collio_bench_config {
     char dir[COLLIO_BENCH_PATH_LEN];     /* where files go */
     char csv[COLLIO_BENCH_PATH_LEN];     /* CSV path, "" for none */
     int verify;                          /* 1: verify canonical files */
+    int h5;                              /* 1: keep each case's last canonical
+                                            file per variant, with an HDF5
+                                            description (--h5) */
     collio_backend backend;
     int destroy_input; /* 1: plans may use the write buffer as scratch */
     int64_t sizes[COLLIO_BENCH_MAX_LIST]; /* small: bytes per rank */

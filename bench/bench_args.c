@@ -84,6 +84,11 @@ void collio_bench_usage(FILE *out)
                  "  --dir DIR              where the files go (.); removed after\n"
                  "  --csv FILE             one row per run\n"
                  "  --no-verify            skip the byte-for-byte checks\n"
+                 "  --h5                   keep the last write of each case and\n"
+                 "                         canonical variant as DIR/collio-bench-\n"
+                 "                         CASE-vN.raw with an HDF5 description\n"
+                 "                         beside it (.h5; needs collio built with\n"
+                 "                         HDF5)\n"
                  "  --backend posix|mpiio  file backend (posix)\n"
                  "  --destroy-input        plans may use the write buffer as scratch\n"
                  "                         (collio_plan_options.destroy_input; the\n"
@@ -205,6 +210,9 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             return 1;
         } else if (strcmp(o, "--no-verify") == 0) {
             cfg->verify = 0;
+            takes = 0;
+        } else if (strcmp(o, "--h5") == 0) {
+            cfg->h5 = 1;
             takes = 0;
         } else if (strcmp(o, "--destroy-input") == 0) {
             cfg->destroy_input = 1;

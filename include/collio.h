@@ -645,6 +645,53 @@ const char *collio_plan_strategy(const collio_plan *plan);
 /** Collective. Frees a plan (NULL-safe) and sets *plan to NULL. */
 void collio_plan_free(collio_plan **plan);
 
+/* ------------------------------------------------------- HDF5 description */
+
+/** Element types of an HDF5 description (collio_describe_h5): native byte
+ *  order, as collio writes the user's bytes unchanged. */
+typedef enum collio_h5_type {
+    COLLIO_H5_INT8 = 0,
+    COLLIO_H5_UINT8,
+    COLLIO_H5_INT16,
+    COLLIO_H5_UINT16,
+    COLLIO_H5_INT32,
+    COLLIO_H5_UINT32,
+    COLLIO_H5_INT64,
+    COLLIO_H5_UINT64,
+    COLLIO_H5_FLOAT32,
+    COLLIO_H5_FLOAT64,
+    COLLIO_H5__COUNT /* number of values; not a type */
+} collio_h5_type;
+
+/** Local. 1 if collio was built with HDF5 (collio_describe_h5 works), else
+ *  0. */
+int collio_have_h5(void);
+
+/**
+ * Collective over comm. Describes a raw file collio wrote for HDF5 tools
+ * (h5py, ParaView, VisIt): rank 0 writes h5_path, an HDF5 file with one
+ * dataset `dataset` (NULL: "data") whose storage is the raw file raw_path
+ * itself from byte base_offset on (HDF5 external storage): no data is
+ * copied. The dataset has element type `type` (a collio_h5_type) and the
+ * global shape dims[0..ndims) (1 <= ndims <= 32); with fortran_order = 1
+ * the dims are given in Fortran order (fastest first, as for a darray in
+ * COLLIO_ORDER_FORTRAN) and the dataset's shape is their reverse, since
+ * HDF5 shapes are in C order. A vector is ndims = 1, {nglobal}; a field of
+ * `load` values per mesh node is {nodes, load}. raw_path is stored as
+ * given: HDF5 resolves a relative path against the reader's working
+ * directory (or, with HDF5_EXTFILE_PREFIX='${ORIGIN}' in the reader's
+ * environment, against the .h5 file's directory). The .h5 is written
+ * under a temporary name and renamed into place: a failure leaves an
+ * earlier one intact. Every argument must be equal on every rank.
+ * Errors (the same on every rank): COLLIO_ERR_ARG, COLLIO_ERR_OVERFLOW,
+ * COLLIO_ERR_MISMATCH, COLLIO_ERR_OPEN (raw file missing, .h5 not
+ * creatable), COLLIO_ERR_EOF (the raw file is shorter than base_offset +
+ * the data), COLLIO_ERR_IO, COLLIO_ERR_UNSUPPORTED (built without HDF5).
+ */
+int collio_describe_h5(MPI_Comm comm, const char *h5_path, const char *raw_path,
+                       int64_t base_offset, int type, int ndims, const int64_t dims[],
+                       int fortran_order, const char *dataset);
+
 #ifdef __cplusplus
 }
 #endif
