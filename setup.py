@@ -41,6 +41,23 @@ library_dirs, libraries, extra_objects, sources = [], [], [], ["python/collio/_c
 extra_link_args, define_macros = [], []
 
 
+def private_libs(pc_file):
+    """Libs.private of a collio.pc (HDF5 where libcollio has it): what a
+    static libcollio.a needs beside it. Static archives (glibc's empty
+    libpthread.a / libdl.a) are left out."""
+    if not os.path.exists(pc_file):
+        return
+    for line in open(pc_file):
+        if line.startswith("Libs.private:"):
+            for tok in shlex.split(line.split(":", 1)[1]):
+                if tok.startswith("-l"):
+                    libraries.append(tok[2:])
+                elif tok.startswith("-L"):
+                    library_dirs.append(tok[2:])
+                elif not tok.endswith(".a"):
+                    extra_link_args.append(tok)
+
+
 def lib_in(d):
     for name in ("libcollio.so", "libcollio.a"):
         if os.path.exists(os.path.join(d, name)):
@@ -57,6 +74,7 @@ if build_dir and lib_in(build_dir):
     include_dirs.append(os.path.join(here, "include"))
     if lib.endswith(".a"):
         extra_objects.append(lib)
+        private_libs(os.path.join(build_dir, "collio.pc"))
     else:
         library_dirs.append(build_dir)
         libraries.append("collio")
@@ -70,11 +88,12 @@ elif prefix:
     say("libcollio of the installation " + prefix)
     library_dirs.append(libdir)
     libraries.append("collio")
+    private_libs(os.path.join(libdir, "pkgconfig", "collio.pc"))
     extra_link_args.append("-Wl,-rpath," + libdir)
 else:
     pc = None
     try:
-        pc = subprocess.run(["pkg-config", "--cflags", "--libs", "collio"],
+        pc = subprocess.run(["pkg-config", "--static", "--cflags", "--libs", "collio"],
                             capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         pass
@@ -88,10 +107,13 @@ else:
                 extra_link_args.append("-Wl,-rpath," + tok[2:])
             elif tok.startswith("-l"):
                 libraries.append(tok[2:])
+            elif tok.endswith(".so"):
+                extra_link_args.append(tok)
     elif lib_in(default_build) and lib_in(default_build).endswith(".a"):
         say("libcollio of the build directory " + default_build)
         include_dirs.append(os.path.join(here, "include"))
         extra_objects.append(lib_in(default_build))
+        private_libs(os.path.join(default_build, "collio.pc"))
     else:
         say("no libcollio found: compiling its sources (src/) into the extension")
         srcs = sorted(glob.glob("src/*.c") + glob.glob("src/strategies/*.c"))

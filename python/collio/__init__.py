@@ -526,21 +526,36 @@ def have_h5():
 
 def describe_h5(comm, h5_path, raw_path, dtype, shape, order="C", base_offset=0,
                 dataset="data"):
-    """Collective: writes a small HDF5 file ``h5_path`` whose dataset
-    ``dataset`` is an external dataset on the raw collio file ``raw_path``
-    (data from byte ``base_offset``), of numpy ``dtype`` and global
-    ``shape`` in ``order`` "C" or "F" (collio_describe_h5). Raises Error
-    (ERR_UNSUPPORTED where libcollio has no HDF5) on every rank."""
+    """Collective: rank 0 writes a small HDF5 file ``h5_path`` whose dataset
+    ``dataset`` is stored in the raw collio file ``raw_path`` itself, from
+    byte ``base_offset`` on (HDF5 external storage: no data is copied;
+    collio_describe_h5). ``dtype``: a native-order integer or float dtype of
+    1, 2, 4 or 8 bytes (or a subarray of one, e.g. ("f8", 3): one more
+    dimension). ``shape``: the global numpy shape of the data as the file
+    holds it in ``order`` -- "C" (last index fastest) or "F" (first index
+    fastest, as a Fortran-order darray writes it). HDF5 shapes are C order,
+    so for order "F" the dataset's shape is ``shape`` reversed and h5py
+    returns the transpose (``h5["data"][...] == A.T``). A vector is
+    ``(n,)``; a mesh field of ``load`` values per node ``(nodes, load)``.
+    ``raw_path`` is stored as given (a relative path resolves against the
+    reader's working directory). Every argument must be equal on every
+    rank. Raises Error (ERR_ARG for an unsupported dtype, ERR_OPEN, ERR_EOF
+    when the raw file is too short, ERR_MISMATCH, ERR_UNSUPPORTED where
+    libcollio was built without HDF5) on every rank."""
     f = getattr(_collio, "describe_h5", None)
     if f is None:
         raise Error(ERR_UNSUPPORTED, strerror(ERR_UNSUPPORTED),
                     "these bindings were built without collio_describe_h5")
     dt = _np.dtype(dtype)
+    shape = [int(s) for s in shape]
+    if dt.subdtype is not None:  # ("f8", 3): one more dimension of 3
+        dt, sub = dt.subdtype
+        shape = shape + list(sub) if order in ("C", "c") else list(sub) + shape
     types = ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f4", "f8"]
     key = dt.kind + str(dt.itemsize)
     t = types.index(key) if key in types and dt.byteorder in "=|<" else -1
     orders = {"C": 0, "c": 0, "F": 1, "f": 1}
     if order not in orders:
         raise ValueError("order must be 'C' or 'F'")
-    f(comm, str(h5_path), str(raw_path), int(base_offset), t,
-      [int(s) for s in shape], orders[order], str(dataset))
+    f(comm, str(h5_path), str(raw_path), int(base_offset), t, shape, orders[order],
+      str(dataset))

@@ -735,6 +735,54 @@ fail:
     return NULL;
 }
 
+/* -------------------------------------------------------------- HDF5 */
+
+static PyObject *py_have_h5(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyBool_FromLong(collio_have_h5());
+}
+
+static PyObject *py_describe_h5(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcomm, *pdims;
+    const char *h5, *raw, *dataset;
+    long long base;
+    int type, fortran;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OssLiOis", &pcomm, &h5, &raw, &base, &type, &pdims,
+                          &fortran, &dataset)
+        || get_comm(pcomm, &comm) < 0)
+        return NULL;
+    PyObject *fast = PySequence_Fast(pdims, "shape must be a sequence of integers");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t nd = PySequence_Fast_GET_SIZE(fast);
+    int64_t dims[64];
+    if (nd > 64) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "at most 64 dimensions");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        dims[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (dims[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return NULL;
+        }
+    }
+    Py_DECREF(fast);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_describe_h5(comm, h5, raw, base, type, (int)nd, dims, fortran, dataset);
+    Py_END_ALLOW_THREADS;
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
 /* ---------------------------------------------------------- registry */
 
 static PyObject *py_strategies(PyObject *self, PyObject *noargs)
@@ -815,6 +863,8 @@ static PyMethodDef methods[] = {
     {"exchange_names", py_exchange_names, METH_NOARGS, NULL},
     {"replicas_names", py_replicas_names, METH_NOARGS, NULL},
     {"strerror", py_strerror, METH_O, NULL},
+    {"have_h5", py_have_h5, METH_NOARGS, NULL},
+    {"describe_h5", py_describe_h5, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

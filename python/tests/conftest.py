@@ -47,11 +47,11 @@ def pytest_configure(config):
     # exit code still counts)
     if MPI.COMM_WORLD.rank > 0:
         config.option.verbose = -2
+        config.option.console_output_style = "classic"
 
 
 def pytest_report_teststatus(report, config):
     # rank > 0: no progress characters for passing tests either
     if MPI.COMM_WORLD.rank > 0 and report.passed:
-        config.option.console_output_style = "classic"
         return report.outcome, "", ""
     return None
