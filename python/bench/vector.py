@@ -32,10 +32,12 @@ def main():
     ap.add_argument("--strategies", default="multiphase")
     ap.add_argument("--dir", default=".")
     ap.add_argument("--csv", default=None)
+    ap.add_argument("--per-rep", action="store_true",
+                    help="CSV: one row per timed write (else one per case)")
     a = ap.parse_args()
     comm = MPI.COMM_WORLD
     path = os.path.join(a.dir, "collio-pybench.bin")
-    rows = []
+    rows, reps = [], []
     for bx in [int(b) for b in a.bx.split(",")]:
         lay = collio.Layout.block_cyclic(comm, a.nx, bx, dtype=np.float32)
         buf = lay.global_indices().astype(np.float32)
@@ -54,6 +56,7 @@ def main():
                     if rep >= a.warmup:
                         py.append(t)
                         tot.append(s)
+                        reps.append((strategy, bx, rep - a.warmup, t, s))
                 if comm.rank == 0:
                     ok = np.array_equal(np.fromfile(path, np.float32),
                                         np.arange(a.nx, dtype=np.float32))
@@ -64,7 +67,13 @@ def main():
                         "verified" if ok else "WRONG FILE"), flush=True)
     if comm.rank == 0:
         os.unlink(path)
-        if a.csv:
+        if a.csv and a.per_rep:
+            with open(a.csv, "w") as out:
+                out.write("strategy,bx,nranks,rep,py_s,total_s\n")
+                for r in reps:
+                    out.write("%s,%d,%d,%d,%.6f,%.6f\n" % (r[0], r[1], comm.size, r[2], r[3],
+                                                           r[4]))
+        elif a.csv:
             with open(a.csv, "w") as out:
                 out.write("strategy,bx,nranks,py_s_median,total_s_median,verified\n")
                 for r in rows:

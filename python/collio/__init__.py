@@ -25,6 +25,8 @@ MPI is finalized nothing is freed (the memory is left to the process's end).
 Layouts are freed locally and are always safe to drop.
 """
 
+import warnings as _warnings
+
 import numpy as _np
 from mpi4py import MPI as _MPI
 
@@ -354,6 +356,8 @@ class File:
         # that is safe). Never after MPI_Finalize.
         if getattr(self, "_h", None) is not None and not _is_finalized():
             try:
+                _warnings.warn("collio.File %r was never closed: aborted (its data "
+                               "discarded)" % (self.path,), ResourceWarning, stacklevel=2)
                 self.abort()
             except Exception:
                 pass
