@@ -531,3 +531,20 @@ def test_module(comm):
     assert collio.ERR_BUFSIZE == 9 and collio.strerror(collio.ERR_BUFSIZE)
     e = collio.Error(collio.ERR_IO, "t", "d")
     assert isinstance(e, RuntimeError) and e.name == "ERR_IO"
+
+
+def test_in_place_no_copy(comm, path, vec):
+    """read fills the caller's memory itself: a view into a larger array
+    (contiguous slice) is filled in place, its surroundings untouched."""
+    lay, idx = vec
+    with collio.Plan(comm, lay, "multiphase") as plan:
+        with collio.File(comm, path, "w") as f:
+            plan.write(f, expected(idx, np.float32))
+        big = np.full(len(idx) + 10, -1.0, np.float32)
+        view = big[5:5 + len(idx)]
+        assert not view.flags.owndata
+        with collio.File(comm, path, "r") as f:
+            out = plan.read(f, view)
+    assert out is view
+    agree(comm, np.array_equal(big[5:5 + len(idx)], expected(idx, np.float32)) and
+          (big[:5] == -1).all() and (big[5 + len(idx):] == -1).all())
