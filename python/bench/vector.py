@@ -1,7 +1,7 @@
 """Python counterpart of `collio-bench vector` (bench/bench.c's protocol):
 nx float32 elements block-cyclic with block bx over the ranks, written
-with a plan made once; per rep: open the file (CREATE), barrier, time
-plan.write from Python, close. Prints per strategy and bx the median over
+with a plan made once; per rep: remove the previous file, open the file
+(CREATE), barrier, time plan.write from Python, close, verify. Prints per strategy and bx the median over
 the reps of the slowest rank's time measured in Python around plan.write
 (py_s) and of collio's own stats total_s (the C bench's figure, max over
 ranks), and the Python overhead between them.
@@ -21,6 +21,15 @@ if os.environ.get("COLLIO_PY_THREAD_LEVEL"):
 from mpi4py import MPI  # noqa: E402
 
 import collio
+
+
+def verify_share(comm, path, nx):
+    """Collective: rank r reads the r-th contiguous share of the file and
+    compares it with element i = float32(i)."""
+    lo, hi = nx * comm.rank // comm.size, nx * (comm.rank + 1) // comm.size
+    got = np.fromfile(path, dtype=np.float32, count=hi - lo, offset=4 * lo)
+    ok = np.array_equal(got, np.arange(lo, hi, dtype=np.float32))
+    return comm.allreduce(ok, op=MPI.LAND)
 
 
 def main():
@@ -45,6 +54,12 @@ def main():
             with collio.Plan(comm, lay, strategy) as plan:
                 py, tot = [], []
                 for rep in range(a.warmup + a.reps):
+                    # as collio-bench: every rep writes a fresh file (no
+                    # rename over the previous one, whose ext4 writeback
+                    # would compete with the timed run) ...
+                    if comm.rank == 0 and os.path.exists(path):
+                        os.unlink(path)
+                    comm.Barrier()
                     f = collio.File(comm, path, "w")
                     comm.Barrier()
                     t0 = MPI.Wtime()
@@ -53,6 +68,9 @@ def main():
                     f.close()
                     t = comm.allreduce(t, op=MPI.MAX)
                     s = comm.allreduce(plan.stats()["total_s"], op=MPI.MAX)
+                    # ... and is verified, every rank its share of the file
+                    if not verify_share(comm, path, a.nx):
+                        raise SystemExit("rep %d: the file is wrong" % rep)
                     if rep >= a.warmup:
                         py.append(t)
                         tot.append(s)
