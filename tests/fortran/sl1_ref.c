@@ -52,7 +52,8 @@ int main(int argc, char **argv)
     int rc = tu_desc_make(&d, t.comm, &l);
     TU_RC_ALL(&t, rc, COLLIO_OK, "layout");
     if (rc == COLLIO_OK) {
-        TU_CHECK(&t, collio_layout_local_count(l) == n, "local count %lld, enumerated %lld",
+        TU_CHECK(&t, collio_layout_local_count(l) == n,
+                 "local count %lld, enumerated %lld",
                  (long long)collio_layout_local_count(l), (long long)n);
         rc = collio_plan_create(t.comm, l, "serial", NULL, &p);
         TU_RC_ALL(&t, rc, COLLIO_OK, "plan");
@@ -86,10 +87,11 @@ int main(int argc, char **argv)
             for (size_t j = 0; j < cn; j++)
                 if (ffile[j] != cfile[j] && diff++ == 0)
                     firstb = j;
-            TU_CHECK(&t, diff == 0,
-                     "Fortran file differs from the C file in %zu bytes, first at byte %zu "
-                     "(element %zu)",
-                     diff, firstb, firstb / 4);
+            TU_CHECK(
+                &t, diff == 0,
+                "Fortran file differs from the C file in %zu bytes, first at byte %zu "
+                "(element %zu)",
+                diff, firstb, firstb / 4);
         }
     }
     free(cfile);
