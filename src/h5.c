@@ -48,20 +48,18 @@ static int check_args(const char *h5_path, const char *raw_path, int64_t base_of
     if (h5_path == NULL || raw_path == NULL || h5_path[0] == '\0' || raw_path[0] == '\0')
         return fail(COLLIO_ERR_ARG, "describe_h5: a path is NULL or empty");
     if (type < 0 || type >= COLLIO_H5__COUNT)
-        return fail(COLLIO_ERR_ARG, "describe_h5: type %d is not a collio_h5_type",
-                            type);
+        return fail(COLLIO_ERR_ARG, "describe_h5: type %d is not a collio_h5_type", type);
     if (ndims < 1 || ndims > H5_MAX_DIMS || dims == NULL)
-        return fail(COLLIO_ERR_ARG, "describe_h5: ndims %d (1..%d, dims non-NULL)",
-                            ndims, H5_MAX_DIMS);
+        return fail(COLLIO_ERR_ARG, "describe_h5: ndims %d (1..%d, dims non-NULL)", ndims,
+                    H5_MAX_DIMS);
     if (base_offset < 0 || (fortran_order != 0 && fortran_order != 1))
-        return fail(COLLIO_ERR_ARG,
-                            "describe_h5: base_offset %lld, fortran_order %d",
-                            (long long)base_offset, fortran_order);
+        return fail(COLLIO_ERR_ARG, "describe_h5: base_offset %lld, fortran_order %d",
+                    (long long)base_offset, fortran_order);
     int64_t n = (int64_t)type_bytes[type];
     for (int i = 0; i < ndims; i++) {
         if (dims[i] < 1)
             return fail(COLLIO_ERR_ARG, "describe_h5: dims[%d] = %lld", i,
-                                (long long)dims[i]);
+                        (long long)dims[i]);
         if (n > INT64_MAX / dims[i])
             return fail(COLLIO_ERR_OVERFLOW, "describe_h5: the shape overflows");
         n *= dims[i];
@@ -73,9 +71,9 @@ static int check_args(const char *h5_path, const char *raw_path, int64_t base_of
 }
 
 /* The digest of every argument, compared across ranks. */
-static uint64_t args_digest(const char *h5_path, const char *raw_path, int64_t base_offset,
-                            int type, int ndims, const int64_t dims[], int fortran_order,
-                            const char *dataset)
+static uint64_t args_digest(const char *h5_path, const char *raw_path,
+                            int64_t base_offset, int type, int ndims,
+                            const int64_t dims[], int fortran_order, const char *dataset)
 {
     uint64_t h = collio__hash_mix(0x6835u, (uint64_t)base_offset);
     h = collio__hash_mix(h, (uint64_t)type);
@@ -100,28 +98,37 @@ static int check_raw(const char *raw_path, int64_t end)
 {
     struct stat st;
     if (stat(raw_path, &st) != 0)
-        return fail(COLLIO_ERR_OPEN, "describe_h5: raw file %s: not found",
-                            raw_path);
+        return fail(COLLIO_ERR_OPEN, "describe_h5: raw file %s: not found", raw_path);
     if ((int64_t)st.st_size < end)
         return fail(COLLIO_ERR_EOF,
-                            "describe_h5: raw file %s has %lld bytes, the data ends at %lld",
-                            raw_path, (long long)st.st_size, (long long)end);
+                    "describe_h5: raw file %s has %lld bytes, the data ends at %lld",
+                    raw_path, (long long)st.st_size, (long long)end);
     return COLLIO_OK;
 }
 
 static hid_t native_type(int type)
 {
     switch (type) { /* one table of HDF5's own ids (run-time values) */
-    case COLLIO_H5_INT8: return H5T_NATIVE_INT8;
-    case COLLIO_H5_UINT8: return H5T_NATIVE_UINT8;
-    case COLLIO_H5_INT16: return H5T_NATIVE_INT16;
-    case COLLIO_H5_UINT16: return H5T_NATIVE_UINT16;
-    case COLLIO_H5_INT32: return H5T_NATIVE_INT32;
-    case COLLIO_H5_UINT32: return H5T_NATIVE_UINT32;
-    case COLLIO_H5_INT64: return H5T_NATIVE_INT64;
-    case COLLIO_H5_UINT64: return H5T_NATIVE_UINT64;
-    case COLLIO_H5_FLOAT32: return H5T_NATIVE_FLOAT;
-    default: return H5T_NATIVE_DOUBLE;
+    case COLLIO_H5_INT8:
+        return H5T_NATIVE_INT8;
+    case COLLIO_H5_UINT8:
+        return H5T_NATIVE_UINT8;
+    case COLLIO_H5_INT16:
+        return H5T_NATIVE_INT16;
+    case COLLIO_H5_UINT16:
+        return H5T_NATIVE_UINT16;
+    case COLLIO_H5_INT32:
+        return H5T_NATIVE_INT32;
+    case COLLIO_H5_UINT32:
+        return H5T_NATIVE_UINT32;
+    case COLLIO_H5_INT64:
+        return H5T_NATIVE_INT64;
+    case COLLIO_H5_UINT64:
+        return H5T_NATIVE_UINT64;
+    case COLLIO_H5_FLOAT32:
+        return H5T_NATIVE_FLOAT;
+    default:
+        return H5T_NATIVE_DOUBLE;
     }
 }
 
@@ -152,10 +159,11 @@ static int write_h5(const char *h5_path, const char *raw_path, int64_t base_offs
     /* the raw bytes are never written through HDF5: no fill values */
     if (dcpl >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0
         && H5Pset_external(dcpl, raw_path, (off_t)base_offset, (hsize_t)bytes) >= 0)
-        d = H5Dcreate2(f, dataset, native_type(type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        d = H5Dcreate2(f, dataset, native_type(type), space, H5P_DEFAULT, dcpl,
+                       H5P_DEFAULT);
     if (d < 0)
-        rc = fail(COLLIO_ERR_IO, "describe_h5: HDF5 could not create %s in %s",
-                          dataset, tmp);
+        rc = fail(COLLIO_ERR_IO, "describe_h5: HDF5 could not create %s in %s", dataset,
+                  tmp);
     if (d >= 0 && H5Dclose(d) < 0)
         rc = fail(COLLIO_ERR_IO, "describe_h5: closing the dataset failed");
     if (dcpl >= 0)
@@ -168,8 +176,7 @@ static int write_h5(const char *h5_path, const char *raw_path, int64_t base_offs
         rc = fail(COLLIO_ERR_OPEN, "describe_h5: cannot create %s", tmp);
     H5Eset_auto2(H5E_DEFAULT, efunc, edata);
     if (rc == COLLIO_OK && rename(tmp, h5_path) != 0)
-        rc = fail(COLLIO_ERR_IO, "describe_h5: cannot rename %s to %s", tmp,
-                          h5_path);
+        rc = fail(COLLIO_ERR_IO, "describe_h5: cannot rename %s to %s", tmp, h5_path);
     if (rc != COLLIO_OK)
         unlink(tmp);
     return rc;
@@ -195,8 +202,8 @@ int collio_describe_h5(MPI_Comm comm, const char *h5_path, const char *raw_path,
         return rc;
     /* the same description asked of every rank */
     rc = collio__check_same_i64(comm, (int64_t)args_digest(h5_path, raw_path, base_offset,
-                                                            type, ndims, dims,
-                                                            fortran_order, dataset));
+                                                           type, ndims, dims,
+                                                           fortran_order, dataset));
     if (rc != COLLIO_OK)
         return rc;
 #ifdef COLLIO_HAVE_HDF5
@@ -207,6 +214,6 @@ int collio_describe_h5(MPI_Comm comm, const char *h5_path, const char *raw_path,
 #else
     (void)rank;
     return fail(COLLIO_ERR_UNSUPPORTED,
-                        "describe_h5: collio was built without HDF5 (libhdf5-dev)");
+                "describe_h5: collio was built without HDF5 (libhdf5-dev)");
 #endif
 }

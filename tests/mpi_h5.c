@@ -115,11 +115,11 @@ static void test_cases(tu_ctx *t)
         int64_t base = hdr ? 100 : 0;
         if (write_case(t, &d, raw, base, 11)) {
             int64_t dims[1] = {1003};
-            int rc = collio_describe_h5(t->comm, h5, raw, base, COLLIO_H5_FLOAT32, 1, dims,
-                                        0, "vec");
+            int rc = collio_describe_h5(t->comm, h5, raw, base, COLLIO_H5_FLOAT32, 1,
+                                        dims, 0, "vec");
             if (TU_RC_ALL(t, rc, collio_have_h5() ? COLLIO_OK : COLLIO_ERR_UNSUPPORTED,
-                          "describe") &&
-                collio_have_h5()) {
+                          "describe")
+                && collio_have_h5()) {
 #ifdef COLLIO_TEST_HDF5
                 hsize_t shape[1] = {1003};
                 check_h5(t, h5, "vec", H5T_FLOAT, 4, 1, shape, 1003, 4, 11);
@@ -142,11 +142,11 @@ static void test_cases(tu_ctx *t)
         tu_temp_path(t, "h5arr", raw, sizeof raw);
         snprintf(h5, sizeof h5, "%s.h5", raw);
         if (write_case(t, &d, raw, 0, 12)) {
-            int rc = collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5_FLOAT64, 3, g, 1,
-                                        NULL);
+            int rc =
+                collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5_FLOAT64, 3, g, 1, NULL);
             if (TU_RC_ALL(t, rc, collio_have_h5() ? COLLIO_OK : COLLIO_ERR_UNSUPPORTED,
-                          "describe") &&
-                collio_have_h5()) {
+                          "describe")
+                && collio_have_h5()) {
 #ifdef COLLIO_TEST_HDF5
                 hsize_t shape[3] = {7, 4, 5}; /* HDF5's C order: reversed */
                 check_h5(t, h5, "data", H5T_FLOAT, 8, 3, shape, 5 * 4 * 7, 8, 12);
@@ -169,16 +169,16 @@ static void test_cases(tu_ctx *t)
         snprintf(h5, sizeof h5, "%s.h5", raw);
         if (write_case(t, &d, raw, 0, 13)) {
             int64_t dims[2] = {nodes, load};
-            int rc = collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5_FLOAT64, 2, dims, 0,
-                                        "field");
+            int rc = collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5_FLOAT64, 2, dims,
+                                        0, "field");
             if (TU_RC_ALL(t, rc, collio_have_h5() ? COLLIO_OK : COLLIO_ERR_UNSUPPORTED,
-                          "describe") &&
-                collio_have_h5()) {
+                          "describe")
+                && collio_have_h5()) {
 #ifdef COLLIO_TEST_HDF5
                 hsize_t shape[2] = {(hsize_t)nodes, (hsize_t)load};
                 /* the file is `nodes` elements of 24 bytes: its pattern */
-                check_h5(t, h5, "field", H5T_FLOAT, 8, 2, shape, nodes, (size_t)(8 * load),
-                         13);
+                check_h5(t, h5, "field", H5T_FLOAT, 8, 2, shape, nodes,
+                         (size_t)(8 * load), 13);
 #endif
             }
         }
@@ -202,7 +202,8 @@ static void test_errors(tu_ctx *t)
     if (write_case(t, &d, raw, 0, 21)) {
         int64_t ok[1] = {100}, big[1] = {101};
         const int have = collio_have_h5();
-        int rc = collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5_FLOAT32, 1, ok, 0, NULL);
+        int rc =
+            collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5_FLOAT32, 1, ok, 0, NULL);
         TU_RC_ALL(t, rc, have ? COLLIO_OK : COLLIO_ERR_UNSUPPORTED, "a good description");
         rc = collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5__COUNT, 1, ok, 0, NULL);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "type out of range");
@@ -217,9 +218,10 @@ static void test_errors(tu_ctx *t)
                   "more data than the raw file holds");
         rc = collio_describe_h5(t->comm, h5, raw, 0, COLLIO_H5_FLOAT32, 1, ok, 0,
                                 t->rank == t->nranks - 1 ? "other" : "data");
-        TU_RC_ALL(t, rc, t->nranks > 1 ? COLLIO_ERR_MISMATCH
-                         : have        ? COLLIO_OK
-                                       : COLLIO_ERR_UNSUPPORTED,
+        TU_RC_ALL(t, rc,
+                  t->nranks > 1 ? COLLIO_ERR_MISMATCH
+                  : have        ? COLLIO_OK
+                                : COLLIO_ERR_UNSUPPORTED,
                   "a dataset name that differs on one rank");
 #ifdef COLLIO_TEST_HDF5
         /* the failures left the good description in place */
@@ -240,7 +242,8 @@ int main(int argc, char **argv)
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_h5");
 #ifndef COLLIO_TEST_HDF5
-    TU_CHECK(&t, !collio_have_h5(), "the library has HDF5 but the test was built without");
+    TU_CHECK(&t, !collio_have_h5(),
+             "the library has HDF5 but the test was built without");
 #endif
     test_cases(&t);
     test_errors(&t);

@@ -1,0 +1,1168 @@
+!
+! collio.F90 -- Fortran bindings of libcollio: module collio.
+!
+! The same calls as include/collio.h (read it for what each one does; the
+! comments here say how the Fortran form differs):
+!
+!   * Every function that returns an error code in C returns it here as an
+!     integer(c_int) function result: COLLIO_OK (0) or a COLLIO_ERR_* code,
+!     the same on every rank for collective calls. collio_strerror(rc) and
+!     collio_last_error() return Fortran strings.
+!   * Communicators: both type(MPI_Comm) (use mpi_f08) and INTEGER handles
+!     (use mpi) are accepted -- every procedure taking a communicator is a
+!     generic interface with one specific for each. The same for the
+!     MPI_Datatype of collio_layout_set_memory_datatype. The C side
+!     (collio_fshim.c) converts with MPI_Comm_f2c / MPI_Type_f2c.
+!   * Opaque objects are derived types holding the C pointer:
+!     type(collio_layout), type(collio_plan), type(collio_file). The
+!     *_free / *_close / *_abort calls null them, as in C.
+!   * Sizes, counts and global indices are integer(c_int64_t); element
+!     sizes (esize) default integers (e.g. storage_size(x) / 8). Global
+!     indices are 0-based, as in the file and in C.
+!   * Buffers of collio_write / collio_read are any contiguous array (or
+!     scalar) of any type and rank: its byte size comes from the array
+!     itself, so no buf_bytes argument (a non-contiguous section is copied
+!     in and out by the compiler). collio_write_ptr / collio_read_ptr take
+!     a type(c_ptr) and a byte count instead.
+!   * Plan options and statistics are bind(C) derived types that mirror
+!     collio_plan_options and collio_stats field by field (nested types
+!     included; subgroup%inner is a type(c_ptr), set it with
+!     collio_plan_options_set_inner). File options are
+!     type(collio_file_options) with the MPI_Info as an INTEGER handle
+!     (mpi_f08: info%MPI_VAL).
+!   * Optional arguments: the options of collio_plan_create and
+!     collio_file_open, and the dargs of collio_layout_darray, come last and
+!     may be left out (the defaults, as NULL in C).
+!   * Enumerations are integer(c_int) parameters with the C names.
+!
+! Example (STEM-II SL1 from a Fortran-order buffer):
+! examples/fortran/stem2_sl1.F90; docs/fortran.md.
+!
+module collio
+  use, intrinsic :: iso_c_binding
+  use mpi_f08, only: MPI_Comm, MPI_Datatype
+  implicit none
+  private
+
+  ! ------------------------------------------------------------ constants
+
+  integer(c_int), parameter, public :: COLLIO_VERSION_MAJOR = 0
+  integer(c_int), parameter, public :: COLLIO_VERSION_MINOR = 1
+  integer(c_int), parameter, public :: COLLIO_VERSION_PATCH = 0
+
+  ! error codes (enum collio_error)
+  integer(c_int), parameter, public :: COLLIO_OK = 0
+  integer(c_int), parameter, public :: COLLIO_ERR_ARG = 1
+  integer(c_int), parameter, public :: COLLIO_ERR_NOMEM = 2
+  integer(c_int), parameter, public :: COLLIO_ERR_RANGE = 3
+  integer(c_int), parameter, public :: COLLIO_ERR_OVERLAP = 4
+  integer(c_int), parameter, public :: COLLIO_ERR_COVERAGE = 5
+  integer(c_int), parameter, public :: COLLIO_ERR_OVERFLOW = 6
+  integer(c_int), parameter, public :: COLLIO_ERR_MISMATCH = 7
+  integer(c_int), parameter, public :: COLLIO_ERR_STRATEGY = 8
+  integer(c_int), parameter, public :: COLLIO_ERR_BUFSIZE = 9
+  integer(c_int), parameter, public :: COLLIO_ERR_OPEN = 10
+  integer(c_int), parameter, public :: COLLIO_ERR_IO = 11
+  integer(c_int), parameter, public :: COLLIO_ERR_EOF = 12
+  integer(c_int), parameter, public :: COLLIO_ERR_MPI = 13
+  integer(c_int), parameter, public :: COLLIO_ERR_UNSUPPORTED = 14
+  integer(c_int), parameter, public :: COLLIO_ERR_STATE = 15
+  integer(c_int), parameter, public :: COLLIO_ERR__COUNT = 16
+
+  ! darray distributions (enum collio_distrib), dargs, orders
+  integer(c_int), parameter, public :: COLLIO_DIST_NONE = 0
+  integer(c_int), parameter, public :: COLLIO_DIST_BLOCK = 1
+  integer(c_int), parameter, public :: COLLIO_DIST_CYCLIC = 2
+  integer(c_int64_t), parameter, public :: COLLIO_DARG_DEFAULT = 0
+  integer(c_int), parameter, public :: COLLIO_MAX_DIMS = 8
+  integer(c_int), parameter, public :: COLLIO_ORDER_C = 0
+  integer(c_int), parameter, public :: COLLIO_ORDER_FORTRAN = 1
+  ! collio_h5_type (collio_describe_h5)
+  integer(c_int), parameter, public :: COLLIO_H5_INT8 = 0, COLLIO_H5_UINT8 = 1, &
+    COLLIO_H5_INT16 = 2, COLLIO_H5_UINT16 = 3, COLLIO_H5_INT32 = 4, &
+    COLLIO_H5_UINT32 = 5, COLLIO_H5_INT64 = 6, COLLIO_H5_UINT64 = 7, &
+    COLLIO_H5_FLOAT32 = 8, COLLIO_H5_FLOAT64 = 9
+
+  ! file backends (enum collio_backend) and modes (enum collio_file_mode)
+  integer(c_int), parameter, public :: COLLIO_BACKEND_POSIX = 0
+  integer(c_int), parameter, public :: COLLIO_BACKEND_MPIIO = 1
+  integer(c_int), parameter, public :: COLLIO_FILE_CREATE = 0
+  integer(c_int), parameter, public :: COLLIO_FILE_INPLACE = 1
+  integer(c_int), parameter, public :: COLLIO_FILE_READ = 2
+
+  ! multiphase exchanges (enum collio_exchange)
+  integer(c_int), parameter, public :: COLLIO_EXCHANGE_AUTO = 0
+  integer(c_int), parameter, public :: COLLIO_EXCHANGE_HYPERCUBE = 1
+  integer(c_int), parameter, public :: COLLIO_EXCHANGE_DIRECT = 2
+  integer(c_int), parameter, public :: COLLIO_EXCHANGE_NODE_DIRECT = 3
+  integer(c_int), parameter, public :: COLLIO_EXCHANGE_NODE_HYPERCUBE = 4
+  integer(c_int), parameter, public :: COLLIO_EXCHANGE__COUNT = 5
+
+  ! replica policies (enum collio_replicas)
+  integer(c_int), parameter, public :: COLLIO_REPLICAS_AUTO = 0
+  integer(c_int), parameter, public :: COLLIO_REPLICAS_OWNER = 1
+  integer(c_int), parameter, public :: COLLIO_REPLICAS_IDG = 2
+  integer(c_int), parameter, public :: COLLIO_REPLICAS_RANDOM = 3
+  integer(c_int), parameter, public :: COLLIO_REPLICAS_FIRST = 4
+  integer(c_int), parameter, public :: COLLIO_REPLICAS_DOMAIN = 5
+  integer(c_int), parameter, public :: COLLIO_REPLICAS__COUNT = 6
+
+  integer(c_int), parameter, public :: COLLIO_MAX_PHASES = 32
+
+  ! ------------------------------------------------------ opaque objects
+
+  !> A layout (collio_layout *): what this rank holds of the global file.
+  type, public :: collio_layout
+    type(c_ptr) :: ptr = c_null_ptr
+  end type collio_layout
+
+  !> A plan (collio_plan *): a reusable schedule for one layout and strategy.
+  type, public :: collio_plan
+    type(c_ptr) :: ptr = c_null_ptr
+  end type collio_plan
+
+  !> A file (collio_file *) open on every rank of a communicator.
+  type, public :: collio_file
+    type(c_ptr) :: ptr = c_null_ptr
+  end type collio_file
+
+  ! -------------------------------------------------------------- options
+
+  !> collio_file_options, with the MPI_Info as a Fortran INTEGER handle
+  !> (use mpi: the handle; use mpi_f08: info%MPI_VAL).
+  type, bind(C), public :: collio_file_options
+    integer(c_int) :: backend        ! COLLIO_BACKEND_*, default POSIX
+    integer(c_int64_t) :: base_offset ! byte offset of element 0
+    integer(c_int) :: sync           ! 1: fsync before close commits
+    integer(c_int) :: info           ! MPI-IO hints, default MPI_INFO_NULL
+  end type collio_file_options
+
+  !> collio_serial_options
+  type, bind(C), public :: collio_serial_options
+    integer(c_int64_t) :: chunk_bytes
+  end type collio_serial_options
+
+  !> collio_independent_options
+  type, bind(C), public :: collio_independent_options
+    integer(c_int64_t) :: max_iov
+  end type collio_independent_options
+
+  !> collio_multiphase_options
+  type, bind(C), public :: collio_multiphase_options
+    integer(c_int) :: phases
+    integer(c_int) :: keep_buffers
+    integer(c_int) :: write_rounds
+    integer(c_int) :: exchange       ! COLLIO_EXCHANGE_*
+    integer(c_int) :: shared_memory
+  end type collio_multiphase_options
+
+  !> collio_subgroup_options; inner is a C string (collio_plan_options_set_inner)
+  type, bind(C), public :: collio_subgroup_options
+    integer(c_int) :: group
+    type(c_ptr) :: inner
+  end type collio_subgroup_options
+
+  !> collio_replica_options (seed: C's uint64_t, the same bits)
+  type, bind(C), public :: collio_replica_options
+    integer(c_int) :: policy         ! COLLIO_REPLICAS_*
+    integer(c_int64_t) :: seed
+  end type collio_replica_options
+
+  !> collio_plan_options: fill with collio_plan_options_init, then change
+  !> fields.
+  type, bind(C), public :: collio_plan_options
+    integer(c_int) :: destroy_input
+    type(collio_serial_options) :: serial
+    type(collio_independent_options) :: independent
+    type(collio_multiphase_options) :: multiphase
+    type(collio_subgroup_options) :: subgroup
+    type(collio_replica_options) :: replicas
+  end type collio_plan_options
+
+  ! ---------------------------------------------------------------- stats
+
+  !> collio_multiphase_stats
+  type, bind(C), public :: collio_multiphase_stats
+    integer(c_int) :: exchange
+    integer(c_int) :: shared_memory
+    integer(c_int) :: shm_fallback
+    real(c_double) :: net_bw
+    real(c_double) :: mem_bw
+  end type collio_multiphase_stats
+
+  !> collio_subgroup_stats
+  type, bind(C), public :: collio_subgroup_stats
+    real(c_double) :: split_s
+    real(c_double) :: gather_s
+    integer(c_int) :: group
+    integer(c_int) :: ngroups
+    integer(c_int) :: master
+  end type collio_subgroup_stats
+
+  !> collio_replica_stats
+  type, bind(C), public :: collio_replica_stats
+    integer(c_int) :: policy
+    integer(c_int64_t) :: held
+    integer(c_int64_t) :: written
+    integer(c_int64_t) :: intervals
+    real(c_double) :: intervals_per_rank
+    real(c_double) :: avg_interval
+    real(c_double) :: replicated_pct
+    real(c_double) :: lb_pct
+    real(c_double) :: classify_s
+    real(c_double) :: schedule_s
+    integer(c_int64_t) :: fill_bytes
+  end type collio_replica_stats
+
+  !> collio_stats (phase arrays are 1-based here: phase_s(k) is C's
+  !> phase_s[k-1])
+  type, bind(C), public :: collio_stats
+    real(c_double) :: inspect_s
+    real(c_double) :: exchange_s
+    real(c_double) :: copy_s
+    real(c_double) :: file_s
+    real(c_double) :: total_s
+    integer(c_int64_t) :: bytes_sent
+    integer(c_int64_t) :: messages
+    integer(c_int64_t) :: file_requests
+    integer(c_int64_t) :: file_bytes
+    integer(c_int) :: nphases
+    real(c_double) :: phase_s(COLLIO_MAX_PHASES)
+    integer(c_int64_t) :: phase_bytes(COLLIO_MAX_PHASES)
+    integer(c_int64_t) :: phase_tuples(COLLIO_MAX_PHASES)
+    integer(c_int64_t) :: phase_messages(COLLIO_MAX_PHASES)
+    integer(c_int64_t) :: plan_bytes
+    integer(c_int64_t) :: work_bytes
+    integer(c_int) :: nrounds
+    type(collio_multiphase_stats) :: multiphase
+    type(collio_subgroup_stats) :: subgroup
+    type(collio_replica_stats) :: replicas
+    integer(c_int) :: nnodes
+    integer(c_int64_t) :: messages_offnode
+    integer(c_int64_t) :: bytes_offnode
+  end type collio_stats
+
+  ! ------------------------------------------------- public procedures
+
+  public :: collio_strerror, collio_last_error
+  public :: collio_layout_block_cyclic, collio_layout_darray
+  public :: collio_layout_index_list, collio_layout_index_list_replicated
+  public :: collio_layout_set_memory_global, collio_layout_set_memory_datatype
+  public :: collio_layout_local_count, collio_layout_global_count
+  public :: collio_layout_esize, collio_layout_global_index
+  public :: collio_layout_buffer_bytes, collio_layout_free
+  public :: collio_file_options_init, collio_file_open, collio_file_close
+  public :: collio_file_abort, collio_file_path
+  public :: collio_strategy_count, collio_strategy_name
+  public :: collio_strategy_summary, collio_strategy_is_canonical
+  public :: collio_exchange_name, collio_exchange_from_name
+  public :: collio_replicas_name, collio_replicas_from_name
+  public :: collio_plan_options_init, collio_plan_options_set_inner
+  public :: collio_plan_create, collio_write, collio_read
+  public :: collio_write_ptr, collio_read_ptr
+  public :: collio_plan_stats, collio_plan_strategy, collio_plan_free
+  public :: collio_fortran_check_types
+  public :: collio_have_h5, collio_describe_h5
+
+  !> collio_layout_block_cyclic(comm, nx, bx, esize, layout): 1-D
+  !> block-cyclic layout of nx elements in blocks of bx (collective).
+  interface collio_layout_block_cyclic
+    module procedure layout_block_cyclic_f08, layout_block_cyclic_int
+  end interface collio_layout_block_cyclic
+
+  !> collio_layout_darray(comm, gsizes, distribs, psizes, order, esize,
+  !> layout [, dargs]): N-d array as MPI_Type_create_darray describes it
+  !> (collective). ndims = size(gsizes); distribs, psizes (and dargs, default
+  !> all COLLIO_DARG_DEFAULT) must have as many entries, else COLLIO_ERR_ARG
+  !> on every rank. Dimension d of C is entry d+1 here; psizes is the process
+  !> grid, row-major in rank as in C.
+  interface collio_layout_darray
+    module procedure layout_darray_f08, layout_darray_int
+  end interface collio_layout_darray
+
+  !> collio_layout_index_list(comm, nglobal, idx, esize, layout): this rank
+  !> holds the size(idx) elements of 0-based global indices idx, in that
+  !> buffer order (collective).
+  interface collio_layout_index_list
+    module procedure layout_index_list_f08, layout_index_list_int
+  end interface collio_layout_index_list
+
+  !> collio_layout_index_list_replicated(comm, nglobal, idx, owned, esize,
+  !> layout): index list with replicas; owned(i) says whether this rank owns
+  !> idx(i) (collective). size(owned) /= size(idx): COLLIO_ERR_ARG on every
+  !> rank.
+  interface collio_layout_index_list_replicated
+    module procedure layout_index_list_replicated_f08, layout_index_list_replicated_int
+  end interface collio_layout_index_list_replicated
+
+  !> collio_layout_set_memory_datatype(layout, type, count): the buffer is
+  !> count items of the MPI datatype (type(MPI_Datatype) or INTEGER) (local).
+  interface collio_layout_set_memory_datatype
+    module procedure layout_set_memory_datatype_f08, layout_set_memory_datatype_int
+  end interface collio_layout_set_memory_datatype
+
+  !> collio_file_open(comm, path, mode, file [, opts]): opens path in mode
+  !> COLLIO_FILE_* with options opts (default: collio_file_options_init's)
+  !> (collective). Trailing blanks of path are ignored.
+  interface collio_file_open
+    module procedure file_open_f08, file_open_int
+  end interface collio_file_open
+
+  !> collio_describe_h5(comm, h5_path, raw_path, type, dims, fortran_order
+  !> [, base_offset] [, dataset]): an HDF5 file h5_path whose dataset
+  !> (default "data") is the raw file raw_path (external storage), of type
+  !> COLLIO_H5_* and shape dims; fortran_order = .true. for dims in Fortran
+  !> order (the dataset's C-order shape is then their reverse). Collective;
+  !> COLLIO_ERR_UNSUPPORTED where collio was built without HDF5
+  !> (docs/hdf5.md).
+  interface collio_describe_h5
+    module procedure describe_h5_f08, describe_h5_int
+  end interface collio_describe_h5
+
+  !> collio_plan_create(comm, layout, strategy, plan [, opts]): the plan of
+  !> a layout for a registered strategy (collective).
+  interface collio_plan_create
+    module procedure plan_create_f08, plan_create_int
+  end interface collio_plan_create
+
+  ! ----------------------------------------------- the C functions (private)
+
+  interface
+    function c_strlen(s) bind(C, name="strlen") result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: n
+    end function c_strlen
+
+    function c_collio_strerror(code) bind(C, name="collio_strerror") result(s)
+      import :: c_int, c_ptr
+      integer(c_int), value :: code
+      type(c_ptr) :: s
+    end function c_collio_strerror
+
+    function c_collio_last_error() bind(C, name="collio_last_error") result(s)
+      import :: c_ptr
+      type(c_ptr) :: s
+    end function c_collio_last_error
+
+    function c_collio_f_sizeof(which) bind(C, name="collio_f_sizeof") result(n)
+      import :: c_int
+      integer(c_int), value :: which
+      integer(c_int) :: n
+    end function c_collio_f_sizeof
+
+    function c_layout_block_cyclic(comm, nx, bx, esize, out) &
+        bind(C, name="collio_f_layout_block_cyclic") result(rc)
+      import :: c_int, c_int64_t, c_size_t, c_ptr
+      integer(c_int), value :: comm
+      integer(c_int64_t), value :: nx, bx
+      integer(c_size_t), value :: esize
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_layout_block_cyclic
+
+    function c_layout_darray(comm, ndims, gsizes, distribs, dargs, psizes, order, esize, &
+        out) bind(C, name="collio_f_layout_darray") result(rc)
+      import :: c_int, c_int64_t, c_size_t, c_ptr
+      integer(c_int), value :: comm, ndims
+      integer(c_int64_t), intent(in) :: gsizes(*)
+      integer(c_int), intent(in) :: distribs(*)
+      integer(c_int64_t), intent(in) :: dargs(*)
+      integer(c_int), intent(in) :: psizes(*)
+      integer(c_int), value :: order
+      integer(c_size_t), value :: esize
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_layout_darray
+
+    function c_layout_index_list(comm, nglobal, nlocal, idx, esize, out) &
+        bind(C, name="collio_f_layout_index_list") result(rc)
+      import :: c_int, c_int64_t, c_size_t, c_ptr
+      integer(c_int), value :: comm
+      integer(c_int64_t), value :: nglobal, nlocal
+      integer(c_int64_t), intent(in) :: idx(*)
+      integer(c_size_t), value :: esize
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_layout_index_list
+
+    function c_layout_index_list_replicated(comm, nglobal, nlocal, idx, owned, esize, out) &
+        bind(C, name="collio_f_layout_index_list_replicated") result(rc)
+      import :: c_int, c_int64_t, c_size_t, c_ptr, c_signed_char
+      integer(c_int), value :: comm
+      integer(c_int64_t), value :: nglobal, nlocal
+      integer(c_int64_t), intent(in) :: idx(*)
+      integer(c_signed_char), intent(in) :: owned(*)
+      integer(c_size_t), value :: esize
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_layout_index_list_replicated
+
+    function c_layout_set_memory_global(layout) &
+        bind(C, name="collio_layout_set_memory_global") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: layout
+      integer(c_int) :: rc
+    end function c_layout_set_memory_global
+
+    function c_layout_set_memory_datatype(layout, dtype, count) &
+        bind(C, name="collio_f_layout_set_memory_datatype") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: layout
+      integer(c_int), value :: dtype, count
+      integer(c_int) :: rc
+    end function c_layout_set_memory_datatype
+
+    function c_layout_local_count(layout) bind(C, name="collio_layout_local_count") result(n)
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: layout
+      integer(c_int64_t) :: n
+    end function c_layout_local_count
+
+    function c_layout_global_count(layout) bind(C, name="collio_layout_global_count") result(n)
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: layout
+      integer(c_int64_t) :: n
+    end function c_layout_global_count
+
+    function c_layout_esize(layout) bind(C, name="collio_layout_esize") result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: layout
+      integer(c_size_t) :: n
+    end function c_layout_esize
+
+    function c_layout_global_index(layout, i) bind(C, name="collio_layout_global_index") &
+        result(n)
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: layout
+      integer(c_int64_t), value :: i
+      integer(c_int64_t) :: n
+    end function c_layout_global_index
+
+    function c_layout_buffer_bytes(layout) bind(C, name="collio_layout_buffer_bytes") &
+        result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: layout
+      integer(c_size_t) :: n
+    end function c_layout_buffer_bytes
+
+    subroutine c_layout_free(layout) bind(C, name="collio_layout_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: layout
+    end subroutine c_layout_free
+
+    subroutine c_file_options_init(opts) bind(C, name="collio_f_file_options_init")
+      import :: collio_file_options
+      type(collio_file_options), intent(out) :: opts
+    end subroutine c_file_options_init
+
+    function c_file_open(comm, path, mode, opts, out) bind(C, name="collio_f_file_open") &
+        result(rc)
+      import :: c_int, c_char, c_ptr, collio_file_options
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int), value :: mode
+      type(collio_file_options), intent(in), optional :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_file_open
+
+    function c_describe_h5(comm, h5, raw, base, type, ndims, dims, forder, dataset) &
+        bind(C, name="collio_f_describe_h5") result(rc)
+      import :: c_int, c_char, c_int64_t
+      integer(c_int), value :: comm
+      character(kind=c_char), intent(in) :: h5(*), raw(*)
+      integer(c_int64_t), value :: base
+      integer(c_int), value :: type, ndims
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int), value :: forder
+      character(kind=c_char), intent(in) :: dataset(*)
+      integer(c_int) :: rc
+    end function c_describe_h5
+
+    function c_have_h5() bind(C, name="collio_have_h5") result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function c_have_h5
+
+    function c_file_close(f) bind(C, name="collio_file_close") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: f
+      integer(c_int) :: rc
+    end function c_file_close
+
+    function c_file_abort(f) bind(C, name="collio_file_abort") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: f
+      integer(c_int) :: rc
+    end function c_file_abort
+
+    function c_file_path(f) bind(C, name="collio_file_path") result(s)
+      import :: c_ptr
+      type(c_ptr), value :: f
+      type(c_ptr) :: s
+    end function c_file_path
+
+    function c_strategy_count() bind(C, name="collio_strategy_count") result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function c_strategy_count
+
+    function c_strategy_name(i) bind(C, name="collio_strategy_name") result(s)
+      import :: c_int, c_ptr
+      integer(c_int), value :: i
+      type(c_ptr) :: s
+    end function c_strategy_name
+
+    function c_strategy_summary(name) bind(C, name="collio_strategy_summary") result(s)
+      import :: c_char, c_ptr
+      character(kind=c_char), intent(in) :: name(*)
+      type(c_ptr) :: s
+    end function c_strategy_summary
+
+    function c_strategy_is_canonical(name) bind(C, name="collio_strategy_is_canonical") &
+        result(n)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: n
+    end function c_strategy_is_canonical
+
+    function c_exchange_name(x) bind(C, name="collio_exchange_name") result(s)
+      import :: c_int, c_ptr
+      integer(c_int), value :: x
+      type(c_ptr) :: s
+    end function c_exchange_name
+
+    function c_exchange_from_name(name) bind(C, name="collio_exchange_from_name") result(n)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: n
+    end function c_exchange_from_name
+
+    function c_replicas_name(x) bind(C, name="collio_replicas_name") result(s)
+      import :: c_int, c_ptr
+      integer(c_int), value :: x
+      type(c_ptr) :: s
+    end function c_replicas_name
+
+    function c_replicas_from_name(name) bind(C, name="collio_replicas_from_name") result(n)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: n
+    end function c_replicas_from_name
+
+    subroutine c_plan_options_init(opts) bind(C, name="collio_plan_options_init")
+      import :: collio_plan_options
+      type(collio_plan_options), intent(out) :: opts
+    end subroutine c_plan_options_init
+
+    function c_plan_create(comm, layout, strategy, opts, out) &
+        bind(C, name="collio_f_plan_create") result(rc)
+      import :: c_int, c_char, c_ptr, collio_plan_options
+      integer(c_int), value :: comm
+      type(c_ptr), value :: layout
+      character(kind=c_char), intent(in) :: strategy(*)
+      type(collio_plan_options), intent(in), optional :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_plan_create
+
+    function c_write_desc(plan, f, buf) bind(C, name="collio_f_write") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, f
+      type(*), dimension(..), intent(in) :: buf
+      integer(c_int) :: rc
+    end function c_write_desc
+
+    function c_read_desc(plan, f, buf) bind(C, name="collio_f_read") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, f
+      type(*), dimension(..), intent(inout) :: buf
+      integer(c_int) :: rc
+    end function c_read_desc
+
+    function c_write(plan, f, buf, nbytes) bind(C, name="collio_write") result(rc)
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: plan, f, buf
+      integer(c_size_t), value :: nbytes
+      integer(c_int) :: rc
+    end function c_write
+
+    function c_read(plan, f, buf, nbytes) bind(C, name="collio_read") result(rc)
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: plan, f, buf
+      integer(c_size_t), value :: nbytes
+      integer(c_int) :: rc
+    end function c_read
+
+    function c_plan_stats(plan, out) bind(C, name="collio_plan_stats") result(rc)
+      import :: c_int, c_ptr, collio_stats
+      type(c_ptr), value :: plan
+      type(collio_stats), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_plan_stats
+
+    function c_plan_strategy(plan) bind(C, name="collio_plan_strategy") result(s)
+      import :: c_ptr
+      type(c_ptr), value :: plan
+      type(c_ptr) :: s
+    end function c_plan_strategy
+
+    subroutine c_plan_free(plan) bind(C, name="collio_plan_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: plan
+    end subroutine c_plan_free
+  end interface
+
+  ! subgroup%inner for names the registry does not know (one at a time)
+  character(kind=c_char), target, save :: inner_unknown(256) = c_null_char
+
+contains
+
+  ! ------------------------------------------------------------- helpers
+
+  ! A C string (NULL: "") as a Fortran string.
+  function f_string(s) result(r)
+    type(c_ptr), intent(in) :: s
+    character(len=:), allocatable :: r
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    if (.not. c_associated(s)) then
+      r = ""
+      return
+    end if
+    n = int(c_strlen(s))
+    call c_f_pointer(s, chars, [n])
+    allocate (character(len=n) :: r)
+    do i = 1, n
+      r(i:i) = chars(i)
+    end do
+  end function f_string
+
+  ! A Fortran string as a NUL-terminated C string (trailing blanks dropped).
+  pure function c_string(s) result(r)
+    character(len=*), intent(in) :: s
+    character(kind=c_char, len=len_trim(s) + 1) :: r
+    r = trim(s)//c_null_char
+  end function c_string
+
+  ! ------------------------------------------------------------- errors
+
+  !> Text for an error code (local; never empty).
+  function collio_strerror(code) result(s)
+    integer, intent(in) :: code
+    character(len=:), allocatable :: s
+    s = f_string(c_collio_strerror(int(code, c_int)))
+  end function collio_strerror
+
+  !> One line on the last error this thread's collio calls returned, the
+  !> same on every rank after a failed collective call; "" if none yet
+  !> (local).
+  function collio_last_error() result(s)
+    character(len=:), allocatable :: s
+    s = f_string(c_collio_last_error())
+  end function collio_last_error
+
+  !> 1 if the module's bind(C) types have the sizes of the C structs they
+  !> mirror (collio_plan_options, collio_stats, the file options), else 0 --
+  !> a self-check for the tests and for builds with other compilers (local).
+  function collio_fortran_check_types() result(ok)
+    integer :: ok
+    type(collio_plan_options) :: po
+    type(collio_stats) :: st
+    type(collio_file_options) :: fo
+    ok = 0
+    if (c_sizeof(po) == c_collio_f_sizeof(1_c_int) .and. &
+        c_sizeof(st) == c_collio_f_sizeof(2_c_int) .and. &
+        c_sizeof(fo) == c_collio_f_sizeof(3_c_int)) ok = 1
+  end function collio_fortran_check_types
+
+  ! ------------------------------------------------------------- layouts
+
+  function layout_block_cyclic_f08(comm, nx, bx, esize, layout) result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nx, bx
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    rc = layout_block_cyclic_int(comm%MPI_VAL, nx, bx, esize, layout)
+  end function layout_block_cyclic_f08
+
+  function layout_block_cyclic_int(comm, nx, bx, esize, layout) result(rc)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nx, bx
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    rc = c_layout_block_cyclic(int(comm, c_int), nx, bx, esize_c(esize), layout%ptr)
+  end function layout_block_cyclic_int
+
+  ! esize < 1 must reach the library (COLLIO_ERR_ARG on every rank): 0.
+  pure function esize_c(esize) result(n)
+    integer, intent(in) :: esize
+    integer(c_size_t) :: n
+    n = int(max(esize, 0), c_size_t)
+  end function esize_c
+
+  function layout_darray_f08(comm, gsizes, distribs, psizes, order, esize, layout, dargs) &
+      result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int64_t), intent(in) :: gsizes(:)
+    integer, intent(in) :: distribs(:), psizes(:)
+    integer, intent(in) :: order, esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int64_t), intent(in), optional :: dargs(:)
+    integer(c_int) :: rc
+    rc = layout_darray_int(comm%MPI_VAL, gsizes, distribs, psizes, order, esize, layout, &
+                           dargs)
+  end function layout_darray_f08
+
+  function layout_darray_int(comm, gsizes, distribs, psizes, order, esize, layout, dargs) &
+      result(rc)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: gsizes(:)
+    integer, intent(in) :: distribs(:), psizes(:)
+    integer, intent(in) :: order, esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int64_t), intent(in), optional :: dargs(:)
+    integer(c_int) :: rc
+    integer(c_int64_t) :: g(COLLIO_MAX_DIMS), a(COLLIO_MAX_DIMS)
+    integer(c_int) :: d(COLLIO_MAX_DIMS), p(COLLIO_MAX_DIMS), ndims
+    ndims = int(size(gsizes), c_int)
+    g = 1
+    a = COLLIO_DARG_DEFAULT
+    d = COLLIO_DIST_NONE
+    p = 1
+    if (ndims > COLLIO_MAX_DIMS .or. size(distribs) /= ndims .or. &
+        size(psizes) /= ndims) then
+      ndims = 0 ! the library's COLLIO_ERR_ARG, on every rank
+    else if (present(dargs)) then
+      if (size(dargs) /= ndims) ndims = 0
+    end if
+    if (ndims > 0) then
+      g(1:ndims) = gsizes
+      d(1:ndims) = int(distribs, c_int)
+      p(1:ndims) = int(psizes, c_int)
+      if (present(dargs)) a(1:ndims) = dargs
+    end if
+    rc = c_layout_darray(int(comm, c_int), ndims, g, d, a, p, int(order, c_int), &
+                         esize_c(esize), layout%ptr)
+  end function layout_darray_int
+
+  function layout_index_list_f08(comm, nglobal, idx, esize, layout) result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nglobal
+    integer(c_int64_t), intent(in), contiguous :: idx(:)
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    rc = layout_index_list_int(comm%MPI_VAL, nglobal, idx, esize, layout)
+  end function layout_index_list_f08
+
+  function layout_index_list_int(comm, nglobal, idx, esize, layout) result(rc)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nglobal
+    integer(c_int64_t), intent(in), contiguous :: idx(:)
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    integer(c_int64_t) :: dummy(1)
+    if (size(idx) > 0) then
+      rc = c_layout_index_list(int(comm, c_int), nglobal, int(size(idx), c_int64_t), idx, &
+                               esize_c(esize), layout%ptr)
+    else
+      rc = c_layout_index_list(int(comm, c_int), nglobal, 0_c_int64_t, dummy, &
+                               esize_c(esize), layout%ptr)
+    end if
+  end function layout_index_list_int
+
+  function layout_index_list_replicated_f08(comm, nglobal, idx, owned, esize, layout) &
+      result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nglobal
+    integer(c_int64_t), intent(in), contiguous :: idx(:)
+    logical, intent(in) :: owned(:)
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    rc = layout_index_list_replicated_int(comm%MPI_VAL, nglobal, idx, owned, esize, layout)
+  end function layout_index_list_replicated_f08
+
+  function layout_index_list_replicated_int(comm, nglobal, idx, owned, esize, layout) &
+      result(rc)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: nglobal
+    integer(c_int64_t), intent(in), contiguous :: idx(:)
+    logical, intent(in) :: owned(:)
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    integer(c_signed_char), allocatable :: own(:)
+    integer(c_int64_t) :: dummy(1)
+    allocate (own(max(size(idx), 1)))
+    if (size(owned) == size(idx)) then
+      own(1:size(idx)) = merge(1_c_signed_char, 0_c_signed_char, owned)
+    else
+      own = 2_c_signed_char ! not 0/1: the library's COLLIO_ERR_ARG on every rank
+    end if
+    if (size(idx) > 0) then
+      rc = c_layout_index_list_replicated(int(comm, c_int), nglobal, &
+                                          int(size(idx), c_int64_t), idx, own, &
+                                          esize_c(esize), layout%ptr)
+    else
+      rc = c_layout_index_list_replicated(int(comm, c_int), nglobal, 0_c_int64_t, dummy, &
+                                          own, esize_c(esize), layout%ptr)
+    end if
+  end function layout_index_list_replicated_int
+
+  !> The buffer is the full-size global array; only this rank's entries are
+  !> read or filled (local; before collio_plan_create).
+  function collio_layout_set_memory_global(layout) result(rc)
+    type(collio_layout), intent(in) :: layout
+    integer(c_int) :: rc
+    rc = c_layout_set_memory_global(layout%ptr)
+  end function collio_layout_set_memory_global
+
+  function layout_set_memory_datatype_f08(layout, dtype, count) result(rc)
+    type(collio_layout), intent(in) :: layout
+    type(MPI_Datatype), intent(in) :: dtype
+    integer, intent(in) :: count
+    integer(c_int) :: rc
+    rc = c_layout_set_memory_datatype(layout%ptr, int(dtype%MPI_VAL, c_int), &
+                                      int(count, c_int))
+  end function layout_set_memory_datatype_f08
+
+  function layout_set_memory_datatype_int(layout, dtype, count) result(rc)
+    type(collio_layout), intent(in) :: layout
+    integer, intent(in) :: dtype
+    integer, intent(in) :: count
+    integer(c_int) :: rc
+    rc = c_layout_set_memory_datatype(layout%ptr, int(dtype, c_int), int(count, c_int))
+  end function layout_set_memory_datatype_int
+
+  !> Number of elements this rank holds (local).
+  function collio_layout_local_count(layout) result(n)
+    type(collio_layout), intent(in) :: layout
+    integer(c_int64_t) :: n
+    n = c_layout_local_count(layout%ptr)
+  end function collio_layout_local_count
+
+  !> Number of elements in the global file (local).
+  function collio_layout_global_count(layout) result(n)
+    type(collio_layout), intent(in) :: layout
+    integer(c_int64_t) :: n
+    n = c_layout_global_count(layout%ptr)
+  end function collio_layout_global_count
+
+  !> Element size in bytes (local).
+  function collio_layout_esize(layout) result(n)
+    type(collio_layout), intent(in) :: layout
+    integer(c_int64_t) :: n
+    n = int(c_layout_esize(layout%ptr), c_int64_t)
+  end function collio_layout_esize
+
+  !> 0-based global index of this rank's element i (0-based, layout order);
+  !> -1 if i is out of range (local).
+  function collio_layout_global_index(layout, i) result(n)
+    type(collio_layout), intent(in) :: layout
+    integer(c_int64_t), intent(in) :: i
+    integer(c_int64_t) :: n
+    n = c_layout_global_index(layout%ptr, i)
+  end function collio_layout_global_index
+
+  !> Bytes the buffer of collio_write / collio_read must have (local).
+  function collio_layout_buffer_bytes(layout) result(n)
+    type(collio_layout), intent(in) :: layout
+    integer(c_int64_t) :: n
+    n = int(c_layout_buffer_bytes(layout%ptr), c_int64_t)
+  end function collio_layout_buffer_bytes
+
+  !> Frees a layout (null-safe) and nulls it; plans made from it stay valid
+  !> (local).
+  subroutine collio_layout_free(layout)
+    type(collio_layout), intent(inout) :: layout
+    call c_layout_free(layout%ptr)
+    layout%ptr = c_null_ptr
+  end subroutine collio_layout_free
+
+  ! --------------------------------------------------------------- files
+
+  !> Fills opts with the defaults: POSIX backend, base_offset 0, sync 0,
+  !> info MPI_INFO_NULL (local).
+  subroutine collio_file_options_init(opts)
+    type(collio_file_options), intent(out) :: opts
+    call c_file_options_init(opts)
+  end subroutine collio_file_options_init
+
+  function file_open_f08(comm, path, mode, file, opts) result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    character(len=*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(collio_file), intent(out) :: file
+    type(collio_file_options), intent(in), optional :: opts
+    integer(c_int) :: rc
+    rc = file_open_int(comm%MPI_VAL, path, mode, file, opts)
+  end function file_open_f08
+
+  function file_open_int(comm, path, mode, file, opts) result(rc)
+    integer, intent(in) :: comm
+    character(len=*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(collio_file), intent(out) :: file
+    type(collio_file_options), intent(in), optional :: opts
+    integer(c_int) :: rc
+    rc = c_file_open(int(comm, c_int), c_string(path), int(mode, c_int), opts, file%ptr)
+  end function file_open_int
+
+  !> .true. if collio was built with HDF5 (collio_describe_h5 works).
+  function collio_have_h5() result(yes)
+    logical :: yes
+    yes = c_have_h5() /= 0
+  end function collio_have_h5
+
+  function describe_h5_f08(comm, h5_path, raw_path, type, dims, fortran_order, &
+                           base_offset, dataset) result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    character(len=*), intent(in) :: h5_path, raw_path
+    integer, intent(in) :: type
+    integer(c_int64_t), intent(in) :: dims(:)
+    logical, intent(in) :: fortran_order
+    integer(c_int64_t), intent(in), optional :: base_offset
+    character(len=*), intent(in), optional :: dataset
+    integer(c_int) :: rc
+    rc = describe_h5_int(comm%MPI_VAL, h5_path, raw_path, type, dims, fortran_order, &
+                         base_offset, dataset)
+  end function describe_h5_f08
+
+  function describe_h5_int(comm, h5_path, raw_path, type, dims, fortran_order, &
+                           base_offset, dataset) result(rc)
+    integer, intent(in) :: comm
+    character(len=*), intent(in) :: h5_path, raw_path
+    integer, intent(in) :: type
+    integer(c_int64_t), intent(in) :: dims(:)
+    logical, intent(in) :: fortran_order
+    integer(c_int64_t), intent(in), optional :: base_offset
+    character(len=*), intent(in), optional :: dataset
+    integer(c_int) :: rc
+    integer(c_int64_t) :: base
+    integer(c_int) :: forder
+    base = 0
+    if (present(base_offset)) base = base_offset
+    forder = 0
+    if (fortran_order) forder = 1
+    if (present(dataset)) then
+      rc = c_describe_h5(int(comm, c_int), c_string(h5_path), c_string(raw_path), base, &
+                         int(type, c_int), int(size(dims), c_int), dims, forder, &
+                         c_string(dataset))
+    else
+      rc = c_describe_h5(int(comm, c_int), c_string(h5_path), c_string(raw_path), base, &
+                         int(type, c_int), int(size(dims), c_int), dims, forder, &
+                         c_string("data"))
+    end if
+  end function describe_h5_int
+
+  !> Closes the file (CREATE: renames the temporary into place if every
+  !> write on every rank succeeded, else COLLIO_ERR_IO and the previous file
+  !> stays); file is nulled in every case (collective).
+  function collio_file_close(file) result(rc)
+    type(collio_file), intent(inout) :: file
+    integer(c_int) :: rc
+    rc = c_file_close(file%ptr)
+    file%ptr = c_null_ptr
+  end function collio_file_close
+
+  !> Closes and discards (CREATE: the path is left as it was); file is
+  !> nulled (collective).
+  function collio_file_abort(file) result(rc)
+    type(collio_file), intent(inout) :: file
+    integer(c_int) :: rc
+    rc = c_file_abort(file%ptr)
+    file%ptr = c_null_ptr
+  end function collio_file_abort
+
+  !> The path given at open (local).
+  function collio_file_path(file) result(s)
+    type(collio_file), intent(in) :: file
+    character(len=:), allocatable :: s
+    s = f_string(c_file_path(file%ptr))
+  end function collio_file_path
+
+  ! ---------------------------------------------------------- strategies
+
+  !> Number of registered strategies, "block" included (local).
+  function collio_strategy_count() result(n)
+    integer :: n
+    n = int(c_strategy_count())
+  end function collio_strategy_count
+
+  !> Name of strategy i (0 <= i < count, as in C), "" if out of range
+  !> (local).
+  function collio_strategy_name(i) result(s)
+    integer, intent(in) :: i
+    character(len=:), allocatable :: s
+    s = f_string(c_strategy_name(int(i, c_int)))
+  end function collio_strategy_name
+
+  !> One-line description of a strategy, "" if unknown (local).
+  function collio_strategy_summary(name) result(s)
+    character(len=*), intent(in) :: name
+    character(len=:), allocatable :: s
+    s = f_string(c_strategy_summary(c_string(name)))
+  end function collio_strategy_summary
+
+  !> 1 if the strategy writes the canonical order, 0 if not, -1 if unknown
+  !> (local).
+  function collio_strategy_is_canonical(name) result(n)
+    character(len=*), intent(in) :: name
+    integer :: n
+    n = int(c_strategy_is_canonical(c_string(name)))
+  end function collio_strategy_is_canonical
+
+  !> Name of an exchange (COLLIO_EXCHANGE_*), "" if out of range (local).
+  function collio_exchange_name(exchange) result(s)
+    integer, intent(in) :: exchange
+    character(len=:), allocatable :: s
+    s = f_string(c_exchange_name(int(exchange, c_int)))
+  end function collio_exchange_name
+
+  !> The exchange of that name, -1 if unknown (local).
+  function collio_exchange_from_name(name) result(n)
+    character(len=*), intent(in) :: name
+    integer :: n
+    n = int(c_exchange_from_name(c_string(name)))
+  end function collio_exchange_from_name
+
+  !> Name of a replica policy (COLLIO_REPLICAS_*), "" if out of range
+  !> (local).
+  function collio_replicas_name(policy) result(s)
+    integer, intent(in) :: policy
+    character(len=:), allocatable :: s
+    s = f_string(c_replicas_name(int(policy, c_int)))
+  end function collio_replicas_name
+
+  !> The replica policy of that name, -1 if unknown (local).
+  function collio_replicas_from_name(name) result(n)
+    character(len=*), intent(in) :: name
+    integer :: n
+    n = int(c_replicas_from_name(c_string(name)))
+  end function collio_replicas_from_name
+
+  ! --------------------------------------------------------------- plans
+
+  !> Fills opts with the defaults (local).
+  subroutine collio_plan_options_init(opts)
+    type(collio_plan_options), intent(out) :: opts
+    call c_plan_options_init(opts)
+  end subroutine collio_plan_options_init
+
+  !> Sets opts%subgroup%inner, the strategy subgroup's masters run, to name
+  !> ("" = the default, two_phase). A registered name points at the
+  !> library's own string; any other (it gives COLLIO_ERR_STRATEGY at plan
+  !> creation) at a module buffer that the next such call overwrites (local).
+  subroutine collio_plan_options_set_inner(opts, name)
+    type(collio_plan_options), intent(inout) :: opts
+    character(len=*), intent(in) :: name
+    integer :: i, n
+    if (len_trim(name) == 0) then
+      opts%subgroup%inner = c_null_ptr
+      return
+    end if
+    do i = 0, collio_strategy_count() - 1
+      if (collio_strategy_name(i) == trim(name)) then
+        opts%subgroup%inner = c_strategy_name(int(i, c_int))
+        return
+      end if
+    end do
+    n = min(len_trim(name), size(inner_unknown) - 1)
+    do i = 1, n
+      inner_unknown(i) = name(i:i)
+    end do
+    inner_unknown(n + 1) = c_null_char
+    opts%subgroup%inner = c_loc(inner_unknown)
+  end subroutine collio_plan_options_set_inner
+
+  function plan_create_f08(comm, layout, strategy, plan, opts) result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    type(collio_layout), intent(in) :: layout
+    character(len=*), intent(in) :: strategy
+    type(collio_plan), intent(out) :: plan
+    type(collio_plan_options), intent(in), optional :: opts
+    integer(c_int) :: rc
+    rc = plan_create_int(comm%MPI_VAL, layout, strategy, plan, opts)
+  end function plan_create_f08
+
+  function plan_create_int(comm, layout, strategy, plan, opts) result(rc)
+    integer, intent(in) :: comm
+    type(collio_layout), intent(in) :: layout
+    character(len=*), intent(in) :: strategy
+    type(collio_plan), intent(out) :: plan
+    type(collio_plan_options), intent(in), optional :: opts
+    integer(c_int) :: rc
+    rc = c_plan_create(int(comm, c_int), layout%ptr, c_string(strategy), opts, plan%ptr)
+  end function plan_create_int
+
+  !> Writes this rank's data from buf -- any array or scalar, of any type
+  !> and rank, whose bytes are collio_layout_buffer_bytes (else
+  !> COLLIO_ERR_BUFSIZE on every rank) -- into file, open for CREATE or
+  !> INPLACE (collective).
+  function collio_write(plan, file, buf) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    type(*), dimension(..), intent(in), contiguous :: buf
+    integer(c_int) :: rc
+    rc = c_write_desc(plan%ptr, file%ptr, buf)
+  end function collio_write
+
+  !> Reads this rank's data from file into buf (as collio_write's buf)
+  !> (collective).
+  function collio_read(plan, file, buf) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    type(*), dimension(..), intent(inout), contiguous :: buf
+    integer(c_int) :: rc
+    rc = c_read_desc(plan%ptr, file%ptr, buf)
+  end function collio_read
+
+  !> collio_write from a C address and a byte count, as in C (collective).
+  function collio_write_ptr(plan, file, buf, nbytes) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    type(c_ptr), intent(in) :: buf
+    integer(c_int64_t), intent(in) :: nbytes
+    integer(c_int) :: rc
+    rc = c_write(plan%ptr, file%ptr, buf, int(max(nbytes, 0_c_int64_t), c_size_t))
+  end function collio_write_ptr
+
+  !> collio_read into a C address with a byte count, as in C (collective).
+  function collio_read_ptr(plan, file, buf, nbytes) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    type(c_ptr), intent(in) :: buf
+    integer(c_int64_t), intent(in) :: nbytes
+    integer(c_int) :: rc
+    rc = c_read(plan%ptr, file%ptr, buf, int(max(nbytes, 0_c_int64_t), c_size_t))
+  end function collio_read_ptr
+
+  !> Copies the plan's statistics into stats (local).
+  function collio_plan_stats(plan, stats) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_stats), intent(out) :: stats
+    integer(c_int) :: rc
+    rc = c_plan_stats(plan%ptr, stats)
+  end function collio_plan_stats
+
+  !> The plan's strategy name (local).
+  function collio_plan_strategy(plan) result(s)
+    type(collio_plan), intent(in) :: plan
+    character(len=:), allocatable :: s
+    s = f_string(c_plan_strategy(plan%ptr))
+  end function collio_plan_strategy
+
+  !> Frees a plan (null-safe) and nulls it (collective).
+  subroutine collio_plan_free(plan)
+    type(collio_plan), intent(inout) :: plan
+    call c_plan_free(plan%ptr)
+    plan%ptr = c_null_ptr
+  end subroutine collio_plan_free
+
+end module collio

@@ -1,0 +1,167 @@
+/*
+ * collio_fshim.c -- the C side of the Fortran bindings (module collio,
+ * fortran/collio.F90). Part of libcollio_fortran, not of libcollio.
+ *
+ * Fortran's MPI handles are not C's: `use mpi` passes INTEGER handles and
+ * `use mpi_f08` a type whose MPI_VAL component is that same integer. The
+ * functions here take the integer (MPI_Fint) and convert it with
+ * MPI_Comm_f2c / MPI_Type_f2c / MPI_Info_f2c before calling the library.
+ * Buffers arrive as Fortran descriptors (ISO_Fortran_binding.h, assumed-rank
+ * assumed-type dummies), so their byte size comes from the descriptor and
+ * the Fortran caller never passes one. Every function returns the library's
+ * code unchanged.
+ */
+#include "collio.h"
+
+#include <ISO_Fortran_binding.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The Fortran mirror of collio_file_options: the MPI_Info as a Fortran
+ * handle (type(collio_file_options) in collio.F90, bind(C)). */
+typedef struct collio_f_file_options {
+    int backend;
+    int64_t base_offset;
+    int sync;
+    MPI_Fint info;
+} collio_f_file_options;
+
+/* Prototypes (this file's functions are called from Fortran only). */
+int collio_f_sizeof(int which);
+int collio_f_layout_block_cyclic(MPI_Fint comm, int64_t nx, int64_t bx, size_t esize,
+                                 collio_layout **out);
+int collio_f_layout_darray(MPI_Fint comm, int ndims, const int64_t *gsizes,
+                           const int *distribs, const int64_t *dargs, const int *psizes,
+                           int order, size_t esize, collio_layout **out);
+int collio_f_layout_index_list(MPI_Fint comm, int64_t nglobal, int64_t nlocal,
+                               const int64_t *idx, size_t esize, collio_layout **out);
+int collio_f_layout_index_list_replicated(MPI_Fint comm, int64_t nglobal, int64_t nlocal,
+                                          const int64_t *idx, const unsigned char *owned,
+                                          size_t esize, collio_layout **out);
+int collio_f_layout_set_memory_datatype(collio_layout *layout, MPI_Fint type, int count);
+void collio_f_file_options_init(collio_f_file_options *opts);
+int collio_f_file_open(MPI_Fint comm, const char *path, int mode,
+                       const collio_f_file_options *opts, collio_file **out);
+int collio_f_plan_create(MPI_Fint comm, const collio_layout *layout, const char *strategy,
+                         const collio_plan_options *opts, collio_plan **out);
+int collio_f_describe_h5(MPI_Fint comm, const char *h5_path, const char *raw_path,
+                         int64_t base_offset, int type, int ndims, const int64_t *dims,
+                         int fortran_order, const char *dataset);
+int collio_f_write(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf);
+int collio_f_read(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf);
+
+/* sizeof the structs the module mirrors (its self-check): 1 plan options,
+ * 2 stats, 3 Fortran file options; else 0. */
+int collio_f_sizeof(int which)
+{
+    switch (which) {
+    case 1:
+        return (int)sizeof(collio_plan_options);
+    case 2:
+        return (int)sizeof(collio_stats);
+    case 3:
+        return (int)sizeof(collio_f_file_options);
+    default:
+        return 0;
+    }
+}
+
+int collio_f_layout_block_cyclic(MPI_Fint comm, int64_t nx, int64_t bx, size_t esize,
+                                 collio_layout **out)
+{
+    return collio_layout_block_cyclic(MPI_Comm_f2c(comm), nx, bx, esize, out);
+}
+
+int collio_f_layout_darray(MPI_Fint comm, int ndims, const int64_t *gsizes,
+                           const int *distribs, const int64_t *dargs, const int *psizes,
+                           int order, size_t esize, collio_layout **out)
+{
+    /* The enums as the library's own type (ndims outside [1, MAX]: the
+     * library reports it; nothing is read then). */
+    collio_distrib d[COLLIO_MAX_DIMS];
+    int n = ndims >= 1 && ndims <= COLLIO_MAX_DIMS ? ndims : 0;
+    for (int i = 0; i < n; i++)
+        d[i] = (collio_distrib)distribs[i];
+    return collio_layout_darray(MPI_Comm_f2c(comm), ndims, gsizes, d, dargs, psizes,
+                                (collio_order)order, esize, out);
+}
+
+int collio_f_layout_index_list(MPI_Fint comm, int64_t nglobal, int64_t nlocal,
+                               const int64_t *idx, size_t esize, collio_layout **out)
+{
+    return collio_layout_index_list(MPI_Comm_f2c(comm), nglobal, nlocal, idx, esize, out);
+}
+
+int collio_f_layout_index_list_replicated(MPI_Fint comm, int64_t nglobal, int64_t nlocal,
+                                          const int64_t *idx, const unsigned char *owned,
+                                          size_t esize, collio_layout **out)
+{
+    return collio_layout_index_list_replicated(MPI_Comm_f2c(comm), nglobal, nlocal, idx,
+                                               owned, esize, out);
+}
+
+int collio_f_layout_set_memory_datatype(collio_layout *layout, MPI_Fint type, int count)
+{
+    return collio_layout_set_memory_datatype(layout, MPI_Type_f2c(type), count);
+}
+
+void collio_f_file_options_init(collio_f_file_options *opts)
+{
+    collio_file_options o;
+    collio_file_options_init(&o);
+    opts->backend = (int)o.backend;
+    opts->base_offset = o.base_offset;
+    opts->sync = o.sync;
+    opts->info = MPI_Info_c2f(o.info);
+}
+
+int collio_f_file_open(MPI_Fint comm, const char *path, int mode,
+                       const collio_f_file_options *opts, collio_file **out)
+{
+    collio_file_options o;
+    collio_file_options_init(&o);
+    if (opts != NULL) {
+        o.backend = (collio_backend)opts->backend;
+        o.base_offset = opts->base_offset;
+        o.sync = opts->sync;
+        o.info = MPI_Info_f2c(opts->info);
+    }
+    return collio_file_open(MPI_Comm_f2c(comm), path, (collio_file_mode)mode, &o, out);
+}
+
+int collio_f_plan_create(MPI_Fint comm, const collio_layout *layout, const char *strategy,
+                         const collio_plan_options *opts, collio_plan **out)
+{
+    return collio_plan_create(MPI_Comm_f2c(comm), layout, strategy, opts, out);
+}
+
+/* Bytes of a (contiguous: the module's dummies are CONTIGUOUS) array. */
+static size_t cfi_bytes(const CFI_cdesc_t *d)
+{
+    size_t n = d->elem_len;
+    for (int r = 0; r < d->rank; r++)
+        n *= (size_t)d->dim[r].extent;
+    return n;
+}
+
+int collio_f_write(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf)
+{
+    size_t n = cfi_bytes(buf);
+    return collio_write(plan, f, n > 0 ? buf->base_addr : NULL, n);
+}
+
+int collio_f_read(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf)
+{
+    size_t n = cfi_bytes(buf);
+    return collio_read(plan, f, n > 0 ? buf->base_addr : NULL, n);
+}
+
+/* collio_describe_h5 with a Fortran communicator handle. */
+int collio_f_describe_h5(MPI_Fint comm, const char *h5_path, const char *raw_path,
+                         int64_t base_offset, int type, int ndims, const int64_t *dims,
+                         int fortran_order, const char *dataset)
+{
+    return collio_describe_h5(MPI_Comm_f2c(comm), h5_path, raw_path, base_offset, type,
+                              ndims, dims, fortran_order, dataset);
+}
