@@ -374,8 +374,13 @@ static int run_case(bench_ctx *x, int ci)
     double warm[MAX_VARIANTS][2] = {{0}}; /* first warm-up call: write, read */
     if (!rc)
         warm_up(x, ci, plans, read_unsupported, warm, l, buf, bytes);
+    /* Rep r starts with variant r mod n and goes round: no variant always
+     * runs first (after the pause of the previous rep's verification, with
+     * cold caches and idle network links) or always right after a given
+     * other one, so that medians compare variants fairly. */
     for (int rep = 0; rep < cfg->reps && !rc; rep++) {
-        for (int vi = 0; vi < x->nvars && !rc; vi++) {
+        for (int k = 0; k < x->nvars && !rc; k++) {
+            const int vi = (rep + k) % x->nvars;
             if (!plans[vi] || (cfg->max_time > 0 && spent[vi] > cfg->max_time))
                 continue;
             char line[256];
