@@ -18,6 +18,7 @@
 #include "bench_internal.h"
 
 #include <malloc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -331,6 +332,23 @@ static void warm_up(bench_ctx *x, int ci, collio_plan **plans, int *read_unsuppo
         }
 }
 
+/* order[0..n-1]: the variants' order in rep `rep` -- 0..n-1 for rep 0,
+ * else a Fisher-Yates shuffle driven by xorshift64 seeded with the rep. */
+static void bench_variant_order(int *order, int n, int rep)
+{
+    uint64_t st = 0x9e3779b97f4a7c15ULL * (uint64_t)(rep + 1);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0 && rep > 0; i--) {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        int j = (int)(st % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
 /* All reps of all variants of case ci. */
 static int run_case(bench_ctx *x, int ci)
 {
@@ -374,13 +392,17 @@ static int run_case(bench_ctx *x, int ci)
     double warm[MAX_VARIANTS][2] = {{0}}; /* first warm-up call: write, read */
     if (!rc)
         warm_up(x, ci, plans, read_unsupported, warm, l, buf, bytes);
-    /* Rep r starts with variant r mod n and goes round: no variant always
-     * runs first (after the pause of the previous rep's verification, with
-     * cold caches and idle network links) or always right after a given
-     * other one, so that medians compare variants fairly. */
+    /* Each rep runs the variants in its own order (rep 0 as given, the
+     * others shuffled by a generator seeded with the rep number, the same
+     * on every rank): no variant always runs first, after the previous
+     * rep's verification and idle network links, or always right after a
+     * given other one and the page cache it left, so medians compare
+     * variants fairly. */
+    int order[MAX_VARIANTS];
     for (int rep = 0; rep < cfg->reps && !rc; rep++) {
+        bench_variant_order(order, x->nvars, rep);
         for (int k = 0; k < x->nvars && !rc; k++) {
-            const int vi = (rep + k) % x->nvars;
+            const int vi = order[k];
             if (!plans[vi] || (cfg->max_time > 0 && spent[vi] > cfg->max_time))
                 continue;
             char line[256];
