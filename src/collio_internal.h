@@ -82,6 +82,8 @@ typedef enum collio__layout_kind {
 struct collio_layout {
     collio__layout_kind kind;
     int rank, nranks;  /* in the communicator the layout was built on */
+    MPI_Group group;   /* that communicator's group (plans compare it with
+                          theirs); MPI_GROUP_NULL in a plan's own clone */
     int64_t nglobal;   /* elements in the file */
     size_t esize;      /* bytes per element */
     int64_t nlocal;    /* elements this rank holds */
@@ -108,6 +110,14 @@ int collio__darray_segs(int ndims, const int64_t gsizes[],
                         const int psizes[], collio_order order, int rank,
                         collio__segvec *out);
 int collio__index_list_segs(int64_t nlocal, const int64_t idx[], collio__segvec *out);
+
+/* The start of every public layout constructor (local): error_begin,
+ * *out = NULL, MPI usable, comm not MPI_COMM_NULL; a failure here is
+ * returned at once (no communicator to agree on). collio__layout_no_out
+ * records "FN: out is NULL" and returns ARG (agreed like any other bad
+ * argument: the constructor still takes part in its collectives). */
+int collio__layout_begin(MPI_Comm comm, collio_layout **out, const char *fn);
+int collio__layout_no_out(const char *fn);
 
 /* Allocates a layout with the common fields set, segments empty. */
 int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
@@ -216,11 +226,29 @@ void collio__error_set(int code, const char *fmt, ...)
 void collio__error_begin(void);
 
 /* Collective: COLLIO_OK if `value` is equal on every rank, else
- * COLLIO_ERR_MISMATCH on every rank. */
-int collio__check_same_i64(MPI_Comm comm, int64_t value);
+ * COLLIO_ERR_MISMATCH on every rank, with the same detail everywhere
+ * (collio_last_error): "rank F: WHAT differs across ranks: A on rank 0, B
+ * on rank F" (F the lowest rank that differs from rank 0). One
+ * MPI_Allreduce when the values agree; the detail costs three more
+ * collectives, only on mismatch. */
+int collio__check_same_i64(MPI_Comm comm, int64_t value, const char *what);
 
-/* Collective: same for a string (compared by hash and length). */
-int collio__check_same_str(MPI_Comm comm, const char *s);
+/* Same for a digest of several arguments (what: their names, plural):
+ * "rank F: WHAT differ between rank 0 and rank F". */
+int collio__check_same_digest(MPI_Comm comm, uint64_t digest, const char *what);
+
+/* Same for a string (compared by hash and length; the detail quotes both,
+ * shortened). */
+int collio__check_same_str(MPI_Comm comm, const char *s, const char *what);
+
+/* Local: COLLIO_OK while MPI is usable (initialized, not finalized); else
+ * COLLIO_ERR_STATE with the detail "FN called before MPI_Init" (or after
+ * MPI_Finalize). Every public function that communicates calls it first,
+ * so that no MPI call is made outside MPI's lifetime. */
+int collio__mpi_usable(const char *fn);
+/* Local: 1 while MPI is usable. The void frees skip their MPI frees
+ * otherwise (the memory is freed, the MPI handles are gone with MPI). */
+int collio__mpi_alive(void);
 
 /* Checked arithmetic: 0 on success, COLLIO_ERR_OVERFLOW on overflow. */
 int collio__mul_i64(int64_t a, int64_t b, int64_t *out);
@@ -308,8 +336,23 @@ struct collio_file {
     int fh_open;
     MPI_File coll_fh; /* collective MPI-IO handle for two_phase (lazy) */
     int coll_fh_open;
-    int failed; /* a write on this rank failed: do not commit */
+    int failed;    /* a call on this file failed: do not commit */
+    char why[400]; /* the first failure's agreed detail (for close) */
+    int lock_fd;   /* CREATE, rank 0: holds the temporary's lock, else -1 */
 };
+
+/* Local: a write or read on f failed (agreed over the plan's ranks):
+ * collio_file_close commits nothing and says why. */
+void collio__file_mark_failed(collio_file *f);
+
+/* Temporaries of CREATE (file_tmp.c), rank 0 only. tmp_create sweeps the
+ * temporaries of path whose writers are gone, then makes a new one beside
+ * path, unique and locked: *tmp (malloc'd) its name, *lock_fd the
+ * descriptor that holds the lock (kept open until the temporary is
+ * renamed or removed). Errors (OPEN, NOMEM) are recorded. tmp_release
+ * drops the lock (closes *lock_fd; -1 is a no-op) and sets it to -1. */
+int collio__tmp_create(const char *path, char **tmp, int *lock_fd);
+void collio__tmp_release(int *lock_fd);
 
 /* Path the data is written to right now (tmp_path for CREATE). */
 const char *collio__file_data_path(const collio_file *f);

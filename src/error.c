@@ -101,9 +101,11 @@ int collio__agree(MPI_Comm comm, int rc)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
+    /* MAXLOC picks the largest code and, among ranks with that code, the
+     * lowest index: the lowest such rank */
     struct {
         int code, rank;
-    } in = {rc, -rank}, out; /* MAXLOC of -rank: the lowest rank wins ties */
+    } in = {rc, rank}, out;
     if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm) != MPI_SUCCESS) {
         collio__error_set(COLLIO_ERR_MPI,
                           "rank %d: an MPI call failed in the "
@@ -114,7 +116,7 @@ int collio__agree(MPI_Comm comm, int rc)
     }
     if (out.code == COLLIO_OK)
         return COLLIO_OK;
-    int root = -out.rank; /* a rank whose own rc is the winning code */
+    int root = out.rank; /* the lowest rank whose own rc is the winning code */
     /* the root's text: an agreed one of this call stays; else its fresh
      * message for this code, else the code's own text */
     int current = !last.stale && last.code == rc;
@@ -150,14 +152,70 @@ static int check_same_n(MPI_Comm comm, const int64_t *v, int n)
     return COLLIO_OK;
 }
 
-int collio__check_same_i64(MPI_Comm comm, int64_t value)
+/* Only after a mismatch was found (every rank is here): the lowest rank
+ * whose v[0..n) differs from rank 0's, or -1 if an MPI call failed. */
+static int first_differing(MPI_Comm comm, const int64_t *v, int n)
 {
-    return check_same_n(comm, &value, 1);
+    int rank = 0, first = -1;
+    int64_t v0[2] = {0, 0};
+    MPI_Comm_rank(comm, &rank);
+    memcpy(v0, v, (size_t)n * sizeof *v);
+    if (MPI_Bcast(v0, n, MPI_INT64_T, 0, comm) != MPI_SUCCESS)
+        return -1;
+    int me = memcmp(v0, v, (size_t)n * sizeof *v) != 0 ? rank : INT_MAX;
+    if (MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return -1;
+    return first == INT_MAX ? -1 : first;
+}
+
+/* The mismatch text, the same on every rank (built from broadcast
+ * values), recorded as agreed: "rank F: WHAT differs ...". */
+static int mismatch(int first, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int mismatch(int first, const char *fmt, ...)
+{
+    char own[MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(own, sizeof own, fmt, ap);
+    va_end(ap);
+    snprintf(last.text, sizeof last.text, "rank %d: %.480s", first, own);
+    last.code = COLLIO_ERR_MISMATCH;
+    last.agreed = 1;
+    last.stale = 0;
+    return COLLIO_ERR_MISMATCH;
+}
+
+int collio__check_same_i64(MPI_Comm comm, int64_t value, const char *what)
+{
+    int rc = check_same_n(comm, &value, 1);
+    if (rc != COLLIO_ERR_MISMATCH)
+        return rc;
+    int first = first_differing(comm, &value, 1);
+    int64_t pair[2] = {value, value}; /* rank 0's, the first differing one's */
+    if (first < 0 || MPI_Bcast(&pair[0], 1, MPI_INT64_T, 0, comm) != MPI_SUCCESS
+        || MPI_Bcast(&pair[1], 1, MPI_INT64_T, first, comm) != MPI_SUCCESS)
+        return mismatch(0, "%s differs across ranks", what);
+    return mismatch(first, "%s differs across ranks: %lld on rank 0, %lld on rank %d",
+                    what, (long long)pair[0], (long long)pair[1], first);
+}
+
+int collio__check_same_digest(MPI_Comm comm, uint64_t digest, const char *what)
+{
+    int64_t v;
+    memcpy(&v, &digest, sizeof v);
+    int rc = check_same_n(comm, &v, 1);
+    if (rc != COLLIO_ERR_MISMATCH)
+        return rc;
+    int first = first_differing(comm, &v, 1);
+    if (first < 0)
+        return mismatch(0, "%s differ across ranks", what);
+    return mismatch(first, "%s differ between rank 0 and rank %d", what, first);
 }
 
 /* FNV-1a, 64 bit: a mismatch escapes only by a hash collision at equal
  * length. A NULL string counts as length -1 (differs from ""). */
-int collio__check_same_str(MPI_Comm comm, const char *s)
+int collio__check_same_str(MPI_Comm comm, const char *s, const char *what)
 {
     int64_t v[2] = {-1, 0};
     if (s) {
@@ -170,7 +228,41 @@ int collio__check_same_str(MPI_Comm comm, const char *s)
         v[0] = (int64_t)len;
         memcpy(&v[1], &h, sizeof h);
     }
-    return check_same_n(comm, v, 2);
+    int rc = check_same_n(comm, v, 2);
+    if (rc != COLLIO_ERR_MISMATCH)
+        return rc;
+    /* name both strings (shortened), as rank 0 and the first other have them */
+    int first = first_differing(comm, v, 2);
+    char a[96] = "", b[96] = "";
+    snprintf(a, sizeof a, "%s", s ? s : "(null)");
+    memcpy(b, a, sizeof b);
+    if (first < 0 || MPI_Bcast(a, sizeof a, MPI_CHAR, 0, comm) != MPI_SUCCESS
+        || MPI_Bcast(b, sizeof b, MPI_CHAR, first, comm) != MPI_SUCCESS)
+        return mismatch(0, "%s differs across ranks", what);
+    a[sizeof a - 1] = b[sizeof b - 1] = '\0';
+    return mismatch(first, "%s differs across ranks: '%s' on rank 0, '%s' on rank %d",
+                    what, a, b, first);
+}
+
+int collio__mpi_usable(const char *fn)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        return COLLIO_OK;
+    collio__error_set(COLLIO_ERR_STATE, "%s called %s", fn,
+                      fin ? "after MPI_Finalize" : "before MPI_Init");
+    last.agreed = 1; /* local, no rank to add: the same on every rank */
+    return COLLIO_ERR_STATE;
+}
+
+int collio__mpi_alive(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    return init && !fin;
 }
 
 /* Signed 64-bit arithmetic; negative operands are allowed. Overflow means

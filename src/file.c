@@ -2,19 +2,17 @@
  * file.c -- the shared file: collective open / close / abort, atomic
  * create, and the relative-offset data access every strategy uses.
  *
- * Atomic create (COLLIO_FILE_CREATE): rank 0 makes the temporary beside
- * the target, "<dir>/.<name>.collio-tmp", so that the final rename(2)
- * stays inside one directory and is atomic; all ranks write into the
- * temporary. Its name is derived from the target, not made unique: a job
- * killed during a write leaves at most one temporary per target, and the
- * next CREATE of that target removes it and makes its own (renamed or
- * removed again at close). The price: two jobs must not create the same
- * target at the same time. collio_file_close agrees on f->failed over all ranks:
- * only if every write on every rank succeeded (and, with opts.sync, every
- * rank's data is synced) does rank 0 rename the temporary onto the path
- * (and fsync the directory with opts.sync). Otherwise the temporary is
- * removed and the previous file, if any, is untouched. The temporary gets
- * mode 0666 & ~umask, as open(2) would give a new file.
+ * Atomic create (COLLIO_FILE_CREATE): rank 0 makes a temporary beside the
+ * target, unique to this open and locked while it lives (file_tmp.c: the
+ * names, the lock, the sweep of temporaries whose writers died); all
+ * ranks write into it. collio_file_close agrees on f->failed over all
+ * ranks: only if no write or read on any rank failed (and, with
+ * opts.sync, every rank's data is synced) does rank 0 rename the
+ * temporary onto the path (and fsync the directory with opts.sync).
+ * Otherwise the temporary is removed and the previous file, if any, is
+ * untouched. Two writers of one target each rename their own complete
+ * temporary: the last rename wins, whole. The temporary gets mode 0666 &
+ * ~umask, as open(2) would give a new file.
  *
  * Offsets given to collio__file_*_at are bytes relative to the data start;
  * opts.base_offset is added here, with overflow checks, so a header may
@@ -33,8 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char TMP_SUFFIX[] = ".collio-tmp";
 
 void collio_file_options_init(collio_file_options *opts)
 {
@@ -66,23 +62,6 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* "<dir>/.<name>.collio-tmp" for path "<dir>/<name>" (dir may be absent).
- * NULL if out of memory or the path has no file name. */
-static char *tmp_template(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *name = path + dirlen;
-    if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return NULL;
-    size_t n = strlen(path) + 1 + sizeof TMP_SUFFIX;
-    char *t = malloc(n);
-    if (!t)
-        return NULL;
-    snprintf(t, n, "%.*s.%s%s", (int)dirlen, path, name, TMP_SUFFIX);
-    return t;
-}
-
 /* Directory of path, for fsync after rename ("." if none). */
 static int fsync_dir_of(const char *path)
 {
@@ -102,12 +81,25 @@ static int fsync_dir_of(const char *path)
         return COLLIO_ERR_NOMEM;
     int rc = COLLIO_OK;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL && errno != EROFS))
+    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)) {
+        int e = errno;
         rc = COLLIO_ERR_IO;
+        collio__error_set(rc, "fsync the directory %s: %s", dir, strerror(e));
+    }
     if (fd >= 0)
         close(fd);
     free(dir);
     return rc;
+}
+
+/* Rank 0 of a CREATE: removes the temporary (if any is left to remove)
+ * while still holding its lock, then drops the lock. Local; the caller
+ * has made sure that every rank closed it. */
+static void discard_tmp(collio_file *f)
+{
+    if (f->rank == 0 && f->tmp_path != NULL && f->lock_fd >= 0)
+        unlink(f->tmp_path);
+    collio__tmp_release(&f->lock_fd);
 }
 
 /* Records why `what` of path failed (errno's text) and returns OPEN. */
@@ -118,60 +110,18 @@ static int open_failed(const char *what, const char *path)
     return COLLIO_ERR_OPEN;
 }
 
-/* Rank 0: make the temporary for CREATE afresh. Local. */
-static int make_tmp(collio_file *f)
-{
-    struct stat st;
-    if (stat(f->path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR; /* rename onto a directory would fail */
-        return open_failed("create", f->path);
-    }
-    char *t = tmp_template(f->path);
-    if (!t) {
-        collio__error_set(COLLIO_ERR_OPEN, "'%s' names no file", f->path);
-        return COLLIO_ERR_OPEN;
-    }
-    /* A leftover of a killed job is removed first (whatever its mode or
-     * kind: a planted symbolic link is removed, not followed), then the
-     * temporary is made afresh; O_EXCL makes a second job that creates
-     * the same target at this very moment fail instead of sharing it. */
-    if (unlink(t) != 0 && errno != ENOENT) {
-        open_failed("remove the leftover temporary", t);
-        free(t);
-        return COLLIO_ERR_OPEN;
-    }
-    int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        open_failed("create the temporary", t);
-        free(t);
-        return COLLIO_ERR_OPEN;
-    }
-    mode_t um = umask(0); /* read the umask: a new file gets 0666 & ~umask */
-    umask(um);
-    int rc = fchmod(fd, 0666 & ~um) == 0 ? COLLIO_OK : COLLIO_ERR_OPEN;
-    if (close(fd) != 0 && rc == COLLIO_OK)
-        rc = COLLIO_ERR_OPEN;
-    if (rc != COLLIO_OK)
-        unlink(t);
-    if (rc == COLLIO_OK)
-        f->tmp_path = t;
-    else
-        free(t);
-    return rc;
-}
-
 /* Collective: rank 0 makes the temporary, every rank learns its name. */
 static int setup_create(collio_file *f)
 {
-    int rc = f->rank == 0 ? make_tmp(f) : COLLIO_OK;
-    if (MPI_Bcast(&rc, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS)
-        return COLLIO_ERR_MPI; /* a broken communicator: nothing to agree on */
+    int rc =
+        f->rank == 0 ? collio__tmp_create(f->path, &f->tmp_path, &f->lock_fd) : COLLIO_OK;
+    rc = collio__agree(f->comm, rc);
     if (rc != COLLIO_OK)
         return rc;
-    /* The name's length follows from the path, equal on all ranks. */
-    /* "." + path + suffix + '\0'; sizeof TMP_SUFFIX counts its '\0'. */
-    int len = (int)(strlen(f->path) + 1 + sizeof TMP_SUFFIX);
-    if (f->rank != 0) {
+    int len = f->rank == 0 ? (int)strlen(f->tmp_path) + 1 : 0;
+    if (MPI_Bcast(&len, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    if (rc == COLLIO_OK && f->rank != 0) {
         f->tmp_path = malloc((size_t)len);
         rc = f->tmp_path ? COLLIO_OK : COLLIO_ERR_NOMEM;
     }
@@ -180,8 +130,8 @@ static int setup_create(collio_file *f)
         && MPI_Bcast(f->tmp_path, len, MPI_CHAR, 0, f->comm) != MPI_SUCCESS)
         rc = COLLIO_ERR_MPI;
     rc = collio__agree(f->comm, rc);
-    if (rc != COLLIO_OK && f->rank == 0 && f->tmp_path)
-        unlink(f->tmp_path);
+    if (rc != COLLIO_OK)
+        discard_tmp(f);
     return rc;
 }
 
@@ -224,6 +174,7 @@ static void file_free(collio_file *f)
 {
     if (!f)
         return;
+    collio__tmp_release(&f->lock_fd);
     if (f->comm != MPI_COMM_NULL)
         MPI_Comm_free(&f->comm);
     free(f->path);
@@ -235,16 +186,23 @@ static void file_free(collio_file *f)
 static int check_args(const char *path, collio_file_mode mode,
                       const collio_file_options *o, collio_file **out)
 {
-    if (!path || !*path || !out)
-        return COLLIO_ERR_ARG;
-    if (mode != COLLIO_FILE_CREATE && mode != COLLIO_FILE_INPLACE
-        && mode != COLLIO_FILE_READ)
-        return COLLIO_ERR_ARG;
-    if (o->backend != COLLIO_BACKEND_POSIX && o->backend != COLLIO_BACKEND_MPIIO)
-        return COLLIO_ERR_ARG;
-    if (o->base_offset < 0)
-        return COLLIO_ERR_ARG;
-    return COLLIO_OK;
+    const char *bad =
+        !out     ? "out is NULL"
+        : !path  ? "path is NULL"
+        : !*path ? "path is empty"
+        : mode != COLLIO_FILE_CREATE && mode != COLLIO_FILE_INPLACE
+                && mode != COLLIO_FILE_READ
+            ? "mode is not a collio_file_mode"
+        : o->backend != COLLIO_BACKEND_POSIX && o->backend != COLLIO_BACKEND_MPIIO
+            ? "opts.backend is not a collio_backend"
+        : o->base_offset < 0           ? "opts.base_offset is negative"
+        : o->sync != 0 && o->sync != 1 ? "opts.sync is not 0 or 1"
+                                       : NULL;
+    if (bad == NULL)
+        return COLLIO_OK;
+    collio__error_set(COLLIO_ERR_ARG, "collio_file_open%s%s: %s", path ? " " : "",
+                      path ? path : "", bad);
+    return COLLIO_ERR_ARG;
 }
 
 int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
@@ -253,23 +211,30 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
     collio__error_begin();
     if (out)
         *out = NULL;
-    if (comm == MPI_COMM_NULL)
+    int rc = collio__mpi_usable("collio_file_open");
+    if (rc != COLLIO_OK)
+        return rc;
+    if (comm == MPI_COMM_NULL) { /* no communicator to tell the others: local */
+        collio__error_set(COLLIO_ERR_ARG, "collio_file_open: comm is MPI_COMM_NULL");
         return COLLIO_ERR_ARG;
+    }
     collio_file_options defaults;
     collio_file_options_init(&defaults);
     const collio_file_options *o = opts ? opts : &defaults;
 
     collio_file *f = calloc(1, sizeof *f);
-    int rc = f ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    rc = f ? COLLIO_OK : COLLIO_ERR_NOMEM;
     MPI_Comm dup = MPI_COMM_NULL;
     if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
         free(f); /* no communicator to agree on */
+        collio__error_set(COLLIO_ERR_MPI, "collio_file_open: MPI_Comm_dup failed");
         return COLLIO_ERR_MPI;
     }
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     if (rc == COLLIO_OK) {
         f->comm = dup;
         f->fd = -1;
+        f->lock_fd = -1;
         f->fh = MPI_FILE_NULL;
         f->coll_fh = MPI_FILE_NULL;
         f->mode = mode;
@@ -284,16 +249,17 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
     }
     rc = collio__agree(dup, rc);
     if (rc == COLLIO_OK)
-        rc = collio__check_same_str(dup, path);
-    if (rc == COLLIO_OK) {
-        /* Mode, backend and base offset must match: a backend mismatch
-         * would leave MPI-IO ranks alone in the collective open. */
-        int64_t key = (int64_t)mode * 2 + (int64_t)o->backend;
-        int r1 = collio__check_same_i64(dup, key);
-        int r2 = collio__check_same_i64(dup, o->base_offset);
-        int r3 = collio__check_same_i64(dup, o->sync != 0);
-        rc = r1 != COLLIO_OK ? r1 : r2 != COLLIO_OK ? r2 : r3;
-    }
+        rc = collio__check_same_str(dup, path, "the path");
+    /* Mode, backend and base offset must match: a backend mismatch would
+     * leave MPI-IO ranks alone in the collective open. */
+    if (rc == COLLIO_OK)
+        rc = collio__check_same_i64(dup, (int64_t)mode, "the mode");
+    if (rc == COLLIO_OK)
+        rc = collio__check_same_i64(dup, (int64_t)o->backend, "opts.backend");
+    if (rc == COLLIO_OK)
+        rc = collio__check_same_i64(dup, o->base_offset, "opts.base_offset");
+    if (rc == COLLIO_OK)
+        rc = collio__check_same_i64(dup, o->sync, "opts.sync");
     if (rc != COLLIO_OK) {
         if (f)
             f->comm = MPI_COMM_NULL;
@@ -318,8 +284,8 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
             /* Close where it opened; MPI-IO opens agree among themselves,
              * so the collective close has all ranks or none. */
             f->ops->close(f);
-            if (f->rank == 0 && f->tmp_path)
-                unlink(f->tmp_path);
+            collio__agree(f->comm, COLLIO_OK); /* all closed before the unlink */
+            discard_tmp(f);
         }
     }
     if (rc != COLLIO_OK) {
@@ -342,15 +308,26 @@ static int close_collective_handle(collio_file *f)
 int collio_file_close(collio_file **fp)
 {
     collio__error_begin();
-    if (!fp || !*fp)
-        return COLLIO_ERR_ARG;
+    int rc = collio__mpi_usable("collio_file_close");
+    if (rc == COLLIO_OK && (!fp || !*fp)) {
+        rc = COLLIO_ERR_ARG;
+        collio__error_set(rc, "collio_file_close: the file is NULL");
+    }
+    if (rc != COLLIO_OK)
+        return rc;
     collio_file *f = *fp;
     *fp = NULL;
     int writing = f->mode != COLLIO_FILE_READ;
 
-    int rc = close_collective_handle(f);
-    if (rc == COLLIO_OK && writing && f->failed)
+    rc = close_collective_handle(f);
+    if (rc == COLLIO_OK && writing && f->failed) {
         rc = COLLIO_ERR_IO;
+        collio__error_set(rc, "%s is not %s: an earlier call on it failed (%s)", f->path,
+                          f->mode == COLLIO_FILE_CREATE
+                              ? "committed, the previous file stays"
+                              : "complete",
+                          f->why);
+    }
     rc = collio__agree(f->comm, rc);
     if (rc == COLLIO_OK && writing && f->opts.sync) {
         /* Collective for MPI-IO (MPI_File_sync), local fsync for POSIX. */
@@ -365,14 +342,20 @@ int collio_file_close(collio_file **fp)
 
     if (f->mode == COLLIO_FILE_CREATE) {
         int rrc = COLLIO_OK;
-        if (f->rank == 0) {
-            if (rc == COLLIO_OK && rename(f->tmp_path, f->path) != 0)
+        if (f->rank == 0 && rc == COLLIO_OK) {
+            if (rename(f->tmp_path, f->path) != 0) {
+                int e = errno;
                 rrc = COLLIO_ERR_IO;
-            if (rc != COLLIO_OK || rrc != COLLIO_OK)
-                unlink(f->tmp_path);
-            else if (f->opts.sync)
-                rrc = fsync_dir_of(f->path);
+                collio__error_set(rrc, "rename %s to %s: %s", f->tmp_path, f->path,
+                                  strerror(e));
+            } else {
+                free(f->tmp_path); /* committed: nothing to discard */
+                f->tmp_path = NULL;
+                if (f->opts.sync)
+                    rrc = fsync_dir_of(f->path);
+            }
         }
+        discard_tmp(f); /* a failed one; then the lock goes */
         int agreed = collio__agree(f->comm, rrc);
         if (rc == COLLIO_OK)
             rc = agreed;
@@ -384,19 +367,31 @@ int collio_file_close(collio_file **fp)
 int collio_file_abort(collio_file **fp)
 {
     collio__error_begin();
-    if (!fp || !*fp)
-        return COLLIO_ERR_ARG;
+    int rc = collio__mpi_usable("collio_file_abort");
+    if (rc == COLLIO_OK && (!fp || !*fp)) {
+        rc = COLLIO_ERR_ARG;
+        collio__error_set(rc, "collio_file_abort: the file is NULL");
+    }
+    if (rc != COLLIO_OK)
+        return rc;
     collio_file *f = *fp;
     *fp = NULL;
     /* Errors while closing a discarded file do not matter. */
     (void)close_collective_handle(f);
     (void)f->ops->close(f);
     /* Every rank has closed before rank 0 removes the temporary. */
-    int rc = collio__agree(f->comm, COLLIO_OK);
-    if (f->rank == 0 && f->tmp_path)
-        unlink(f->tmp_path);
+    rc = collio__agree(f->comm, COLLIO_OK);
+    discard_tmp(f);
     file_free(f);
     return rc;
+}
+
+void collio__file_mark_failed(collio_file *f)
+{
+    /* the first agreed detail (a failed pwrite sets only the flag) */
+    if (f->why[0] == '\0')
+        snprintf(f->why, sizeof f->why, "%s", collio_last_error());
+    f->failed = 1;
 }
 
 int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
@@ -452,7 +447,7 @@ int collio__file_sub_close(collio_file *f, collio_file **sub)
     if (rc == COLLIO_OK)
         rc = crc;
     if (s->failed || (rc != COLLIO_OK && s->mode != COLLIO_FILE_READ))
-        f->failed = 1;
+        f->failed = 1; /* the inner plan's agreed detail reaches f from there */
     rc = collio__agree(s->comm, rc);
     file_free(s);
     return rc;

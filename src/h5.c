@@ -188,6 +188,9 @@ int collio_describe_h5(MPI_Comm comm, const char *h5_path, const char *raw_path,
                        int fortran_order, const char *dataset)
 {
     collio__error_begin();
+    int st = collio__mpi_usable("collio_describe_h5");
+    if (st != COLLIO_OK)
+        return st;
     if (comm == MPI_COMM_NULL)
         return fail(COLLIO_ERR_ARG, "describe_h5: comm is MPI_COMM_NULL");
     int rank = 0;
@@ -201,9 +204,10 @@ int collio_describe_h5(MPI_Comm comm, const char *h5_path, const char *raw_path,
     if (rc != COLLIO_OK)
         return rc;
     /* the same description asked of every rank */
-    rc = collio__check_same_i64(comm, (int64_t)args_digest(h5_path, raw_path, base_offset,
-                                                           type, ndims, dims,
-                                                           fortran_order, dataset));
+    rc = collio__check_same_digest(comm,
+                                   args_digest(h5_path, raw_path, base_offset, type,
+                                               ndims, dims, fortran_order, dataset),
+                                   "the arguments of collio_describe_h5");
     if (rc != COLLIO_OK)
         return rc;
 #ifdef COLLIO_HAVE_HDF5

@@ -18,6 +18,8 @@
 #include "collio_internal.h"
 
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 uint64_t collio__hash_mix(uint64_t h, uint64_t v)
@@ -28,6 +30,25 @@ uint64_t collio__hash_mix(uint64_t h, uint64_t v)
 
 /* ------------------------------------------------------------ lifecycle */
 
+int collio__layout_begin(MPI_Comm comm, collio_layout **out, const char *fn)
+{
+    collio__error_begin();
+    if (out != NULL)
+        *out = NULL;
+    int rc = collio__mpi_usable(fn);
+    if (rc == COLLIO_OK && comm == MPI_COMM_NULL) {
+        rc = COLLIO_ERR_ARG; /* no communicator to tell the others: local */
+        collio__error_set(rc, "%s: comm is MPI_COMM_NULL", fn);
+    }
+    return rc;
+}
+
+int collio__layout_no_out(const char *fn)
+{
+    collio__error_set(COLLIO_ERR_ARG, "%s: out is NULL", fn);
+    return COLLIO_ERR_ARG;
+}
+
 int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
                        size_t esize, collio_layout **out)
 {
@@ -35,8 +56,10 @@ int collio__layout_new(MPI_Comm comm, collio__layout_kind kind, int64_t nglobal,
     collio_layout *l = calloc(1, sizeof *l);
     if (!l)
         return COLLIO_ERR_NOMEM;
+    l->group = MPI_GROUP_NULL;
     if (MPI_Comm_rank(comm, &l->rank) != MPI_SUCCESS
-        || MPI_Comm_size(comm, &l->nranks) != MPI_SUCCESS) {
+        || MPI_Comm_size(comm, &l->nranks) != MPI_SUCCESS
+        || MPI_Comm_group(comm, &l->group) != MPI_SUCCESS) {
         free(l);
         return COLLIO_ERR_MPI;
     }
@@ -58,6 +81,7 @@ int collio__layout_clone(const collio_layout *in, collio_layout **out)
     *l = *in;
     l->segs = NULL;
     l->mem_type = MPI_DATATYPE_NULL;
+    l->group = MPI_GROUP_NULL; /* the plan that owns the clone has its comm */
     if (in->nsegs > 0) {
         l->segs = malloc((size_t)in->nsegs * sizeof(collio__seg));
         if (!l->segs) {
@@ -120,8 +144,13 @@ void collio_layout_free(collio_layout **layout)
     if (!layout || !*layout)
         return;
     collio_layout *l = *layout;
-    if (l->mem_type != MPI_DATATYPE_NULL)
-        MPI_Type_free(&l->mem_type);
+    /* both frees are local; after MPI_Finalize the handles are gone */
+    if (collio__mpi_alive()) {
+        if (l->mem_type != MPI_DATATYPE_NULL)
+            MPI_Type_free(&l->mem_type);
+        if (l->group != MPI_GROUP_NULL)
+            MPI_Group_free(&l->group);
+    }
     free(l->segs);
     free(l->owned);
     free(l);
@@ -130,11 +159,29 @@ void collio_layout_free(collio_layout **layout)
 
 /* ------------------------------------------------------------ memory */
 
+/* Records a local error of FN and returns its code. */
+static int local_fail(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int local_fail(int code, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    collio__error_set(code, "%s", msg);
+    return code;
+}
+
 int collio_layout_set_memory_global(collio_layout *l)
 {
     collio__error_begin();
+    int rc = collio__mpi_usable("collio_layout_set_memory_global");
+    if (rc != COLLIO_OK)
+        return rc;
     if (!l)
-        return COLLIO_ERR_ARG;
+        return local_fail(COLLIO_ERR_ARG,
+                          "collio_layout_set_memory_global: layout is NULL");
     if (l->mem_type != MPI_DATATYPE_NULL)
         MPI_Type_free(&l->mem_type);
     l->mem_kind = COLLIO__MEM_GLOBAL;
@@ -145,37 +192,49 @@ int collio_layout_set_memory_global(collio_layout *l)
 
 int collio_layout_set_memory_datatype(collio_layout *l, MPI_Datatype type, int count)
 {
+    static const char fn[] = "collio_layout_set_memory_datatype";
     collio__error_begin();
+    int rc = collio__mpi_usable(fn);
+    if (rc != COLLIO_OK)
+        return rc;
     if (!l || type == MPI_DATATYPE_NULL || count < 0)
-        return COLLIO_ERR_ARG;
+        return local_fail(COLLIO_ERR_ARG, "%s: %s", fn,
+                          !l                          ? "layout is NULL"
+                          : type == MPI_DATATYPE_NULL ? "type is MPI_DATATYPE_NULL"
+                                                      : "count is negative");
     MPI_Count size, lb, extent, tlb, textent;
     if (MPI_Type_size_x(type, &size) != MPI_SUCCESS
         || MPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS
         || MPI_Type_get_true_extent_x(type, &tlb, &textent) != MPI_SUCCESS)
-        return COLLIO_ERR_MPI;
+        return local_fail(COLLIO_ERR_MPI, "%s: the type's size or extent", fn);
     if (size == MPI_UNDEFINED || size < 0)
-        return COLLIO_ERR_ARG;
+        return local_fail(COLLIO_ERR_ARG, "%s: the type has no defined size", fn);
     int64_t packed, want = l->nlocal * (int64_t)l->esize;
     if (collio__mul_i64((int64_t)size, count, &packed))
-        return COLLIO_ERR_OVERFLOW;
+        return local_fail(COLLIO_ERR_OVERFLOW, "%s: count * the type's size overflows",
+                          fn);
     if (packed != want)
-        return COLLIO_ERR_ARG;
+        return local_fail(COLLIO_ERR_ARG,
+                          "%s: count items of the type hold %lld bytes, the layout's "
+                          "elements %lld",
+                          fn, (long long)packed, (long long)want);
     /* span = true_lb + (count-1)*extent + true_extent; buffer starts at 0 */
     int64_t span = 0;
     if (count > 0) {
         if (tlb < 0 || (count > 1 && extent < 0))
-            return COLLIO_ERR_ARG;
+            return local_fail(COLLIO_ERR_ARG,
+                              "%s: the type reaches before the buffer's start", fn);
         if (collio__mul_i64(count - 1, (int64_t)extent, &span)
             || collio__add_i64(span, (int64_t)tlb, &span)
             || collio__add_i64(span, (int64_t)textent, &span))
-            return COLLIO_ERR_OVERFLOW;
+            return local_fail(COLLIO_ERR_OVERFLOW, "%s: the buffer's span overflows", fn);
     }
     MPI_Datatype dup;
     if (MPI_Type_dup(type, &dup) != MPI_SUCCESS)
-        return COLLIO_ERR_MPI;
+        return local_fail(COLLIO_ERR_MPI, "%s: MPI_Type_dup failed", fn);
     if (MPI_Type_commit(&dup) != MPI_SUCCESS) {
         MPI_Type_free(&dup);
-        return COLLIO_ERR_MPI;
+        return local_fail(COLLIO_ERR_MPI, "%s: MPI_Type_commit failed", fn);
     }
     if (l->mem_type != MPI_DATATYPE_NULL)
         MPI_Type_free(&l->mem_type);
@@ -523,9 +582,8 @@ int collio__layout_conclude(MPI_Comm comm, collio_layout **l, collio__segvec *sv
         rc = collio__layout_finish(*l);
     }
     collio__segvec_free(sv);
-    rc = collio__agree(comm, rc);
-    if (mism != COLLIO_OK)
-        rc = mism;
+    /* a mismatch is the same on every rank and carries its own detail */
+    rc = mism != COLLIO_OK ? mism : collio__agree(comm, rc);
     if (rc != COLLIO_OK)
         collio_layout_free(l);
     return rc;

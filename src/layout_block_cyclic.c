@@ -40,21 +40,34 @@ int collio__block_cyclic_segs(int64_t nx, int64_t bx, int nranks, int rank,
 int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx, size_t esize,
                                collio_layout **out)
 {
-    collio__error_begin();
-    if (!out)
-        return COLLIO_ERR_ARG; /* cannot report anything: caller bug */
-    *out = NULL;
+    int rc = collio__layout_begin(comm, out, "collio_layout_block_cyclic");
+    if (rc != COLLIO_OK)
+        return rc;
     uint64_t h = collio__hash_mix(0x62632d6c, (uint64_t)nx);
     h = collio__hash_mix(collio__hash_mix(h, (uint64_t)bx), (uint64_t)esize);
-    int mism = collio__check_same_i64(comm, (int64_t)h);
+    int mism = collio__check_same_digest(comm, h, "nx, bx or esize");
 
-    int rc = COLLIO_OK;
     collio_layout *l = NULL;
     int64_t bytes;
-    if (nx < 0 || bx < 1 || esize < 1)
+    if (out == NULL)
+        rc = collio__layout_no_out("collio_layout_block_cyclic");
+    else if (nx < 0 || bx < 1 || esize < 1) {
         rc = COLLIO_ERR_ARG;
-    else if (esize > INT64_MAX || collio__mul_i64(nx, (int64_t)esize, &bytes))
+        collio__error_set(rc, "collio_layout_block_cyclic: %s = %lld (must be >= %d)",
+                          nx < 0   ? "nx"
+                          : bx < 1 ? "bx"
+                                   : "esize",
+                          (long long)(nx < 0   ? nx
+                                      : bx < 1 ? bx
+                                               : (int64_t)esize),
+                          nx < 0 ? 0 : 1);
+    } else if (esize > INT64_MAX || collio__mul_i64(nx, (int64_t)esize, &bytes)) {
         rc = COLLIO_ERR_OVERFLOW;
+        collio__error_set(rc,
+                          "collio_layout_block_cyclic: nx * esize = %lld * %zu "
+                          "overflows 64 bits",
+                          (long long)nx, esize);
+    }
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_BLOCK_CYCLIC, nx, esize, &l);
     collio__segvec sv = {0};
@@ -63,6 +76,7 @@ int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx, size_t esi
         rc = collio__block_cyclic_segs(nx, bx, l->nranks, l->rank, &sv);
     }
     rc = collio__layout_conclude(comm, &l, &sv, rc, mism);
-    *out = l;
+    if (out != NULL)
+        *out = l;
     return rc;
 }

@@ -23,6 +23,8 @@
  */
 #include "collio_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Owned indices of one dimension: up to 2 runs, in 1-D element units with
@@ -161,46 +163,75 @@ int collio__darray_segs(int ndims, const int64_t gsizes[],
     return COLLIO_OK;
 }
 
+/* Records an argument error of collio_layout_darray; returns ARG. */
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    collio__error_set(COLLIO_ERR_ARG, "collio_layout_darray: %s", msg);
+    return COLLIO_ERR_ARG;
+}
+
 /* Local argument checks; fills nglobal. */
 static int check_args(int ndims, const int64_t gsizes[], const collio_distrib distribs[],
                       const int64_t dargs[], const int psizes[], collio_order order,
                       size_t esize, int nranks, int64_t *nglobal)
 {
-    if (ndims < 1 || ndims > COLLIO_MAX_DIMS || !gsizes || !distribs || !psizes
-        || esize < 1 || (order != COLLIO_ORDER_C && order != COLLIO_ORDER_FORTRAN))
-        return COLLIO_ERR_ARG;
+    if (ndims < 1 || ndims > COLLIO_MAX_DIMS)
+        return bad("ndims = %d is outside [1, %d]", ndims, COLLIO_MAX_DIMS);
+    if (!gsizes || !distribs || !psizes)
+        return bad("%s is NULL", !gsizes ? "gsizes" : !distribs ? "distribs" : "psizes");
+    if (esize < 1)
+        return bad("esize is 0");
+    if (order != COLLIO_ORDER_C && order != COLLIO_ORDER_FORTRAN)
+        return bad("order = %d is neither COLLIO_ORDER_C nor COLLIO_ORDER_FORTRAN",
+                   (int)order);
     int64_t n = 1, grid = 1, bytes;
     int rc = COLLIO_OK;
     for (int d = 0; d < ndims; d++) {
         int64_t g = gsizes[d], darg = dargs ? dargs[d] : 0;
         int p = psizes[d];
         if (g < 1 || p < 1 || darg < 0)
-            return COLLIO_ERR_ARG;
+            return bad("dimension %d: gsizes = %lld, psizes = %d, dargs = %lld (sizes "
+                       "must be >= 1, darg >= 0)",
+                       d, (long long)g, p, (long long)darg);
         switch (distribs[d]) {
         case COLLIO_DIST_NONE:
             if (p != 1)
-                return COLLIO_ERR_ARG;
+                return bad("dimension %d is not distributed (NONE) but psizes = %d", d,
+                           p);
             break;
         case COLLIO_DIST_BLOCK:
             /* darg * p >= g, i.e. darg >= ceil(g / p) */
             if (darg != 0 && darg < g / p + (g % p != 0))
-                return COLLIO_ERR_ARG;
+                return bad("dimension %d: BLOCK(%lld) over %d ranks leaves elements of "
+                           "%lld unheld (darg must be >= %lld)",
+                           d, (long long)darg, p, (long long)g,
+                           (long long)(g / p + (g % p != 0)));
             break;
         case COLLIO_DIST_CYCLIC:
             break;
         default:
-            return COLLIO_ERR_ARG;
+            return bad("dimension %d: distribs = %d is not a collio_distrib", d,
+                       (int)distribs[d]);
         }
         if (collio__mul_i64(grid, p, &grid))
-            return COLLIO_ERR_ARG;
+            return bad("the process grid overflows");
         if (collio__mul_i64(n, g, &n))
             rc = COLLIO_ERR_OVERFLOW;
     }
     if (grid != nranks)
-        return COLLIO_ERR_ARG;
+        return bad("the process grid has %lld ranks, the communicator %d",
+                   (long long)grid, nranks);
     if (rc == COLLIO_OK
         && (esize > INT64_MAX || collio__mul_i64(n, (int64_t)esize, &bytes)))
         rc = COLLIO_ERR_OVERFLOW;
+    if (rc != COLLIO_OK)
+        collio__error_set(rc, "collio_layout_darray: the array's bytes overflow 64 bits");
     *nglobal = n;
     return rc;
 }
@@ -229,16 +260,18 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
                          const int psizes[], collio_order order, size_t esize,
                          collio_layout **out)
 {
-    collio__error_begin();
-    if (!out)
-        return COLLIO_ERR_ARG;
-    *out = NULL;
-    int mism = collio__check_same_i64(
-        comm, (int64_t)args_hash(ndims, gsizes, distribs, dargs, psizes, order, esize));
+    int rc = collio__layout_begin(comm, out, "collio_layout_darray");
+    if (rc != COLLIO_OK)
+        return rc;
+    int mism = collio__check_same_digest(
+        comm, args_hash(ndims, gsizes, distribs, dargs, psizes, order, esize),
+        "the arguments (ndims, gsizes, distribs, dargs, psizes, order, esize)");
     int nranks;
     int64_t nglobal = 0;
     collio_layout *l = NULL;
-    int rc = MPI_Comm_size(comm, &nranks) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
+    MPI_Comm_size(comm, &nranks);
+    if (out == NULL)
+        rc = collio__layout_no_out("collio_layout_darray");
     if (rc == COLLIO_OK)
         rc = check_args(ndims, gsizes, distribs, dargs, psizes, order, esize, nranks,
                         &nglobal);
@@ -249,6 +282,7 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
         rc = collio__darray_segs(ndims, gsizes, distribs, dargs, psizes, order, l->rank,
                                  &sv);
     rc = collio__layout_conclude(comm, &l, &sv, rc, mism);
-    *out = l;
+    if (out != NULL)
+        *out = l;
     return rc;
 }

@@ -29,21 +29,29 @@ int collio__index_list_segs(int64_t nlocal, const int64_t idx[], collio__segvec 
 int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
                              const int64_t idx[], size_t esize, collio_layout **out)
 {
-    collio__error_begin();
-    if (!out)
-        return COLLIO_ERR_ARG;
-    *out = NULL;
+    int rc = collio__layout_begin(comm, out, "collio_layout_index_list");
+    if (rc != COLLIO_OK)
+        return rc;
     uint64_t h = collio__hash_mix(0x69647820, (uint64_t)nglobal);
-    int mism =
-        collio__check_same_i64(comm, (int64_t)collio__hash_mix(h, (uint64_t)esize));
+    int mism = collio__check_same_digest(comm, collio__hash_mix(h, (uint64_t)esize),
+                                         "nglobal or esize");
 
-    int rc = COLLIO_OK;
     collio_layout *l = NULL;
     int64_t bytes;
-    if (nglobal < 0 || nlocal < 0 || (nlocal > 0 && !idx) || esize < 1)
+    if (out == NULL)
+        rc = collio__layout_no_out("collio_layout_index_list");
+    else if (nglobal < 0 || nlocal < 0 || (nlocal > 0 && !idx) || esize < 1) {
         rc = COLLIO_ERR_ARG;
-    else if (esize > INT64_MAX || collio__mul_i64(nglobal, (int64_t)esize, &bytes))
+        collio__error_set(rc, "collio_layout_index_list: %s",
+                          nglobal < 0  ? "nglobal is negative"
+                          : nlocal < 0 ? "nlocal is negative"
+                          : esize < 1  ? "esize is 0"
+                                       : "idx is NULL with nlocal > 0");
+    } else if (esize > INT64_MAX || collio__mul_i64(nglobal, (int64_t)esize, &bytes)) {
         rc = COLLIO_ERR_OVERFLOW;
+        collio__error_set(rc,
+                          "collio_layout_index_list: nglobal * esize overflows 64 bits");
+    }
     for (int64_t i = 0; rc == COLLIO_OK && i < nlocal; i++)
         if (idx[i] < 0 || idx[i] >= nglobal) {
             rc = COLLIO_ERR_RANGE; /* early: keeps segment math in range */
@@ -60,6 +68,7 @@ int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
         rc = collio__layout_validate(comm, l);
     if (rc != COLLIO_OK)
         collio_layout_free(&l);
-    *out = l;
+    if (out != NULL)
+        *out = l;
     return rc;
 }

@@ -14,24 +14,27 @@ int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t 
                                         const int64_t idx[], const unsigned char owned[],
                                         size_t esize, collio_layout **out)
 {
-    collio__error_begin();
-    if (!out)
-        return COLLIO_ERR_ARG;
-    *out = NULL;
+    int rc = collio__layout_begin(comm, out, "collio_layout_index_list_replicated");
+    if (rc != COLLIO_OK)
+        return rc;
     uint64_t h = collio__hash_mix(0x7265706c, (uint64_t)nglobal);
-    int mism =
-        collio__check_same_i64(comm, (int64_t)collio__hash_mix(h, (uint64_t)esize));
+    int mism = collio__check_same_digest(comm, collio__hash_mix(h, (uint64_t)esize),
+                                         "nglobal or esize");
 
-    int rc = COLLIO_OK;
     int64_t bytes;
-    if (nglobal < 0 || nlocal < 0 || (nlocal > 0 && (!idx || !owned)) || esize < 1) {
+    if (out == NULL)
+        rc = collio__layout_no_out("collio_layout_index_list_replicated");
+    else if (nglobal < 0 || nlocal < 0 || (nlocal > 0 && (!idx || !owned)) || esize < 1) {
         rc = COLLIO_ERR_ARG;
         collio__error_set(rc, "collio_layout_index_list_replicated: %s",
                           nglobal < 0 || nlocal < 0 ? "a negative count"
                           : esize < 1               ? "esize is 0"
                                                     : "idx or owned is NULL");
-    } else if (esize > INT64_MAX || collio__mul_i64(nglobal, (int64_t)esize, &bytes))
+    } else if (esize > INT64_MAX || collio__mul_i64(nglobal, (int64_t)esize, &bytes)) {
         rc = COLLIO_ERR_OVERFLOW;
+        collio__error_set(rc, "collio_layout_index_list_replicated: nglobal * esize "
+                              "overflows 64 bits");
+    }
     for (int64_t i = 0; rc == COLLIO_OK && i < nlocal; i++) {
         if (idx[i] < 0 || idx[i] >= nglobal) {
             rc = COLLIO_ERR_RANGE;
@@ -64,6 +67,7 @@ int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t 
     }
     if (rc != COLLIO_OK)
         collio_layout_free(&l);
-    *out = l;
+    if (out != NULL)
+        *out = l;
     return rc;
 }

@@ -35,6 +35,31 @@ static void plan_destroy(collio_plan *p)
     free(p);
 }
 
+/* Local: the layout was made on a communicator of the same group as comm,
+ * in the same order (MPI_Comm_compare would say IDENT or CONGRUENT). */
+static int same_group(MPI_Comm comm, const collio_layout *layout)
+{
+    MPI_Group g = MPI_GROUP_NULL;
+    int cmp = MPI_UNEQUAL, size = 0;
+    MPI_Comm_size(comm, &size);
+    if (MPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+        collio__error_set(COLLIO_ERR_MPI, "collio_plan_create: MPI_Comm_group failed");
+        return COLLIO_ERR_MPI;
+    }
+    if (layout->group != MPI_GROUP_NULL)
+        MPI_Group_compare(layout->group, g, &cmp);
+    MPI_Group_free(&g);
+    if (cmp == MPI_IDENT)
+        return COLLIO_OK;
+    collio__error_set(COLLIO_ERR_MISMATCH,
+                      "the layout was made on another communicator than the plan's "
+                      "(%d ranks, this one rank %d of them; the plan's: %d ranks%s)",
+                      layout->nranks, layout->rank, size,
+                      cmp == MPI_SIMILAR ? ", the same processes in another order"
+                                         : ", other processes");
+    return COLLIO_ERR_MISMATCH;
+}
+
 /* Collective: the arguments every rank must agree on; then the
  * strategy's check of its own options (which may normalise them in *o).
  * Returns the agreed code. */
@@ -51,25 +76,28 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
     } else if (!collio__plan_options_valid(o)) {
         rc = COLLIO_ERR_ARG; /* (the detail is recorded) */
     }
-    int size, rank;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    if (rc == COLLIO_OK && (layout->nranks != size || layout->rank != rank)) {
-        rc = COLLIO_ERR_MISMATCH;
-        collio__error_set(rc,
-                          "the layout was made on a communicator of %d ranks (this "
-                          "rank %d), the plan's has %d (rank %d)",
-                          layout->nranks, layout->rank, size, rank);
+    if (rc == COLLIO_OK)
+        rc = same_group(comm, layout);
+
+    /* What every rank's layout says of the file (a layout made on another
+     * communicator may pass the group check on some ranks only). */
+    uint64_t h = 0;
+    if (layout != NULL) {
+        h = collio__hash_mix(0x6c61796f, (uint64_t)layout->nglobal);
+        h = collio__hash_mix(h, (uint64_t)layout->esize);
+        h = collio__hash_mix(h, (uint64_t)layout->kind * 2 + (layout->owned != NULL));
     }
+    int same_layout = collio__check_same_digest(
+        comm, h, "the layouts (nglobal, esize, kind, replicated)");
+    if (rc == COLLIO_OK && same_layout != COLLIO_OK)
+        rc = same_layout;
 
     /* Same name everywhere (checked first: a name that differs is a
      * mismatch even when one of them is unknown), then known everywhere. */
-    int same = collio__check_same_str(comm, strategy != NULL ? strategy : "");
-    if (rc == COLLIO_OK && same != COLLIO_OK) {
+    int same = collio__check_same_str(comm, strategy != NULL ? strategy : "",
+                                      "the strategy name");
+    if (rc == COLLIO_OK && same != COLLIO_OK)
         rc = same;
-        collio__error_set(rc, "the strategy name differs across ranks (here '%.64s')",
-                          strategy);
-    }
     if (rc == COLLIO_OK && collio__strategy_find(strategy) == NULL) {
         rc = COLLIO_ERR_STRATEGY;
         collio__error_set(rc, "unknown strategy '%.64s'", strategy);
@@ -77,11 +105,10 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
 
     /* Every option, strategy options included (options.c): one that
      * differs could make ranks take different collective paths. */
-    int same_opts = collio__check_same_i64(comm, (int64_t)collio__plan_options_digest(o));
-    if (rc == COLLIO_OK && same_opts != COLLIO_OK) {
-        rc = COLLIO_ERR_MISMATCH;
-        collio__error_set(rc, "plan options differ across ranks");
-    }
+    int same_opts =
+        collio__check_same_digest(comm, collio__plan_options_digest(o), "plan options");
+    if (rc == COLLIO_OK && same_opts != COLLIO_OK)
+        rc = same_opts;
 
     /* The strategy's own options, only once they are known to be the same
      * everywhere (so is then the result; agreed all the same). After the
@@ -98,14 +125,19 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     collio__error_begin();
     if (out != NULL)
         *out = NULL;
-    if (comm == MPI_COMM_NULL)
+    int rc = collio__mpi_usable("collio_plan_create");
+    if (rc != COLLIO_OK)
+        return rc;
+    if (comm == MPI_COMM_NULL) { /* no communicator to tell the others: local */
+        collio__error_set(COLLIO_ERR_ARG, "collio_plan_create: comm is MPI_COMM_NULL");
         return COLLIO_ERR_ARG;
+    }
     collio_plan_options o;
     collio_plan_options_init(&o);
     if (opts != NULL)
         o = *opts;
 
-    int rc = check_args(comm, layout, strategy, &o, out);
+    rc = check_args(comm, layout, strategy, &o, out);
     if (rc != COLLIO_OK)
         return rc;
 
@@ -210,8 +242,8 @@ int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
     int rc = writing ? p->strategy->write(p, f, stream) : p->strategy->read(p, f, stream);
     p->scratch = NULL;
     rc = collio__agree(p->comm, rc);
-    if (rc != COLLIO_OK && writing)
-        f->failed = 1;
+    if (rc != COLLIO_OK)
+        collio__file_mark_failed(f);
     p->stats.total_s = collio__now() - t0;
     return rc;
 }
@@ -229,27 +261,42 @@ static const collio_layout *user_layout(const collio_plan *p)
 static int check_exec(const collio_plan *p, const collio_file *f, const void *buf,
                       size_t buf_bytes, int writing)
 {
+    const char *fn = writing ? "collio_write" : "collio_read";
     if (f == NULL || (buf == NULL && buf_bytes > 0)) {
-        collio__error_set(COLLIO_ERR_ARG, "%s is NULL", f == NULL ? "the file" : "buf");
+        collio__error_set(COLLIO_ERR_ARG, "%s: %s is NULL", fn,
+                          f == NULL ? "the file" : "buf");
         return COLLIO_ERR_ARG;
     }
-    if (f->nranks != p->nranks || f->rank != p->rank) {
+    int cmp = MPI_UNEQUAL;
+    MPI_Comm_compare(p->comm, f->comm, &cmp);
+    if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT) {
         collio__error_set(COLLIO_ERR_MISMATCH,
-                          "the file is open on %d ranks, the plan "
-                          "on %d",
-                          f->nranks, p->nranks);
+                          "%s: the file %s was opened on another communicator than the "
+                          "plan's (%d ranks, %d for the plan%s)",
+                          fn, f->path, f->nranks, p->nranks,
+                          cmp == MPI_SIMILAR ? ": the same processes in another order"
+                                             : "");
         return COLLIO_ERR_MISMATCH;
     }
     if (buf_bytes != user_layout(p)->mem_bytes) {
-        collio__error_set(COLLIO_ERR_BUFSIZE, "buf_bytes is %zu, the layout needs %zu",
-                          buf_bytes, user_layout(p)->mem_bytes);
+        collio__error_set(COLLIO_ERR_BUFSIZE,
+                          "%s: buf_bytes is %zu, the layout needs %zu", fn, buf_bytes,
+                          user_layout(p)->mem_bytes);
         return COLLIO_ERR_BUFSIZE;
     }
     int64_t end;
-    if (data_end(p, f, &end) != COLLIO_OK)
+    if (data_end(p, f, &end) != COLLIO_OK) {
+        collio__error_set(
+            COLLIO_ERR_OVERFLOW,
+            "%s: base_offset %lld + the data's %lld x %zu bytes overflow 64 "
+            "bits",
+            fn, (long long)f->opts.base_offset, (long long)p->layout->nglobal,
+            p->layout->esize);
         return COLLIO_ERR_OVERFLOW;
+    }
     if (writing && f->mode != COLLIO_FILE_CREATE && f->mode != COLLIO_FILE_INPLACE) {
-        collio__error_set(COLLIO_ERR_STATE, "the file was opened for reading only");
+        collio__error_set(COLLIO_ERR_STATE,
+                          "collio_write: %s was opened for reading only", f->path);
         return COLLIO_ERR_STATE;
     }
     /* Every mode can be read: CREATE and INPLACE open read-write. */
@@ -343,14 +390,39 @@ static int streams_fill_write(collio_plan *p, const void *buf, streams *s)
     return rc;
 }
 
-int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
+/* The end of every collio_write / collio_read: a call that failed, for
+ * any reason, leaves the file failed (collio_file_close then commits
+ * nothing). rc is agreed over the plan's ranks, so this is the same on
+ * every rank. */
+static int exec_end(collio_file *f, int rc)
+{
+    if (rc != COLLIO_OK && f != NULL)
+        collio__file_mark_failed(f);
+    return rc;
+}
+
+/* The start: MPI usable, a plan. Without a plan there is no communicator
+ * to tell the others (handles come from collective calls: NULL on every
+ * rank or on none). */
+static int exec_begin(const collio_plan *plan, const char *fn)
 {
     collio__error_begin();
-    if (plan == NULL)
-        return COLLIO_ERR_ARG;
+    int rc = collio__mpi_usable(fn);
+    if (rc == COLLIO_OK && plan == NULL) {
+        rc = COLLIO_ERR_ARG;
+        collio__error_set(rc, "%s: the plan is NULL", fn);
+    }
+    return rc;
+}
+
+int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
+{
+    int rc = exec_begin(plan, "collio_write");
+    if (rc != COLLIO_OK)
+        return exec_end(f, rc);
     double t0 = collio__now();
     reset_exec_stats(&plan->stats);
-    int rc = check_exec(plan, f, buf, buf_bytes, 1);
+    rc = check_exec(plan, f, buf, buf_bytes, 1);
     streams s = {0};
     if (rc == COLLIO_OK)
         rc = streams_alloc(plan, (void *)buf, &s);
@@ -364,22 +436,20 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
         rc = plan->strategy->write(plan, f, s.strat);
         plan->scratch = NULL;
         rc = collio__agree(plan->comm, rc);
-        if (rc != COLLIO_OK && f != NULL)
-            f->failed = 1; /* the file is incomplete: do not commit it */
     }
     streams_free(&s);
     plan->stats.total_s = collio__now() - t0;
-    return rc;
+    return exec_end(f, rc);
 }
 
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
 {
-    collio__error_begin();
-    if (plan == NULL)
-        return COLLIO_ERR_ARG;
+    int rc = exec_begin(plan, "collio_read");
+    if (rc != COLLIO_OK)
+        return exec_end(f, rc);
     double t0 = collio__now();
     reset_exec_stats(&plan->stats);
-    int rc = check_exec(plan, f, buf, buf_bytes, 0);
+    rc = check_exec(plan, f, buf, buf_bytes, 0);
     if (rc == COLLIO_OK)
         rc = check_size(plan, f);
     streams s = {0};
@@ -403,7 +473,7 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
     }
     streams_free(&s);
     plan->stats.total_s = collio__now() - t0;
-    return rc;
+    return exec_end(f, rc);
 }
 
 int collio_plan_stats(const collio_plan *plan, collio_stats *out)
@@ -423,6 +493,9 @@ void collio_plan_free(collio_plan **plan)
 {
     if (plan == NULL || *plan == NULL)
         return;
-    plan_destroy(*plan);
+    if (collio__mpi_alive())
+        plan_destroy(*plan);
+    /* else: MPI's objects are gone with MPI, and so must the plan's memory
+     * stay (its strategy state holds MPI handles): left to the process */
     *plan = NULL;
 }

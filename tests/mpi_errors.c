@@ -553,7 +553,7 @@ static void last_error_checks(tu_ctx *t)
         collio_plan *p = NULL;
         rc = collio_plan_create(t->comm, l, "independent", &o, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_MISMATCH, "options differ");
-        same_text(t, "plan options differ across ranks", NULL, "options");
+        same_text(t, "plan options differ between rank 0 and rank", NULL, "options");
         collio_layout_free(&l);
         tu_desc_free(&d);
     }

@@ -350,30 +350,54 @@ static void test_atomic(ctx *c, collio_backend be, int how)
         unlink(path);
 }
 
-/* A job killed during a CREATE leaves its temporary beside the target
- * (".<name>.collio-tmp", larger than the next write and read-only here).
- * The next CREATE of the target takes it over: after its close the target
- * holds exactly the new data and no temporary is left; after an abort the
- * previous file is intact and the leftover is gone too. */
+/* Temporaries beside a target, as killed and live writers leave them
+ * (".<name>.collio-tmp.<16 hex>"): a dead writer's (a plain file nobody
+ * locks, read-only), a symbolic link planted under such a name, a live
+ * writer's (a file this test holds an open-file-description lock on, as a
+ * writer does), and a file whose suffix is not 16 hex digits. The next
+ * CREATE of the target removes the first two (the link is removed, its
+ * target untouched) and leaves the live one and the foreign one; after its
+ * close the target holds exactly the new data, after an abort the
+ * previous file is intact. */
 static void test_stale_temporary(ctx *c, collio_backend be)
 {
-    char path[768], tmp[800];
+    char path[768], dead[800], link_[800], live[800], foreign[800], victim[800];
     make_path(c, path, sizeof path, "stale", be);
     const char *name = strrchr(path, '/') + 1;
-    snprintf(tmp, sizeof tmp, "%.*s.%s.collio-tmp", (int)(name - path), path, name);
+    int dl = (int)(name - path);
+    snprintf(dead, sizeof dead, "%.*s.%s.collio-tmp.0123456789abcdef", dl, path, name);
+    snprintf(link_, sizeof link_, "%.*s.%s.collio-tmp.fedcba9876543210", dl, path, name);
+    snprintf(live, sizeof live, "%.*s.%s.collio-tmp.00000000000000aa", dl, path, name);
+    snprintf(foreign, sizeof foreign, "%.*s.%s.collio-tmp.xyz", dl, path, name);
+    snprintf(victim, sizeof victim, "%s.victim", path);
     for (int abort_it = 0; abort_it <= 1; abort_it++) {
-        int ok = 1;
+        int ok = 1, live_fd = -1;
         if (c->rank == 0) {
-            ok = put_file(path, 3000, 7) && put_file(tmp, 1 << 20, 8)
-                 && chmod(tmp, 0400) == 0;
+            ok = put_file(path, 3000, 7) && put_file(dead, 1 << 20, 8)
+                 && chmod(dead, 0400) == 0 && put_file(victim, 100, 9)
+                 && symlink(victim, link_) == 0 && put_file(live, 50, 10)
+                 && put_file(foreign, 60, 11);
+            live_fd = open(live, O_RDWR);
+            struct flock fl;
+            memset(&fl, 0, sizeof fl);
+            fl.l_type = F_WRLCK;
+            fl.l_whence = SEEK_SET;
+            ok = ok && live_fd >= 0 && fcntl(live_fd, F_OFD_SETLK, &fl) == 0;
         }
-        check_root(c, ok, "stale: previous file and a leftover temporary made");
+        check_root(c, ok, "stale: previous file and temporaries made");
         collio_file_options o = opts_for(be, 0);
         collio_file *f = NULL;
         check_rc(c, collio_file_open(c->comm, path, COLLIO_FILE_CREATE, &o, &f),
-                 COLLIO_OK, "stale: open over a leftover temporary");
+                 COLLIO_OK, "stale: open beside leftover temporaries");
         if (!f)
             return;
+        struct stat st;
+        check_root(c,
+                   c->rank == 0 && access(dead, F_OK) != 0 && lstat(link_, &st) != 0
+                       && file_is(victim, 100, 9) && file_is(live, 50, 10)
+                       && file_is(foreign, 60, 11),
+                   "stale: the dead writer's and the link removed, the live and "
+                   "foreign ones kept, the link's target untouched");
         uint8_t buf[256];
         fill(buf, c->rank * 256, sizeof buf, 5);
         check_rc(c, collio__file_write_at(f, c->rank * 256, buf, sizeof buf), COLLIO_OK,
@@ -386,6 +410,12 @@ static void test_stale_temporary(ctx *c, collio_backend be)
             check_rc(c, collio_file_close(&f), COLLIO_OK, "stale: close");
             check_root(c, c->rank == 0 && file_is(path, 256 * (int64_t)c->nranks, 5),
                        "stale: the target holds exactly the new data");
+        }
+        if (c->rank == 0) {
+            close(live_fd);
+            unlink(live);
+            unlink(foreign);
+            unlink(victim);
         }
         check_root(c, c->rank == 0 && no_temp_left(path), "stale: no temporary left");
     }
@@ -532,21 +562,43 @@ static void test_error_helpers(ctx *c)
         texts
         && strcmp(collio_strerror(COLLIO_ERR_EOF), collio_strerror(COLLIO_ERR_IO)) != 0;
     check(c, texts && collio_strerror(-3) != NULL, "strerror texts");
-    check_rc(c, collio__check_same_i64(c->comm, INT64_MIN), COLLIO_OK,
+    check_rc(c, collio__check_same_i64(c->comm, INT64_MIN, "x"), COLLIO_OK,
              "check_same_i64 equal (INT64_MIN)");
-    check_rc(c, collio__check_same_str(c->comm, "abc"), COLLIO_OK,
+    check_rc(c, collio__check_same_str(c->comm, "abc", "s"), COLLIO_OK,
              "check_same_str equal");
     check_rc(c, collio__agree(c->comm, c->rank == c->nranks / 2 ? COLLIO_ERR_EOF : 0),
              COLLIO_ERR_EOF, "agree takes the max");
     if (c->nranks > 1) {
-        check_rc(c, collio__check_same_i64(c->comm, c->rank == 1 ? 5 : 4),
+        char want[200];
+        check_rc(c, collio__check_same_i64(c->comm, c->rank == 1 ? 5 : 4, "x"),
                  COLLIO_ERR_MISMATCH, "check_same_i64 differs");
-        check_rc(c, collio__check_same_i64(c->comm, c->rank == 1 ? INT64_MIN : INT64_MAX),
-                 COLLIO_ERR_MISMATCH, "check_same_i64 extremes");
-        check_rc(c, collio__check_same_str(c->comm, c->rank == 1 ? "abd" : "abc"),
+        check(c,
+              strcmp(collio_last_error(),
+                     "rank 1: x differs across ranks: 4 on rank 0, 5 on rank 1")
+                  == 0,
+              "check_same_i64: the detail names the ranks and values");
+        check_rc(
+            c, collio__check_same_i64(c->comm, c->rank == 1 ? INT64_MIN : INT64_MAX, "y"),
+            COLLIO_ERR_MISMATCH, "check_same_i64 extremes");
+        check_rc(c, collio__check_same_str(c->comm, c->rank == 1 ? "abd" : "abc", "s"),
                  COLLIO_ERR_MISMATCH, "check_same_str differs");
-        check_rc(c, collio__check_same_str(c->comm, c->rank == 1 ? NULL : ""),
+        check(c,
+              strcmp(collio_last_error(),
+                     "rank 1: s differs across ranks: 'abc' on rank 0, 'abd' on rank 1")
+                  == 0,
+              "check_same_str: the detail quotes both strings");
+        check_rc(c, collio__check_same_str(c->comm, c->rank == 1 ? NULL : "", "s"),
                  COLLIO_ERR_MISMATCH, "check_same_str NULL vs empty");
+        /* the same code on ranks 1 and the last: the lowest one's text */
+        collio__error_begin();
+        int fail = c->rank == 1 || c->rank == c->nranks - 1;
+        if (fail)
+            collio__error_set(COLLIO_ERR_IO, "mine is %d", c->rank);
+        check_rc(c, collio__agree(c->comm, fail ? COLLIO_ERR_IO : COLLIO_OK),
+                 COLLIO_ERR_IO, "agree on a failure of two ranks");
+        snprintf(want, sizeof want, "rank 1: mine is 1");
+        check(c, strcmp(collio_last_error(), want) == 0,
+              "agree: the lowest failing rank's text");
     }
 }
 
