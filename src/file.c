@@ -402,6 +402,7 @@ int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
     if (rc == COLLIO_OK) {
         s->comm = MPI_COMM_NULL;
         s->fd = -1;
+        s->lock_fd = -1; /* the CREATE's lock stays with f */
         s->fh = MPI_FILE_NULL;
         s->coll_fh = MPI_FILE_NULL;
         s->mode = f->mode;

@@ -229,8 +229,8 @@ int collio__tmp_create(const char *path, char **tmp_out, int *lock_fd)
             if (errno == EEXIST)
                 continue;
             int e = errno;
-            collio__error_set(COLLIO_ERR_OPEN, "create the temporary %s: %s", t,
-                              strerror(e));
+            collio__error_set(COLLIO_ERR_OPEN, "create %s (its temporary %s): %s", path,
+                              t, strerror(e));
             free(t);
             return COLLIO_ERR_OPEN;
         }

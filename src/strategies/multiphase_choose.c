@@ -29,6 +29,7 @@
  */
 #include "multiphase_node.h"
 
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 
 /* The direct exchange costs P - 1 messages per rank against ceil(log2 P)
@@ -144,11 +145,19 @@ static int node_wanted(collio_plan *p, int *x)
     return rc;
 }
 
-/* Local: 1 if SHM_DIR has room for `bytes` plus the margin, or cannot be
+/* Local: 1 if SHM_DIR has room for `bytes` plus the margin and the file
+ * size limit allows a file of that size, or SHM_DIR cannot be
  * asked (then the allocation itself decides: a failure is an error agreed
  * on every rank, never an abort, as the window returns MPI errors). */
 static int shm_fits(uint64_t bytes)
 {
+    /* the window's backing file is a file of this process: a file size
+     * limit (ulimit -f, set by some batch systems) that it exceeds would
+     * fail inside the MPI library's window allocation */
+    struct rlimit fsize;
+    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY
+        && bytes + SHM_MARGIN_BYTES > (uint64_t)fsize.rlim_cur)
+        return 0;
     struct statvfs sv;
     if (statvfs(SHM_DIR, &sv) != 0)
         return 1;
