@@ -402,6 +402,8 @@ int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
     if (rc == COLLIO_OK) {
         s->comm = MPI_COMM_NULL;
         s->fd = -1;
+        s->lock_fd = -1; /* the temporary's lock is f's: file_free must not
+                            close a descriptor 0 it never had */
         s->fh = MPI_FILE_NULL;
         s->coll_fh = MPI_FILE_NULL;
         s->mode = f->mode;
