@@ -29,7 +29,10 @@
  *     rank;
  *   - a NULL `out` pointer on one rank is ARG on every rank;
  *   - handles come from collective calls: they are never NULL on one rank
- *     only here (the library cannot tell the others), only on all ranks.
+ *     only here (the library cannot tell the others), only on all ranks:
+ *     ARG everywhere. Where no communicator is left to agree on (a NULL
+ *     plan, a NULL file to close), the text is the same on every rank but
+ *     carries no "rank R: " prefix (T_LOCAL), as no rank can be named.
  * Each table also has a control row ("nothing" flipped, or a flip to an
  * equal value such as opts NULL for the defaults) that must succeed, so
  * that an error of the other rows is the flip's. Rows whose value can only
@@ -84,7 +87,7 @@ enum { A_NONE = 0, A_OUT };
 
 /* ------------------------------------------------------ per-call counts */
 
-enum { C_BC, C_DA, C_IL, C_REP, C_PLAN, C_OPEN, C_WRITE, C_READ, C_H5, C_N };
+enum { C_BC, C_DA, C_IL, C_REP, C_PLAN, C_OPEN, C_CLOSE, C_WRITE, C_READ, C_H5, C_N };
 static const char *const call_names[C_N] = {
     "collio_layout_block_cyclic",
     "collio_layout_darray",
@@ -92,6 +95,7 @@ static const char *const call_names[C_N] = {
     "collio_layout_index_list_replicated",
     "collio_plan_create",
     "collio_file_open",
+    "collio_file_close / collio_file_abort",
     "collio_write",
     "collio_read",
     "collio_describe_h5",
@@ -1129,16 +1133,26 @@ typedef struct open_env {
     collio_file *f;
 } open_env;
 
-/* The expected code of a row under this base: a mode or backend "flipped"
- * to the base's own value, or opts NULL where the base is not the
- * defaults, are handled by the row's own want only when they differ. */
-static int op_want(const open_env *e, const flip *f)
+/* The rows under one base (mode, backend): a mode row equal to the base's
+ * mode is no flip and is left out; opts NULL means the defaults, POSIX:
+ * under an MPI-IO base it is a backend that differs. */
+static int op_rows(const open_env *e, flip *rows)
 {
-    if (f->what == OP_MODE && f->v == (int64_t)e->mode)
-        return COLLIO_OK;
-    if (f->what == OP_OPTS_NULL && e->be != COLLIO_BACKEND_POSIX)
-        return MM;
-    return f->want;
+    int n = 0;
+    for (int i = 0; i < NFL(op_flips); i++) {
+        const flip *f = &op_flips[i];
+        if (f->what == OP_MODE && f->v == (int64_t)e->mode)
+            continue;
+        rows[n] = *f;
+        if (f->what == OP_OPTS_NULL && e->be != COLLIO_BACKEND_POSIX) {
+            rows[n].want = MM;
+            rows[n].need = NEED2;
+            rows[n].text = T_NAMES;
+            rows[n].names = "opts.backend differs";
+        }
+        n++;
+    }
+    return n;
 }
 
 static int op_run(tu_ctx *t, void *envp, const flip *f, int odd, MPI_Comm *cc)
@@ -1208,7 +1222,7 @@ static void op_post(tu_ctx *t, void *envp, const flip *f, int odd, int rc)
     check_no_strays(t, e->other, "open");
 }
 
-/* The open rows under one base: their want adjusted (op_want). */
+/* The open rows under one base mode and backend. */
 static void open_section(tu_ctx *t, collio_file_mode mode, collio_backend be)
 {
     static const char *const mode_names[] = {"CREATE", "INPLACE", "READ"};
@@ -1223,22 +1237,62 @@ static void open_section(tu_ctx *t, collio_file_mode mode, collio_backend be)
     snprintf(label, sizeof label, "[base mode=%s backend=%s]", mode_names[mode],
              be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio");
     flip rows[NFL(op_flips)];
-    int n = 0;
-    for (int i = 0; i < NFL(op_flips); i++) {
-        if (op_flips[i].what == OP_MODE && op_flips[i].v == (int64_t)mode)
-            continue; /* not a flip under this base */
-        rows[n] = op_flips[i];
-        rows[n].want = op_want(&e, &op_flips[i]);
-        if (rows[n].want == MM && rows[n].what == OP_OPTS_NULL) {
-            rows[n].need = NEED2;
-            rows[n].text = T_NAMES;
-            rows[n].names = "opts.backend differs";
-        }
-        n++;
-    }
+    int n = op_rows(&e, rows);
     run_flips(t, C_OPEN, label, rows, n, &e, op_run, op_post);
     tu_remove(t, e.path);
     free(e.prev);
+}
+
+/* ------------------------------------------------- closes and aborts */
+
+/* Their one argument is a handle: NULL on every rank or on none. */
+enum { CL_CLOSE_NULL = 110, CL_CLOSE_STAR_NULL, CL_ABORT_NULL, CL_ABORT_STAR_NULL };
+
+static const flip cl_flips[] = {
+    {"(nothing)", "close and abort of files open on every rank", A_NONE, 0, 0, COLLIO_OK,
+     NEED1, T_ANY, NULL},
+    {"collio_file_close(fp) (every rank)", "fp NULL", CL_CLOSE_NULL, 0, 0, COLLIO_ERR_ARG,
+     NEED1, T_LOCAL, "the file is NULL"},
+    {"collio_file_close(fp) (every rank)", "*fp NULL", CL_CLOSE_STAR_NULL, 0, 0,
+     COLLIO_ERR_ARG, NEED1, T_LOCAL, "the file is NULL"},
+    {"collio_file_abort(fp) (every rank)", "fp NULL", CL_ABORT_NULL, 0, 0, COLLIO_ERR_ARG,
+     NEED1, T_LOCAL, "the file is NULL"},
+    {"collio_file_abort(fp) (every rank)", "*fp NULL", CL_ABORT_STAR_NULL, 0, 0,
+     COLLIO_ERR_ARG, NEED1, T_LOCAL, "the file is NULL"},
+};
+
+static int cl_run(tu_ctx *t, void *envp, const flip *f, int odd, MPI_Comm *cc)
+{
+    (void)odd;
+    (void)cc;
+    const char *path = envp;
+    collio_file *fl = NULL;
+    switch (f->what) {
+    case CL_CLOSE_NULL:
+        return collio_file_close(NULL);
+    case CL_CLOSE_STAR_NULL:
+        return collio_file_close(&fl);
+    case CL_ABORT_NULL:
+        return collio_file_abort(NULL);
+    case CL_ABORT_STAR_NULL:
+        return collio_file_abort(&fl);
+    }
+    int rc = collio_file_open(t->comm, path, COLLIO_FILE_INPLACE, NULL, &fl);
+    if (rc == COLLIO_OK)
+        rc = collio_file_close(&fl);
+    if (rc == COLLIO_OK)
+        rc = collio_file_open(t->comm, path, COLLIO_FILE_CREATE, NULL, &fl);
+    if (rc == COLLIO_OK)
+        rc = collio_file_abort(&fl);
+    return rc;
+}
+
+static void close_section(tu_ctx *t)
+{
+    char path[1024];
+    tu_temp_path(t, "close", path, sizeof path);
+    run_flips(t, C_CLOSE, "", cl_flips, NFL(cl_flips), path, cl_run, NULL);
+    tu_remove(t, path);
 }
 
 /* ---------------------------------------------------- writes and reads */
@@ -1701,15 +1755,15 @@ static void print_table(tu_ctx *t)
         return;
     printf("mpi_flip at %d ranks: cases per call (failed: cases with a failed check)\n",
            t->nranks);
-    printf("  %-38s %6s %6s %8s %7s\n", "call", "cases", "run", "skipped", "failed");
+    printf("  %-40s %6s %6s %8s %7s\n", "call", "cases", "run", "skipped", "failed");
     int64_t s[4] = {0, 0, 0, 0};
     for (int c = 0; c < C_N; c++) {
-        printf("  %-38s %6lld %6lld %8lld %7lld\n", call_names[c], (long long)all[c][0],
+        printf("  %-40s %6lld %6lld %8lld %7lld\n", call_names[c], (long long)all[c][0],
                (long long)all[c][1], (long long)all[c][2], (long long)all[c][3]);
         for (int k = 0; k < 4; k++)
             s[k] += all[c][k];
     }
-    printf("  %-38s %6lld %6lld %8lld %7lld\n", "total", (long long)s[0], (long long)s[1],
+    printf("  %-40s %6lld %6lld %8lld %7lld\n", "total", (long long)s[0], (long long)s[1],
            (long long)s[2], (long long)s[3]);
     fflush(stdout);
 }
@@ -1728,6 +1782,7 @@ int main(int argc, char **argv)
     for (int be = 0; be < 2; be++)
         for (int m = COLLIO_FILE_CREATE; m <= COLLIO_FILE_READ; m++)
             open_section(&t, (collio_file_mode)m, (collio_backend)be);
+    close_section(&t);
     MPI_Comm rev;
     MPI_Comm_split(t.comm, 0, -t.rank, &rev);
     for (int s = 0; s < collio_strategy_count(); s++) {
