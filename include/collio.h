@@ -232,8 +232,9 @@ void collio_file_options_init(collio_file_options *opts);
 /**
  * Collective over comm. Opens `path` in `mode` with `opts` (NULL: the
  * defaults). Errors: COLLIO_ERR_ARG, COLLIO_ERR_OPEN (missing directory,
- * permission, missing file for READ), COLLIO_ERR_MISMATCH (path or mode
- * differ across ranks).
+ * permission, missing file for READ), COLLIO_ERR_MISMATCH (path, mode,
+ * opts.backend, opts.base_offset or opts.sync differ across ranks -- also
+ * where one rank's value is invalid on its own).
  */
 int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
                      const collio_file_options *opts, collio_file **out);
@@ -687,6 +688,8 @@ int collio_have_h5(void);
  * COLLIO_ERR_MISMATCH, COLLIO_ERR_OPEN (raw file missing, .h5 not
  * creatable), COLLIO_ERR_EOF (the raw file is shorter than base_offset +
  * the data), COLLIO_ERR_IO, COLLIO_ERR_UNSUPPORTED (built without HDF5).
+ * An argument that differs across ranks is COLLIO_ERR_MISMATCH, also where
+ * one rank's value is invalid on its own.
  */
 int collio_describe_h5(MPI_Comm comm, const char *h5_path, const char *raw_path,
                        int64_t base_offset, int type, int ndims, const int64_t dims[],

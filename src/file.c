@@ -247,19 +247,21 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
         f->path = dup_str(path);
         rc = f->path ? COLLIO_OK : COLLIO_ERR_NOMEM;
     }
-    rc = collio__agree(dup, rc);
-    if (rc == COLLIO_OK)
-        rc = collio__check_same_str(dup, path, "the path");
-    /* Mode, backend and base offset must match: a backend mismatch would
-     * leave MPI-IO ranks alone in the collective open. */
-    if (rc == COLLIO_OK)
-        rc = collio__check_same_i64(dup, (int64_t)mode, "the mode");
-    if (rc == COLLIO_OK)
-        rc = collio__check_same_i64(dup, (int64_t)o->backend, "opts.backend");
-    if (rc == COLLIO_OK)
-        rc = collio__check_same_i64(dup, o->base_offset, "opts.base_offset");
-    if (rc == COLLIO_OK)
-        rc = collio__check_same_i64(dup, o->sync, "opts.sync");
+    /* Path, mode, backend, base offset and sync must match (a backend
+     * mismatch would leave MPI-IO ranks alone in the collective open).
+     * Compared also where a rank's own checks failed: a value that differs
+     * across ranks is MISMATCH on every rank, valid or not on its own (as
+     * for layouts and plans), and its agreed text replaces the local one. */
+    int mm = collio__check_same_str(dup, path, "the path");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(dup, (int64_t)mode, "the mode");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(dup, (int64_t)o->backend, "opts.backend");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(dup, o->base_offset, "opts.base_offset");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(dup, o->sync, "opts.sync");
+    rc = mm != COLLIO_OK ? mm : collio__agree(dup, rc);
     if (rc != COLLIO_OK) {
         if (f)
             f->comm = MPI_COMM_NULL;
@@ -402,7 +404,8 @@ int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
     if (rc == COLLIO_OK) {
         s->comm = MPI_COMM_NULL;
         s->fd = -1;
-        s->lock_fd = -1; /* the CREATE's lock stays with f */
+        s->lock_fd = -1; /* the temporary's lock is f's: file_free must not
+                            close a descriptor 0 it never had */
         s->fh = MPI_FILE_NULL;
         s->coll_fh = MPI_FILE_NULL;
         s->mode = f->mode;

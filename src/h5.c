@@ -79,7 +79,8 @@ static uint64_t args_digest(const char *h5_path, const char *raw_path,
     h = collio__hash_mix(h, (uint64_t)type);
     h = collio__hash_mix(h, (uint64_t)ndims);
     h = collio__hash_mix(h, (uint64_t)fortran_order);
-    for (int i = 0; i < ndims && dims != NULL && i < H5_MAX_DIMS; i++)
+    /* dims only where ndims is valid: never read past a short array */
+    for (int i = 0; ndims <= H5_MAX_DIMS && i < ndims && dims != NULL; i++)
         h = collio__hash_mix(h, (uint64_t)dims[i]);
     const char *s[3] = {h5_path, raw_path, dataset};
     for (int k = 0; k < 3; k++) {
@@ -200,14 +201,16 @@ int collio_describe_h5(MPI_Comm comm, const char *h5_path, const char *raw_path,
     int64_t bytes = 0;
     int rc = check_args(h5_path, raw_path, base_offset, type, ndims, dims, fortran_order,
                         &bytes);
+    /* the same description asked of every rank, compared also where a
+     * rank's own checks failed: a difference is MISMATCH on every rank,
+     * valid or not on its own, and its agreed text replaces the local one */
+    int mm = collio__check_same_digest(comm,
+                                       args_digest(h5_path, raw_path, base_offset, type,
+                                                   ndims, dims, fortran_order, dataset),
+                                       "the arguments of collio_describe_h5");
+    if (mm != COLLIO_OK)
+        return mm;
     rc = collio__agree(comm, rc);
-    if (rc != COLLIO_OK)
-        return rc;
-    /* the same description asked of every rank */
-    rc = collio__check_same_digest(comm,
-                                   args_digest(h5_path, raw_path, base_offset, type,
-                                               ndims, dims, fortran_order, dataset),
-                                   "the arguments of collio_describe_h5");
     if (rc != COLLIO_OK)
         return rc;
 #ifdef COLLIO_HAVE_HDF5

@@ -43,10 +43,6 @@ int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx, size_t esi
     int rc = collio__layout_begin(comm, out, "collio_layout_block_cyclic");
     if (rc != COLLIO_OK)
         return rc;
-    uint64_t h = collio__hash_mix(0x62632d6c, (uint64_t)nx);
-    h = collio__hash_mix(collio__hash_mix(h, (uint64_t)bx), (uint64_t)esize);
-    int mism = collio__check_same_digest(comm, h, "nx, bx or esize");
-
     collio_layout *l = NULL;
     int64_t bytes;
     if (out == NULL)
@@ -68,6 +64,11 @@ int collio_layout_block_cyclic(MPI_Comm comm, int64_t nx, int64_t bx, size_t esi
                           "overflows 64 bits",
                           (long long)nx, esize);
     }
+    /* After the local checks: a difference wins over them, and its agreed
+     * text must not be overwritten by one rank's local detail. */
+    uint64_t h = collio__hash_mix(0x62632d6c, (uint64_t)nx);
+    h = collio__hash_mix(collio__hash_mix(h, (uint64_t)bx), (uint64_t)esize);
+    int mism = collio__check_same_digest(comm, h, "nx, bx or esize");
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_BLOCK_CYCLIC, nx, esize, &l);
     collio__segvec sv = {0};

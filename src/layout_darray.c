@@ -263,9 +263,6 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
     int rc = collio__layout_begin(comm, out, "collio_layout_darray");
     if (rc != COLLIO_OK)
         return rc;
-    int mism = collio__check_same_digest(
-        comm, args_hash(ndims, gsizes, distribs, dargs, psizes, order, esize),
-        "the arguments (ndims, gsizes, distribs, dargs, psizes, order, esize)");
     int nranks;
     int64_t nglobal = 0;
     collio_layout *l = NULL;
@@ -275,6 +272,11 @@ int collio_layout_darray(MPI_Comm comm, int ndims, const int64_t gsizes[],
     if (rc == COLLIO_OK)
         rc = check_args(ndims, gsizes, distribs, dargs, psizes, order, esize, nranks,
                         &nglobal);
+    /* After the local checks: a difference wins over them, and its agreed
+     * text must not be overwritten by one rank's local detail. */
+    int mism = collio__check_same_digest(
+        comm, args_hash(ndims, gsizes, distribs, dargs, psizes, order, esize),
+        "the arguments (ndims, gsizes, distribs, dargs, psizes, order, esize)");
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_DARRAY, nglobal, esize, &l);
     collio__segvec sv = {0};

@@ -32,10 +32,6 @@ int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
     int rc = collio__layout_begin(comm, out, "collio_layout_index_list");
     if (rc != COLLIO_OK)
         return rc;
-    uint64_t h = collio__hash_mix(0x69647820, (uint64_t)nglobal);
-    int mism = collio__check_same_digest(comm, collio__hash_mix(h, (uint64_t)esize),
-                                         "nglobal or esize");
-
     collio_layout *l = NULL;
     int64_t bytes;
     if (out == NULL)
@@ -58,6 +54,11 @@ int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
             collio__error_set(rc, "idx[%lld] = %lld is outside [0, %lld)", (long long)i,
                               (long long)idx[i], (long long)nglobal);
         }
+    /* After the local checks: a difference wins over them, and its agreed
+     * text must not be overwritten by one rank's local detail. */
+    uint64_t h = collio__hash_mix(0x69647820, (uint64_t)nglobal);
+    int mism = collio__check_same_digest(comm, collio__hash_mix(h, (uint64_t)esize),
+                                         "nglobal or esize");
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_INDEX_LIST, nglobal, esize, &l);
     collio__segvec sv = {0};

@@ -17,10 +17,6 @@ int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t 
     int rc = collio__layout_begin(comm, out, "collio_layout_index_list_replicated");
     if (rc != COLLIO_OK)
         return rc;
-    uint64_t h = collio__hash_mix(0x7265706c, (uint64_t)nglobal);
-    int mism = collio__check_same_digest(comm, collio__hash_mix(h, (uint64_t)esize),
-                                         "nglobal or esize");
-
     int64_t bytes;
     if (out == NULL)
         rc = collio__layout_no_out("collio_layout_index_list_replicated");
@@ -46,6 +42,11 @@ int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t 
                               owned[i]);
         }
     }
+    /* After the local checks: a difference wins over them, and its agreed
+     * text must not be overwritten by one rank's local detail. */
+    uint64_t h = collio__hash_mix(0x7265706c, (uint64_t)nglobal);
+    int mism = collio__check_same_digest(comm, collio__hash_mix(h, (uint64_t)esize),
+                                         "nglobal or esize");
     collio_layout *l = NULL;
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_INDEX_LIST, nglobal, esize, &l);

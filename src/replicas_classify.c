@@ -236,7 +236,14 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
         MPI_Type_free(&run);
     if (rc == COLLIO_OK)
         rc = build_domain(d, rbuf, rcount, rdispl);
-    rc = collio__agree(comm, rc);
+    /* An overlap found in one domain takes precedence over a gap found in
+     * another (a duplicate usually leaves an element unheld elsewhere), as
+     * for plain index lists (collio__layout_validate): otherwise the code
+     * would depend on where P puts the domain boundaries. */
+    int gap = rc == COLLIO_ERR_COVERAGE;
+    rc = collio__agree(comm, gap ? COLLIO_OK : rc);
+    if (rc == COLLIO_OK)
+        rc = collio__agree(comm, gap ? COLLIO_ERR_COVERAGE : COLLIO_OK);
     free(sbuf);
     free(rbuf);
     free(cnt);
