@@ -17,8 +17,17 @@
  * collio_error code; collio_strerror() gives its text. Functions marked
  * "collective" must be called by every rank of the communicator, and they
  * return the same code on every rank: when one rank fails, all ranks fail
- * (no hang, never MPI_Abort). Functions marked "local" involve no
- * communication.
+ * (no hang, never MPI_Abort). Every collective argument is compared across
+ * ranks: a value that differs is COLLIO_ERR_MISMATCH on every rank. The
+ * handles (layouts, plans, files) come from collective calls and are NULL
+ * on every rank or on none; passing NULL (or another object) on some ranks
+ * only is erroneous, as MPI_COMM_NULL is for MPI, except for the `file`
+ * of collio_write / collio_read and the `out` pointers, which are checked
+ * collectively. Functions marked "local" involve no communication.
+ * Every function that needs MPI returns COLLIO_ERR_STATE before MPI_Init
+ * and after MPI_Finalize, without calling MPI; the frees
+ * (collio_layout_free, collio_plan_free) are safe then, and local queries
+ * (collio_strerror, names, counts, stats) work at any time.
  */
 #ifndef COLLIO_H
 #define COLLIO_H
@@ -204,13 +213,19 @@ typedef enum collio_backend {
 
 typedef enum collio_file_mode {
     /* Create (or replace) atomically: data goes to a temporary file beside
-     * the target, ".NAME.collio-tmp" in the target's directory, and is
-     * renamed into place by collio_file_close only when every rank
-     * succeeded; a failure leaves any previous file intact. The temporary's
-     * name is fixed, not unique: a job killed during a write leaves at most
-     * one temporary per target, and the next CREATE of that target takes it
-     * over (renamed or removed at its close). So two jobs must not CREATE
-     * the same target at the same time. */
+     * the target, ".NAME.collio-tmp.XXXXXXXXXXXXXXXX" in the target's
+     * directory (16 random hex digits; for names near NAME_MAX a shortened
+     * NAME and its hash), made by rank 0 and locked by it (an
+     * open-file-description lock, else flock) while the file is open. It
+     * is renamed onto the target by collio_file_close only when no write
+     * or read on any rank failed; otherwise it is removed and any previous
+     * file stays as it was. Each open has its own temporary, so writers of
+     * one target at the same time (two jobs, or one job opening it twice)
+     * never mix: each close that returns COLLIO_OK installs that writer's
+     * whole file, and the last one stays. A temporary whose writer died
+     * (its lock is gone) is removed by the next CREATE of the target, so a
+     * killed job leaves at most one per target. On a file system without
+     * locks leftovers stay (docs/architecture.md, "Atomic create"). */
     COLLIO_FILE_CREATE = 0,
     /* Write in place into the file (created if missing, never truncated):
      * faster, but a failed write may leave it half-written. */
@@ -240,11 +255,16 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
                      const collio_file_options *opts, collio_file **out);
 
 /**
- * Collective. Closes the file. For COLLIO_FILE_CREATE: if every write on
- * every rank succeeded, (fsyncs if opts.sync,) and renames the temporary
- * file onto the path; if any write failed, removes the temporary and
- * returns COLLIO_ERR_IO, leaving the previous file untouched. *f becomes
- * NULL in every case.
+ * Collective. Closes the file. For COLLIO_FILE_CREATE: if every
+ * collio_write and collio_read on it succeeded on every rank, (fsyncs if
+ * opts.sync,) and renames the temporary file onto the path; if any of them
+ * failed -- for any reason, a bad argument included -- removes the
+ * temporary and returns COLLIO_ERR_IO on every rank, leaving the previous
+ * file untouched byte for byte, with the first failure's detail in
+ * collio_last_error(). An INPLACE file after a failed call: the same
+ * COLLIO_ERR_IO (its bytes may be half-written). A failed rename is
+ * COLLIO_ERR_IO naming both paths and errno. *f becomes NULL in every
+ * case. Outside MPI's lifetime: COLLIO_ERR_STATE and nothing happens.
  */
 int collio_file_close(collio_file **f);
 
@@ -498,13 +518,16 @@ typedef struct collio_plan_options {
 void collio_plan_options_init(collio_plan_options *opts);
 
 /**
- * Collective over comm (same size as the layout's communicator). Builds the
- * plan: every analysis that depends only on the layout is done here once
- * (the inspector), so that collio_write/collio_read only move data.
- * `strategy` is a registered name. opts may be NULL (defaults).
- * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (strategy, comm size or
- * any option differ), COLLIO_ERR_ARG (a generic option, or one of the
- * strategy's own, out of range), COLLIO_ERR_NOMEM.
+ * Collective over comm, which must hold the same processes in the same
+ * order as the layout's communicator (MPI_Comm_compare: identical or
+ * congruent). Builds the plan: every analysis that depends only on the
+ * layout is done here once (the inspector), so that collio_write /
+ * collio_read only move data. `strategy` is a registered name. opts may be
+ * NULL (defaults).
+ * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (the layout made on
+ * another communicator; the layouts' nglobal, esize or kind, the strategy
+ * or any option differ across ranks), COLLIO_ERR_ARG (a generic option, or
+ * one of the strategy's own, out of range), COLLIO_ERR_NOMEM.
  */
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
                        const collio_plan_options *opts, collio_plan **out);
@@ -512,16 +535,24 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
 /**
  * Collective. Writes this rank's data from buf (buf_bytes must equal
  * collio_layout_buffer_bytes) into file f, which must be open for CREATE or
- * INPLACE. May be called any number of times with the same plan.
- * Errors: COLLIO_ERR_BUFSIZE, COLLIO_ERR_IO, COLLIO_ERR_STATE, ...
+ * INPLACE on a communicator congruent to the plan's. May be called any
+ * number of times with the same plan. A failure, for any reason, leaves f
+ * failed: its collio_file_close commits nothing (COLLIO_ERR_IO).
+ * Errors: COLLIO_ERR_ARG (buf or f NULL), COLLIO_ERR_BUFSIZE,
+ * COLLIO_ERR_MISMATCH (f open on another communicator, or a different file
+ * on some rank), COLLIO_ERR_OVERFLOW, COLLIO_ERR_STATE (f open for READ;
+ * outside MPI's lifetime), COLLIO_ERR_IO, COLLIO_ERR_MPI.
  */
 int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes);
 
 /**
  * Collective. Reads this rank's data from file f into buf, in layout
- * order (for "block": from the non-canonical file "block" wrote).
- * Errors: COLLIO_ERR_BUFSIZE, COLLIO_ERR_EOF (file shorter than
- * base_offset + nglobal*esize), COLLIO_ERR_IO, COLLIO_ERR_STATE.
+ * order (for "block": from the non-canonical file "block" wrote). Like
+ * collio_write, a failure leaves f failed (a CREATE or INPLACE file then
+ * commits nothing at close).
+ * Errors: COLLIO_ERR_ARG, COLLIO_ERR_BUFSIZE, COLLIO_ERR_MISMATCH,
+ * COLLIO_ERR_EOF (file shorter than base_offset + nglobal*esize),
+ * COLLIO_ERR_IO, COLLIO_ERR_STATE.
  */
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 

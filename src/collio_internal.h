@@ -216,6 +216,13 @@ uint64_t collio__hash_mix(uint64_t h, uint64_t v);
  * lowest rank with that code (error.c). */
 int collio__agree(MPI_Comm comm, int rc);
 
+/* Collective: collio__agree of rc and, where every rank is OK, a
+ * comparison of `value` (the identity of an object every rank must pass
+ * the same of) in the same single MPI_Allreduce: COLLIO_ERR_MISMATCH on
+ * every rank if it differs, "rank F: WHAT differs between rank 0 and rank
+ * F". */
+int collio__agree_same(MPI_Comm comm, int rc, int64_t value, const char *what);
+
 /* Local: records this thread's error detail for collio_last_error (one
  * line, printf format; no rank: collio__agree adds it). Call it where a
  * failure is found, with the code the function will return. */
@@ -336,6 +343,8 @@ struct collio_file {
     int fh_open;
     MPI_File coll_fh; /* collective MPI-IO handle for two_phase (lazy) */
     int coll_fh_open;
+    int64_t id;    /* drawn by rank 0 at open: the same on every rank of
+                      this file, another for every other open */
     int failed;    /* a call on this file failed: do not commit */
     char why[400]; /* the first failure's agreed detail (for close) */
     int lock_fd;   /* CREATE, rank 0: holds the temporary's lock, else -1 */
@@ -352,6 +361,9 @@ void collio__file_mark_failed(collio_file *f);
  * renamed or removed). Errors (OPEN, NOMEM) are recorded. tmp_release
  * drops the lock (closes *lock_fd; -1 is a no-op) and sets it to -1. */
 int collio__tmp_create(const char *path, char **tmp, int *lock_fd);
+/* Local: 64 random bits (getrandom, else the clock), mixed with the pid
+ * and a counter: never the same twice in a process. */
+uint64_t collio__random64(void);
 void collio__tmp_release(int *lock_fd);
 
 /* Path the data is written to right now (tmp_path for CREATE). */

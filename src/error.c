@@ -97,6 +97,34 @@ const char *collio_strerror(int code)
     }
 }
 
+/* After a failure was agreed (every rank is here): every rank's text
+ * becomes root's -- an agreed one of this call as it is, else its fresh
+ * message for this code, else the code's own text, prefixed "rank R: ". */
+static int agree_text(MPI_Comm comm, int rank, int rc, int code, int root)
+{
+    int current = !last.stale && last.code == rc;
+    if (rank == root && !(current && last.agreed)) {
+        char own[MSG_LEN];
+        snprintf(own, sizeof own, "%s", current ? last.text : collio_strerror(rc));
+        snprintf(last.text, sizeof last.text, "rank %d: %.480s", rank, own);
+    }
+    if (MPI_Bcast(last.text, MSG_LEN, MPI_CHAR, root, comm) != MPI_SUCCESS)
+        snprintf(last.text, sizeof last.text, "%s", collio_strerror(code));
+    last.text[MSG_LEN - 1] = '\0';
+    last.code = code;
+    last.agreed = 1;
+    last.stale = 0;
+    return code;
+}
+
+static int agree_failed_mpi(int rank)
+{
+    collio__error_set(COLLIO_ERR_MPI,
+                      "rank %d: an MPI call failed in the agreement on a result", rank);
+    last.agreed = 1;
+    return COLLIO_ERR_MPI;
+}
+
 int collio__agree(MPI_Comm comm, int rc)
 {
     int rank = 0;
@@ -106,32 +134,34 @@ int collio__agree(MPI_Comm comm, int rc)
     struct {
         int code, rank;
     } in = {rc, rank}, out;
-    if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm) != MPI_SUCCESS) {
-        collio__error_set(COLLIO_ERR_MPI,
-                          "rank %d: an MPI call failed in the "
-                          "agreement on a result",
-                          rank);
-        last.agreed = 1;
-        return COLLIO_ERR_MPI;
-    }
+    if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm) != MPI_SUCCESS)
+        return agree_failed_mpi(rank);
     if (out.code == COLLIO_OK)
         return COLLIO_OK;
-    int root = out.rank; /* the lowest rank whose own rc is the winning code */
-    /* the root's text: an agreed one of this call stays; else its fresh
-     * message for this code, else the code's own text */
-    int current = !last.stale && last.code == rc;
-    if (rank == root && !(current && last.agreed)) {
-        char own[MSG_LEN];
-        snprintf(own, sizeof own, "%s", current ? last.text : collio_strerror(rc));
-        snprintf(last.text, sizeof last.text, "rank %d: %.480s", rank, own);
-    }
-    if (MPI_Bcast(last.text, MSG_LEN, MPI_CHAR, root, comm) != MPI_SUCCESS)
-        snprintf(last.text, sizeof last.text, "%s", collio_strerror(out.code));
-    last.text[MSG_LEN - 1] = '\0';
-    last.code = out.code;
-    last.agreed = 1;
-    last.stale = 0;
-    return out.code;
+    return agree_text(comm, rank, rc, out.code, out.rank);
+}
+
+static int first_differing(MPI_Comm comm, const int64_t *v, int n);
+static int mismatch(int first, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+int collio__agree_same(MPI_Comm comm, int rc, int64_t value, const char *what)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    /* one Allreduce(MAX): the code in the high half of a key whose low
+     * half prefers the lowest rank, then {value, ~value} (max and min) */
+    int64_t in[3] = {((int64_t)rc << 32) | (INT32_MAX - rank), value, ~value}, out[3];
+    if (MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return agree_failed_mpi(rank);
+    int code = (int)(out[0] >> 32);
+    if (code != COLLIO_OK)
+        return agree_text(comm, rank, rc, code, INT32_MAX - (int)(out[0] & 0xffffffff));
+    if (out[1] == ~out[2])
+        return COLLIO_OK;
+    int first = first_differing(comm, &value, 1);
+    return mismatch(first < 0 ? 0 : first, "%s differs between rank 0 and rank %d", what,
+                    first);
 }
 
 /* One Allreduce(MAX) of {v, ~v}: max(~v) == ~min(v), so the pair gives the

@@ -272,11 +272,17 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
 
     f->ops = o->backend == COLLIO_BACKEND_MPIIO ? &collio__file_mpiio_ops
                                                 : &collio__file_posix_ops;
-    if (mode == COLLIO_FILE_CREATE)
+    /* this open's identity, so that a write can tell whether every rank
+     * passed the same file */
+    f->id = f->rank == 0 ? (int64_t)(collio__random64() >> 1) : 0;
+    rc = MPI_Bcast(&f->id, 1, MPI_INT64_T, 0, f->comm) == MPI_SUCCESS ? COLLIO_OK
+                                                                      : COLLIO_ERR_MPI;
+    rc = collio__agree(f->comm, rc);
+    if (rc == COLLIO_OK && mode == COLLIO_FILE_CREATE)
         rc = setup_create(f);
-    else if (mode == COLLIO_FILE_INPLACE)
+    else if (rc == COLLIO_OK && mode == COLLIO_FILE_INPLACE)
         rc = setup_inplace(f);
-    else
+    else if (rc == COLLIO_OK)
         rc = setup_read(f);
     if (rc == COLLIO_OK) {
         /* MPI-IO's open is collective: every rank calls it here. */

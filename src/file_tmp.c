@@ -97,7 +97,7 @@ static int tmp_stem(const char *path, char *out)
     return 0;
 }
 
-static uint64_t random_suffix(void)
+uint64_t collio__random64(void)
 {
     uint64_t r = 0;
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
@@ -223,7 +223,7 @@ int collio__tmp_create(const char *path, char **tmp_out, int *lock_fd)
     umask(um);
     for (int tries = 0; tries < CREATE_TRIES; tries++) {
         snprintf(t, n, "%.*s%s%016llx", (int)dl, path, stem,
-                 (unsigned long long)random_suffix());
+                 (unsigned long long)collio__random64());
         int fd = open(t, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
             if (errno == EEXIST)

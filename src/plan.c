@@ -428,7 +428,7 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
         rc = streams_alloc(plan, (void *)buf, &s);
     if (rc == COLLIO_OK)
         rc = streams_fill_write(plan, buf, &s);
-    rc = collio__agree(plan->comm, rc);
+    rc = collio__agree_same(plan->comm, rc, f != NULL ? f->id : -1, "the file");
     if (rc == COLLIO_OK) {
         /* the user's packed buffer is scratch only if the user said so */
         int ours = s.own_strat || s.own_user;
@@ -455,7 +455,7 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
     streams s = {0};
     if (rc == COLLIO_OK)
         rc = streams_alloc(plan, buf, &s);
-    rc = collio__agree(plan->comm, rc);
+    rc = collio__agree_same(plan->comm, rc, f != NULL ? f->id : -1, "the file");
     if (rc == COLLIO_OK) {
         plan->scratch = s.strat; /* output: ours until return */
         rc = plan->strategy->read(plan, f, s.strat);

@@ -84,7 +84,8 @@ int main(int argc, char **argv)
             o.backend = (collio_backend)be;
             for (int r = 0; r < rounds; r++) {
                 collio_file *f = NULL;
-                int rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, &o, &f);
+                int rc =
+                    collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, &o, &f);
                 if (rc == COLLIO_OK)
                     rc = collio_write(p, f, buf, (size_t)n * ES);
                 if (rc == COLLIO_OK)
@@ -94,8 +95,8 @@ int main(int argc, char **argv)
                 if (rc != COLLIO_OK) {
                     if (rank == 0)
                         fprintf(stderr, "seed %llu %s backend %d round %d: %s (%s)\n",
-                                (unsigned long long)seed, name, be, r, collio_strerror(rc),
-                                collio_last_error());
+                                (unsigned long long)seed, name, be, r,
+                                collio_strerror(rc), collio_last_error());
                     fails++;
                     continue;
                 }

@@ -46,22 +46,25 @@ static void outside(const char *when, collio_layout *l, collio_plan *p, collio_f
                     const char *path)
 {
     collio_layout *nl = NULL;
-    state(collio_layout_block_cyclic(MPI_COMM_WORLD, 100, 3, 4, &nl), when, "block_cyclic");
+    state(collio_layout_block_cyclic(MPI_COMM_WORLD, 100, 3, 4, &nl), when,
+          "block_cyclic");
     check(nl == NULL, "block_cyclic: no layout");
     int64_t g[2] = {10, 10}, d[2] = {0, 0};
     collio_distrib ds[2] = {COLLIO_DIST_NONE, COLLIO_DIST_NONE};
     int ps[2] = {1, 1};
-    state(collio_layout_darray(MPI_COMM_WORLD, 2, g, ds, d, ps, COLLIO_ORDER_C, 4, &nl), when,
-          "darray");
+    state(collio_layout_darray(MPI_COMM_WORLD, 2, g, ds, d, ps, COLLIO_ORDER_C, 4, &nl),
+          when, "darray");
     int64_t idx[1] = {0};
     unsigned char own[1] = {1};
-    state(collio_layout_index_list(MPI_COMM_WORLD, 1, 1, idx, 4, &nl), when, "index_list");
-    state(collio_layout_index_list_replicated(MPI_COMM_WORLD, 1, 1, idx, own, 4, &nl), when,
-          "index_list_replicated");
+    state(collio_layout_index_list(MPI_COMM_WORLD, 1, 1, idx, 4, &nl), when,
+          "index_list");
+    state(collio_layout_index_list_replicated(MPI_COMM_WORLD, 1, 1, idx, own, 4, &nl),
+          when, "index_list_replicated");
     state(collio_layout_set_memory_global(l), when, "set_memory_global");
     state(collio_layout_set_memory_datatype(l, MPI_BYTE, 4), when, "set_memory_datatype");
     collio_plan *np = NULL;
-    state(collio_plan_create(MPI_COMM_WORLD, l, "serial", NULL, &np), when, "plan_create");
+    state(collio_plan_create(MPI_COMM_WORLD, l, "serial", NULL, &np), when,
+          "plan_create");
     check(np == NULL, "plan_create: no plan");
     collio_file *nf = NULL;
     state(collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, NULL, &nf), when,
@@ -80,7 +83,8 @@ static void outside(const char *when, collio_layout *l, collio_plan *p, collio_f
     state(collio_file_abort(&f), when, "file_abort");
     /* local queries need no MPI */
     check(collio_strerror(COLLIO_ERR_STATE)[0] != '\0', "strerror");
-    check(collio_strategy_count() > 0 && collio_strategy_name(0) != NULL, "strategy names");
+    check(collio_strategy_count() > 0 && collio_strategy_name(0) != NULL,
+          "strategy names");
 }
 
 int main(int argc, char **argv)
@@ -103,17 +107,20 @@ int main(int argc, char **argv)
     collio_layout *l = NULL;
     collio_plan *p = NULL;
     collio_file *f = NULL;
-    check(collio_layout_block_cyclic(MPI_COMM_WORLD, 1000, 7, 4, &l) == COLLIO_OK, "layout");
+    check(collio_layout_block_cyclic(MPI_COMM_WORLD, 1000, 7, 4, &l) == COLLIO_OK,
+          "layout");
     MPI_Datatype ty; /* a layout that holds an MPI datatype, freed after MPI */
     MPI_Type_contiguous(4, MPI_BYTE, &ty);
     check(collio_layout_set_memory_datatype(l, ty, (int)collio_layout_local_count(l))
               == COLLIO_OK,
           "set_memory_datatype");
     MPI_Type_free(&ty);
-    check(collio_plan_create(MPI_COMM_WORLD, l, "multiphase", NULL, &p) == COLLIO_OK, "plan");
+    check(collio_plan_create(MPI_COMM_WORLD, l, "multiphase", NULL, &p) == COLLIO_OK,
+          "plan");
     size_t bytes = collio_layout_buffer_bytes(l);
     char *buf = calloc(bytes + 1, 1);
-    check(collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, NULL, &f) == COLLIO_OK,
+    check(collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, NULL, &f)
+              == COLLIO_OK,
           "open");
     check(collio_write(p, f, buf, bytes) == COLLIO_OK, "write while MPI lives");
     /* f stays open across MPI_Finalize: a job that ends without closing */

@@ -108,7 +108,8 @@ static void same_detail(tu_ctx *t, const char *what, ...)
              mine);
     va_list ap;
     va_start(ap, what);
-    for (const char *n = va_arg(ap, const char *); n != NULL; n = va_arg(ap, const char *))
+    for (const char *n = va_arg(ap, const char *); n != NULL;
+         n = va_arg(ap, const char *))
         TU_CHECK(t, strstr(mine, n) != NULL, "%s: detail '%s' lacks '%s'", what, mine, n);
     va_end(ap);
 }
@@ -129,6 +130,7 @@ enum way {
     W_BUFSIZE,     /* write: buf_bytes + 1 on the last rank */
     W_NULLBUF,     /* write: buf NULL (bytes > 0) on rank 0 */
     W_NULLFILE,    /* write: file NULL on the last rank */
+    W_OTHER_FILE,  /* write: the last rank passes another open of the target */
     W_OTHER_COMM,  /* write: the file opened on the world in reverse order */
     W_HALF_PLAN,   /* write: a plan made on half of the world */
     W_OVERFLOW,    /* write: base_offset + data beyond INT64_MAX */
@@ -137,20 +139,22 @@ enum way {
     W_READ_BUFSIZE /* a good write, then a read with buf_bytes - 1 on rank 0 */
 };
 static const char *const way_name[] = {
-    "BUFSIZE on the last rank",        "NULL buffer on rank 0",
-    "NULL file on the last rank",      "file on another communicator",
-    "plan on half of the communicator", "OVERFLOW of base_offset",
-    "IO: file size limit",             "read EOF of the temporary",
-    "read BUFSIZE on rank 0 after a good write"};
-static const int way_code[] = {COLLIO_ERR_BUFSIZE,  COLLIO_ERR_ARG,      COLLIO_ERR_ARG,
-                               COLLIO_ERR_MISMATCH, COLLIO_ERR_MISMATCH, COLLIO_ERR_OVERFLOW,
-                               COLLIO_ERR_IO,       COLLIO_ERR_EOF,      COLLIO_ERR_BUFSIZE};
+    "BUFSIZE on the last rank",     "NULL buffer on rank 0",
+    "NULL file on the last rank",   "another file on the last rank",
+    "file on another communicator", "plan on half of the communicator",
+    "OVERFLOW of base_offset",      "IO: file size limit",
+    "read EOF of the temporary",    "read BUFSIZE on rank 0 after a good write"};
+static const int way_code[] = {
+    COLLIO_ERR_BUFSIZE,  COLLIO_ERR_ARG,      COLLIO_ERR_ARG,      COLLIO_ERR_MISMATCH,
+    COLLIO_ERR_MISMATCH, COLLIO_ERR_MISMATCH, COLLIO_ERR_OVERFLOW, COLLIO_ERR_IO,
+    COLLIO_ERR_EOF,      COLLIO_ERR_BUFSIZE};
 
 static void failed_call(tu_ctx *t, const char *strategy, collio_backend be, enum way w,
                         MPI_Comm reversed)
 {
     const int last = t->nranks - 1;
-    if ((w == W_OTHER_COMM || w == W_HALF_PLAN || w == W_NULLFILE) && t->nranks < 2) {
+    if ((w == W_OTHER_COMM || w == W_HALF_PLAN || w == W_NULLFILE || w == W_OTHER_FILE)
+        && t->nranks < 2) {
         tu_skip(t, "needs 2 or more ranks");
         return;
     }
@@ -187,6 +191,15 @@ static void failed_call(tu_ctx *t, const char *strategy, collio_backend be, enum
         case W_NULLFILE:
             rc = collio_write(wr.p, t->rank == last ? NULL : f, wr.buf, wr.bytes);
             break;
+        case W_OTHER_FILE: {
+            collio_file *g = NULL;
+            rc = open_be(fcomm, path, COLLIO_FILE_CREATE, be, base, &g);
+            TU_RC_ALL(t, rc, COLLIO_OK, "a second open of the target");
+            rc = collio_write(wr.p, t->rank == last ? g : f, wr.buf, wr.bytes);
+            TU_RC_ALL(t, collio_file_close(&g), COLLIO_ERR_IO,
+                      "the second open's close: not committed");
+            break;
+        }
         case W_IO:
             /* multiphase: a good write first, so that the plan's
              * shared-memory window (whose backing file the limit would stop
@@ -257,7 +270,8 @@ static void communicators(tu_ctx *t, const char *strategy, MPI_Comm reversed)
     MPI_Comm dup;
     MPI_Comm_dup(t->comm, &dup);
     /* congruent: accepted */
-    TU_RC_ALL(t, collio_layout_block_cyclic(dup, NG, BX, ES, &l), COLLIO_OK, "layout on a dup");
+    TU_RC_ALL(t, collio_layout_block_cyclic(dup, NG, BX, ES, &l), COLLIO_OK,
+              "layout on a dup");
     TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, NULL, &p), COLLIO_OK,
               "a plan on the world for a layout made on its dup");
     collio_plan_free(&p);
@@ -280,7 +294,8 @@ static void communicators(tu_ctx *t, const char *strategy, MPI_Comm reversed)
         MPI_Comm a, b;
         MPI_Comm_split(t->comm, t->rank % 2, t->rank, &a);
         MPI_Comm_split(t->comm, t->rank / (t->nranks / 2), t->rank, &b);
-        TU_RC_ALL(t, collio_layout_block_cyclic(a, NG, BX, ES, &l), COLLIO_OK, "layout on a");
+        TU_RC_ALL(t, collio_layout_block_cyclic(a, NG, BX, ES, &l), COLLIO_OK,
+                  "layout on a");
         int rc = collio_plan_create(b, l, strategy, NULL, &p);
         TU_RC_ALL(t, rc, COLLIO_ERR_MISMATCH, "layout on one split, plan on another");
         collio_plan_free(&p);
@@ -291,11 +306,13 @@ static void communicators(tu_ctx *t, const char *strategy, MPI_Comm reversed)
             char path[1024];
             tu_temp_path(t, "splits", path, sizeof path);
             collio_file *f = NULL;
-            if (TU_RC_ALL(t, open_be(b, path, COLLIO_FILE_CREATE, COLLIO_BACKEND_POSIX, 0, &f),
-                          COLLIO_OK, "open on b")) {
+            if (TU_RC_ALL(
+                    t, open_be(b, path, COLLIO_FILE_CREATE, COLLIO_BACKEND_POSIX, 0, &f),
+                    COLLIO_OK, "open on b")) {
                 TU_RC_ALL(t, collio_write(w.p, f, w.buf, w.bytes), COLLIO_ERR_MISMATCH,
                           "plan on one split, file on another");
-                TU_RC_ALL(t, collio_file_close(&f), COLLIO_ERR_IO, "close: not committed");
+                TU_RC_ALL(t, collio_file_close(&f), COLLIO_ERR_IO,
+                          "close: not committed");
                 struct stat st;
                 TU_CHECK(t, tu_all(t, stat(path, &st) != 0), "no file at the path");
             }
@@ -326,10 +343,13 @@ static void same_target_twice(tu_ctx *t, const char *strategy, collio_backend be
     char path[1024];
     tu_temp_path(t, "twice", path, sizeof path);
     writer a, b;
-    if (writer_make(t, t->comm, strategy, 11, &a) && writer_make(t, t->comm, strategy, 12, &b)) {
+    if (writer_make(t, t->comm, strategy, 11, &a)
+        && writer_make(t, t->comm, strategy, 12, &b)) {
         collio_file *fa = NULL, *fb = NULL;
-        TU_RC_ALL(t, open_be(t->comm, path, COLLIO_FILE_CREATE, be, 0, &fa), COLLIO_OK, "open a");
-        TU_RC_ALL(t, open_be(t->comm, path, COLLIO_FILE_CREATE, be, 0, &fb), COLLIO_OK, "open b");
+        TU_RC_ALL(t, open_be(t->comm, path, COLLIO_FILE_CREATE, be, 0, &fa), COLLIO_OK,
+                  "open a");
+        TU_RC_ALL(t, open_be(t->comm, path, COLLIO_FILE_CREATE, be, 0, &fb), COLLIO_OK,
+                  "open b");
         TU_RC_ALL(t, collio_write(a.p, fa, a.buf, a.bytes), COLLIO_OK, "write a");
         TU_RC_ALL(t, collio_write(b.p, fb, b.buf, b.bytes), COLLIO_OK, "write b");
         TU_RC_ALL(t, collio_file_close(&fa), COLLIO_OK, "close a");
@@ -366,7 +386,8 @@ static void two_jobs(tu_ctx *t, const char *strategy, collio_backend be, int rep
             collio_file *f = NULL;
             MPI_Barrier(t->comm); /* both jobs open and write at once */
             int rc = open_be(jc, path, COLLIO_FILE_CREATE, be, 0, &f);
-            TU_CHECK(t, tu_all(t, rc == COLLIO_OK), "each job opens (%s)", collio_strerror(rc));
+            TU_CHECK(t, tu_all(t, rc == COLLIO_OK), "each job opens (%s)",
+                     collio_strerror(rc));
             if (rc == COLLIO_OK)
                 rc = collio_write(w.p, f, w.buf, w.bytes);
             TU_CHECK(t, tu_all(t, rc == COLLIO_OK), "each job writes (%s: %s)",
@@ -379,13 +400,16 @@ static void two_jobs(tu_ctx *t, const char *strategy, collio_backend be, int rep
                         crc = collio_file_close(&f);
                     TU_CHECK(t, tu_all(t, crc == COLLIO_OK), "job %d's close", j);
                     TU_CHECK(t, holds(t, path, seed[j]),
-                             "right after job %d's close the target is its whole data", j);
+                             "right after job %d's close the target is its whole data",
+                             j);
                 }
             } else {
                 int crc = f != NULL ? collio_file_close(&f) : COLLIO_ERR_STATE;
-                TU_CHECK(t, tu_all(t, crc == COLLIO_OK), "both jobs' free-running closes");
+                TU_CHECK(t, tu_all(t, crc == COLLIO_OK),
+                         "both jobs' free-running closes");
                 int is0 = holds(t, path, seed[0]), is1 = holds(t, path, seed[1]);
-                TU_CHECK(t, is0 || is1, "after free-running closes: one job's whole data");
+                TU_CHECK(t, is0 || is1,
+                         "after free-running closes: one job's whole data");
             }
             TU_CHECK(t, tu_count_strays(t, path) == 0, "no temporary left");
         }
@@ -407,8 +431,8 @@ static void dead_writer(tu_ctx *t)
     char path[1024], tmp[1100];
     tu_temp_path(t, "killed", path, sizeof path);
     const char *name = strrchr(path, '/') + 1;
-    snprintf(tmp, sizeof tmp, "%.*s.%s.collio-tmp.5eed5eed5eed5eed", (int)(name - path), path,
-             name);
+    snprintf(tmp, sizeof tmp, "%.*s.%s.collio-tmp.5eed5eed5eed5eed", (int)(name - path),
+             path, name);
     pid_t child = -1;
     int ready = 1;
     if (t->rank == 0) {
@@ -435,7 +459,8 @@ static void dead_writer(tu_ctx *t)
     TU_CHECK(t, tu_all(t, ready), "a child holds a locked temporary");
     writer w;
     if (ready && writer_make(t, t->comm, "independent", 31, &w)) {
-        TU_CHECK(t, tu_plan_io(t, w.p, path, NULL, 1, w.buf, w.bytes), "write while it lives");
+        TU_CHECK(t, tu_plan_io(t, w.p, path, NULL, 1, w.buf, w.bytes),
+                 "write while it lives");
         TU_CHECK(t, tu_count_strays(t, path) == 1, "the live writer's temporary stays");
         if (t->rank == 0) {
             kill(child, SIGKILL);
@@ -443,7 +468,8 @@ static void dead_writer(tu_ctx *t)
             child = -1;
         }
         MPI_Barrier(t->comm);
-        TU_CHECK(t, tu_plan_io(t, w.p, path, NULL, 1, w.buf, w.bytes), "write after its death");
+        TU_CHECK(t, tu_plan_io(t, w.p, path, NULL, 1, w.buf, w.bytes),
+                 "write after its death");
         TU_CHECK(t, tu_count_strays(t, path) == 0, "the dead writer's temporary is gone");
         TU_CHECK(t, holds(t, path, 31), "the target");
     }
@@ -478,30 +504,32 @@ static void texts(tu_ctx *t)
         TU_RC_ALL(t, collio_layout_block_cyclic(t->comm, INT64_MAX / 2, 1, 8, &l),
                   COLLIO_ERR_OVERFLOW, "an overflowing layout");
         same_detail(t, "overflow", "nx * esize", NULL);
-        TU_RC_ALL(t,
-                  collio_layout_block_cyclic(t->comm, t->rank == 1 ? 999 : 1000, 1, 8, &l),
-                  COLLIO_ERR_MISMATCH, "nx differs on rank 1");
+        TU_RC_ALL(
+            t, collio_layout_block_cyclic(t->comm, t->rank == 1 ? 999 : 1000, 1, 8, &l),
+            COLLIO_ERR_MISMATCH, "nx differs on rank 1");
         same_detail(t, "nx differs", "rank 1: ", "nx, bx or esize differ", NULL);
-        TU_CHECK(t, strstr(collio_last_error(), "overflow") == NULL, "no stale text: '%s'",
-                 collio_last_error());
+        TU_CHECK(t, strstr(collio_last_error(), "overflow") == NULL,
+                 "no stale text: '%s'", collio_last_error());
         char path[1024];
         tu_temp_path(t, "modes", path, sizeof path);
         collio_file *f = NULL;
         TU_RC_ALL(t,
-                  collio_file_open(t->comm, path,
-                                   t->rank == 1 ? COLLIO_FILE_INPLACE : COLLIO_FILE_CREATE,
-                                   NULL, &f),
+                  collio_file_open(
+                      t->comm, path,
+                      t->rank == 1 ? COLLIO_FILE_INPLACE : COLLIO_FILE_CREATE, NULL, &f),
                   COLLIO_ERR_MISMATCH, "mode differs on rank 1");
-        same_detail(t, "mode differs", "rank 1: the mode differs across ranks: 0 on rank 0, 1 on rank 1",
+        same_detail(t, "mode differs",
+                    "rank 1: the mode differs across ranks: 0 on rank 0, 1 on rank 1",
                     NULL);
         collio_file_options o;
         collio_file_options_init(&o);
         o.base_offset = t->rank == 1 ? 8 : 0;
         TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &o, &f),
                   COLLIO_ERR_MISMATCH, "base_offset differs on rank 1");
-        same_detail(t, "base_offset differs",
-                    "rank 1: opts.base_offset differs across ranks: 0 on rank 0, 8 on rank 1",
-                    NULL);
+        same_detail(
+            t, "base_offset differs",
+            "rank 1: opts.base_offset differs across ranks: 0 on rank 0, 8 on rank 1",
+            NULL);
         tu_remove(t, path);
     }
     tu_case(t, "texts: a failed rename at close names both paths and errno");
@@ -512,7 +540,8 @@ static void texts(tu_ctx *t)
         writer w;
         if (writer_make(t, t->comm, "serial", 41, &w)) {
             collio_file *f = NULL;
-            if (TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_CREATE, NULL, &f),
+            if (TU_RC_ALL(t,
+                          collio_file_open(t->comm, path, COLLIO_FILE_CREATE, NULL, &f),
                           COLLIO_OK, "open")) {
                 TU_RC_ALL(t, collio_write(w.p, f, w.buf, w.bytes), COLLIO_OK, "write");
                 /* the target becomes a non-empty directory before the commit */
@@ -553,12 +582,15 @@ static void texts(tu_ctx *t)
             TU_CHECK(t, tu_plan_io(t, w.p, longp, NULL, 1, w.buf, w.bytes),
                      "a 255-byte name: create and commit");
             TU_CHECK(t, holds(t, longp, 51), "a 255-byte name: the data");
-            TU_CHECK(t, tu_count_strays(t, longp) == 0, "a 255-byte name: no temporary left");
+            TU_CHECK(t, tu_count_strays(t, longp) == 0,
+                     "a 255-byte name: no temporary left");
             collio_file *f = NULL;
             TU_RC_ALL(t, collio_file_open(t->comm, toolong, COLLIO_FILE_CREATE, NULL, &f),
                       COLLIO_ERR_OPEN, "a 256-byte name");
-            same_detail(t, "a 256-byte name", "rank 0: ", toolong, "File name too long", NULL);
-            TU_CHECK(t, strstr(collio_last_error(), "leftover") == NULL, "no word of leftovers");
+            same_detail(t, "a 256-byte name", "rank 0: ", toolong, "File name too long",
+                        NULL);
+            TU_CHECK(t, strstr(collio_last_error(), "leftover") == NULL,
+                     "no word of leftovers");
         }
         writer_free(&w);
         tu_remove(t, longp);

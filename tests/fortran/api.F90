@@ -191,6 +191,13 @@ contains
     call check(rank, collio_file_path(f) == path, "file path")
     rc = collio_write(p, f, buf(1:max(n - 1, 0_c_int64_t)))
     call check_all(rc, COLLIO_ERR_BUFSIZE, "write, buffer too short")
+    ! a failed write leaves the file failed: its close commits nothing
+    rc = collio_file_close(f)
+    call check_all(rc, COLLIO_ERR_IO, "close after a failed write")
+    call check(rank, index(collio_last_error(), "is not committed") > 0, &
+               "close says why it did not commit")
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, f, fo)
+    call check_all(rc, COLLIO_OK, "open CREATE again")
     rc = collio_write(p, f, buf)
     call check_all(rc, COLLIO_OK, "write")
     rc = collio_file_close(f)
