@@ -213,9 +213,9 @@ typedef enum collio_backend {
 
 typedef enum collio_file_mode {
     /* Create (or replace) atomically: data goes to a temporary file beside
-     * the target, ".NAME.collio-tmp.XXXXXXXXXXXXXXXX" in the target's
-     * directory (16 random hex digits; for names near NAME_MAX a shortened
-     * NAME and its hash), made by rank 0 and locked by it (an
+     * the target, ".NAME.collio-tmp.N" in the target's directory (N the
+     * first free slot number; for names near NAME_MAX a shortened NAME and
+     * its hash), made by rank 0 and locked by it (an
      * open-file-description lock, else flock) while the file is open. It
      * is renamed onto the target by collio_file_close only when no write
      * or read on any rank failed; otherwise it is removed and any previous

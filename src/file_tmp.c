@@ -1,17 +1,18 @@
 /*
  * file_tmp.c -- the temporaries of atomic create (COLLIO_FILE_CREATE):
- * unique per writer, locked while their writer lives, swept when it is
- * gone. Local: rank 0 of a CREATE calls these.
+ * one per open, locked while its writer lives, removed by the next CREATE
+ * of the target once the writer is gone. Local: rank 0 of a CREATE calls
+ * these.
  *
- * Name. "<dir>/.<name>.collio-tmp.<16 hex>" beside the target
- * "<dir>/<name>", so that the final rename(2) stays inside one directory
- * and is atomic. The 16 hex digits are random (getrandom, mixed with the
- * pid and the clock), so two writers of one target -- two jobs, or one job
- * that opens the target twice -- never share a temporary: each fills its
- * own and renames it onto the target at close; the last rename wins, and
- * the target is always one writer's whole file. Where ".<name>.collio-tmp."
- * plus the suffix would exceed NAME_MAX, the stem keeps the head of the
- * name and a hash of all of it: ".<head>~<16 hex>.collio-tmp.".
+ * Names. "<dir>/.<name>.collio-tmp.<n>" beside the target "<dir>/<name>"
+ * (so that the final rename(2) stays inside one directory and is atomic),
+ * n = 0, 1, 2, ...: numbered slots. Where ".<name>.collio-tmp." plus the
+ * slot number would exceed NAME_MAX, the stem keeps the head of the name
+ * and a hash of all of it: ".<head>~<16 hex>.collio-tmp.". Two writers of
+ * one target (two jobs, or one job that opens it twice) never share a
+ * slot: each fills its own temporary and renames it onto the target at
+ * close; the last rename wins, and the target is always one writer's
+ * whole file.
  *
  * Lock. The writer holds an exclusive lock on its temporary from its
  * creation until the rename (or removal): an open-file-description lock
@@ -20,26 +21,29 @@
  * drop it), else flock(2). The kernel drops the lock when the process
  * dies, whatever kills it.
  *
- * Sweep. Before making its own, a writer removes the temporaries of the
- * same target whose writers are gone: for each name of the target's stem
- * it opens the file (never following a symbolic link; a planted link of
- * that name is removed), takes the lock without waiting -- a live writer
- * holds it, so that fails and the file stays -- and, holding the lock,
- * unlinks the name if it still names the file it locked. A writer that
- * created its file but has not locked it yet may lose it to a sweep; it
- * notices (its lock fails, or its name no longer names its file) and
- * starts again with a new name. So a killed job leaves at most one
- * temporary per target, and the next CREATE of that target removes it.
+ * Taking a slot. A writer tries slot 0, 1, ... with O_CREAT | O_EXCL. A
+ * slot that exists is reaped if its writer is gone: opened (never
+ * following a symbolic link; a link planted under a slot's name is
+ * removed), locked without waiting -- a live writer holds the lock, so
+ * that fails and the slot is passed over -- and, holding the lock,
+ * removed if its name still names the file locked; then the slot is tried
+ * again. Once it has a slot, the writer reaps the others up to
+ * SWEEP_SLOTS, so that every dead writer's temporary among them goes with
+ * the next CREATE: a killed job leaves at most one temporary per target,
+ * for one CREATE to find. All by name: a few lookups per CREATE, never a
+ * scan of the directory (which on a parallel file system can hold
+ * millions of entries). A writer that created its file but has not locked
+ * it yet may lose it to a reaper; it notices (its lock fails, or its name
+ * no longer names its file) and tries again.
  *
  * Where the file system has no locks (the calls fail with ENOLCK,
  * EOPNOTSUPP or ENOSYS: e.g. Lustre mounted without -o flock), a temporary
- * is made unlocked and the sweep removes nothing, since it cannot tell a
- * live writer from a dead one: leftovers of killed jobs then stay until
- * removed by hand (docs/architecture.md, "Atomic create").
+ * is made unlocked and nothing is reaped, since a live writer cannot be
+ * told from a dead one: leftovers of killed jobs then stay until removed
+ * by hand (docs/architecture.md, "Atomic create").
  */
 #include "collio_internal.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -56,7 +60,9 @@
 #endif
 
 static const char TMP_MARK[] = ".collio-tmp.";
-enum { SUFFIX_HEX = 16, CREATE_TRIES = 16 };
+/* SWEEP_SLOTS: the slots every CREATE looks at (a few lookups by name);
+ * MAX_SLOTS: writers of one target at once; SLOT_DIGITS: its digits. */
+enum { SWEEP_SLOTS = 16, MAX_SLOTS = 4096, SLOT_DIGITS = 4, MAX_RETRIES = 64 };
 
 /* "<dir>/" of path ("" when it has none) and its length. */
 static size_t dir_len(const char *path)
@@ -83,12 +89,12 @@ static int tmp_stem(const char *path, char *out)
     const char *name = path + dir_len(path);
     if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return -1;
-    size_t n = strlen(name), fixed = 1 + (sizeof TMP_MARK - 1) + SUFFIX_HEX;
+    size_t n = strlen(name), fixed = 1 + (sizeof TMP_MARK - 1) + SLOT_DIGITS;
     if (n + fixed <= NAME_MAX) {
         snprintf(out, NAME_MAX + 1, ".%s%s", name, TMP_MARK);
         return 0;
     }
-    size_t head = NAME_MAX - fixed - 1 - SUFFIX_HEX; /* "~" + hash */
+    size_t head = NAME_MAX - fixed - 1 - 16; /* "~" + 16 hex of the hash */
     /* cut at a UTF-8 character boundary (names are bytes; keep them tidy) */
     while (head > 0 && ((unsigned char)name[head] & 0xC0) == 0x80)
         head--;
@@ -145,51 +151,62 @@ static int names_file(int dirfd, const char *name, int fd)
            && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* One entry of the stem: removed if its writer is gone. */
-static void sweep_one(int dirfd, const char *name)
+/* What reaping a slot found. */
+enum { SLOT_FREE, SLOT_LIVE, SLOT_KEPT };
+
+/* The slot `name` of dirfd exists (or did): removed if its writer is gone
+ * or it is a planted symbolic link (SLOT_FREE: try it again), else
+ * SLOT_LIVE (a writer holds its lock) or SLOT_KEPT (not ours to judge: no
+ * locks on this file system, or not a regular file). */
+static int reap(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         struct stat st;
-        /* a symbolic link planted under a temporary's name: removed, never
+        if (errno == ENOENT)
+            return SLOT_FREE; /* gone meanwhile */
+        /* a symbolic link planted under a slot's name: removed, never
          * followed; anything else that cannot be opened stays */
         if (errno == ELOOP && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-            && S_ISLNK(st.st_mode))
-            unlinkat(dirfd, name, 0);
-        return;
+            && S_ISLNK(st.st_mode) && unlinkat(dirfd, name, 0) == 0)
+            return SLOT_FREE;
+        return SLOT_KEPT;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && try_lock(fd) == 0
-        && names_file(dirfd, name, fd))
-        unlinkat(dirfd, name, 0); /* still locked: no writer can take it now */
-    close(fd);                    /* drops the lock */
+    int r = SLOT_KEPT;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        int lk = try_lock(fd);
+        if (lk == 1)
+            r = SLOT_LIVE;
+        else if (lk == 0 && names_file(dirfd, name, fd) && unlinkat(dirfd, name, 0) == 0)
+            r = SLOT_FREE; /* removed while locked: no writer can take it now */
+    }
+    close(fd); /* drops the lock */
+    return r;
 }
 
-/* Removes the target's temporaries whose writers are gone. Best effort:
- * what cannot be read or removed stays, and the create goes on. */
-static void sweep(const char *path, const char *stem)
+/* Rank 0: "<dir>" of path as a directory descriptor. */
+static int open_dir(const char *path)
 {
     size_t dl = dir_len(path);
     char dir[PATH_MAX];
-    if (dl >= sizeof dir)
-        return;
+    if (dl >= sizeof dir) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     if (dl == 0)
         snprintf(dir, sizeof dir, ".");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)dl, path);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    size_t sl = strlen(stem);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        const char *n = e->d_name;
-        if (strncmp(n, stem, sl) != 0 || strlen(n + sl) != SUFFIX_HEX
-            || strspn(n + sl, "0123456789abcdef") != SUFFIX_HEX)
-            continue;
-        sweep_one(dirfd(d), n);
-    }
-    closedir(d);
+    return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Records a failure to make the temporary `t` of path. */
+static int tmp_failed(const char *path, const char *t, int e)
+{
+    collio__error_set(COLLIO_ERR_OPEN, "create %s (its temporary %s): %s", path, t,
+                      strerror(e));
+    return COLLIO_ERR_OPEN;
 }
 
 int collio__tmp_create(const char *path, char **tmp_out, int *lock_fd)
@@ -211,65 +228,84 @@ int collio__tmp_create(const char *path, char **tmp_out, int *lock_fd)
         collio__error_set(COLLIO_ERR_OPEN, "create %s: %s", path, strerror(EISDIR));
         return COLLIO_ERR_OPEN;
     }
-    sweep(path, stem);
-
-    size_t dl = dir_len(path), n = dl + strlen(stem) + SUFFIX_HEX + 1;
-    char *t = malloc(n);
+    int dfd = open_dir(path);
+    if (dfd < 0) {
+        int e = errno;
+        collio__error_set(COLLIO_ERR_OPEN, "create %s: its directory: %s", path,
+                          strerror(e));
+        return COLLIO_ERR_OPEN;
+    }
+    size_t dl = dir_len(path), n = dl + strlen(stem) + SLOT_DIGITS + 1;
+    char *t = malloc(n), name[NAME_MAX + 1];
     if (t == NULL) {
+        close(dfd);
         collio__error_set(COLLIO_ERR_NOMEM, "create %s: no memory for a name", path);
         return COLLIO_ERR_NOMEM;
     }
     mode_t um = umask(0); /* read the umask: a new file gets 0666 & ~umask */
     umask(um);
-    for (int tries = 0; tries < CREATE_TRIES; tries++) {
-        snprintf(t, n, "%.*s%s%016llx", (int)dl, path, stem,
-                 (unsigned long long)collio__random64());
-        int fd = open(t, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int rc = COLLIO_ERR_OPEN, slot = 0, again = 0, fd = -1;
+    for (; slot < MAX_SLOTS && again < MAX_RETRIES; slot++) {
+        snprintf(name, sizeof name, "%s%d", stem, slot);
+        snprintf(t, n, "%.*s%s", (int)dl, path, name);
+        fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
-            if (errno == EEXIST)
-                continue;
             int e = errno;
-            collio__error_set(COLLIO_ERR_OPEN, "create %s (its temporary %s): %s", path,
-                              t, strerror(e));
-            free(t);
-            return COLLIO_ERR_OPEN;
+            if (e != EEXIST) {
+                rc = tmp_failed(path, t, e);
+                break;
+            }
+            int r = reap(dfd, name);
+            if (r == SLOT_FREE) {
+                slot--; /* the same slot again */
+                again++;
+            }
+            continue;
         }
         int lk = try_lock(fd);
         int e = errno;
-        struct stat a, b;
-        /* a sweep took it between our create and our lock: not ours */
-        int ours = lk == 0 && fstat(fd, &a) == 0 && stat(t, &b) == 0
-                   && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-        if (lk < 0 && no_locks(e))
-            ours = 1; /* a file system without locks: unlocked */
-        if (ours && fchmod(fd, 0666 & ~um) != 0) {
+        if (lk < 0 && !no_locks(e)) {
+            unlinkat(dfd, name, 0);
+            close(fd);
+            rc = tmp_failed(path, t, e);
+            break;
+        }
+        /* a reaper took it between our create and our lock: not ours */
+        if (lk == 1 || (lk == 0 && !names_file(dfd, name, fd))) {
+            close(fd);
+            fd = -1;
+            slot--;
+            again++;
+            continue;
+        }
+        if (fchmod(fd, 0666 & ~um) != 0) {
             e = errno;
-            unlink(t);
+            unlinkat(dfd, name, 0);
             close(fd);
-            collio__error_set(COLLIO_ERR_OPEN, "set the mode of %s: %s", t, strerror(e));
-            free(t);
-            return COLLIO_ERR_OPEN;
+            rc = tmp_failed(path, t, e);
+            break;
         }
-        if (ours) {
-            *tmp_out = t;
-            *lock_fd = fd;
-            return COLLIO_OK;
+        rc = COLLIO_OK;
+        /* the dead writers' temporaries among the other slots go now */
+        for (int q = slot + 1; lk == 0 && q < SWEEP_SLOTS; q++) {
+            snprintf(name, sizeof name, "%s%d", stem, q);
+            if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                reap(dfd, name);
         }
-        if (lk < 0) {
-            unlink(t);
-            close(fd);
-            collio__error_set(COLLIO_ERR_OPEN, "lock the temporary %s: %s", t,
-                              strerror(e));
-            free(t);
-            return COLLIO_ERR_OPEN;
-        }
-        close(fd); /* lost to a sweep, which removes it: again */
+        break;
     }
-    collio__error_set(COLLIO_ERR_OPEN,
-                      "create a temporary beside %s: %d names taken or swept away", path,
-                      CREATE_TRIES);
+    close(dfd);
+    if (rc == COLLIO_OK) {
+        *tmp_out = t;
+        *lock_fd = fd;
+        return COLLIO_OK;
+    }
+    if (slot >= MAX_SLOTS || again >= MAX_RETRIES)
+        collio__error_set(COLLIO_ERR_OPEN,
+                          "create %s: its %d temporary slots are taken by live writers",
+                          path, MAX_SLOTS);
     free(t);
-    return COLLIO_ERR_OPEN;
+    return rc;
 }
 
 void collio__tmp_release(int *lock_fd)

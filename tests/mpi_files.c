@@ -351,32 +351,35 @@ static void test_atomic(ctx *c, collio_backend be, int how)
 }
 
 /* Temporaries beside a target, as killed and live writers leave them
- * (".<name>.collio-tmp.<16 hex>"): a dead writer's (a plain file nobody
- * locks, read-only), a symbolic link planted under such a name, a live
- * writer's (a file this test holds an open-file-description lock on, as a
- * writer does), and a file whose suffix is not 16 hex digits. The next
- * CREATE of the target removes the first two (the link is removed, its
- * target untouched) and leaves the live one and the foreign one; after its
- * close the target holds exactly the new data, after an abort the
- * previous file is intact. */
+ * (".<name>.collio-tmp.<slot>"): a live writer's in slot 0 (a file this
+ * test holds an open-file-description lock on, as a writer does), a
+ * symbolic link planted in slot 1, a dead writer's in slot 2 (a plain
+ * file nobody locks, read-only), another dead one in slot 15 (the last
+ * one every CREATE looks at), and a file whose suffix is no slot number.
+ * The next CREATE of the target takes slot 1 (the link removed, its
+ * target untouched), removes slots 2 and 15 and leaves the live one and
+ * the foreign one; after its close the target holds exactly the new data,
+ * after an abort the previous file is intact. */
 static void test_stale_temporary(ctx *c, collio_backend be)
 {
-    char path[768], dead[800], link_[800], live[800], foreign[800], victim[800];
+    char path[768], dead[800], dead15[800], link_[800], live[800], foreign[800],
+        victim[800];
     make_path(c, path, sizeof path, "stale", be);
     const char *name = strrchr(path, '/') + 1;
     int dl = (int)(name - path);
-    snprintf(dead, sizeof dead, "%.*s.%s.collio-tmp.0123456789abcdef", dl, path, name);
-    snprintf(link_, sizeof link_, "%.*s.%s.collio-tmp.fedcba9876543210", dl, path, name);
-    snprintf(live, sizeof live, "%.*s.%s.collio-tmp.00000000000000aa", dl, path, name);
+    snprintf(dead, sizeof dead, "%.*s.%s.collio-tmp.2", dl, path, name);
+    snprintf(dead15, sizeof dead15, "%.*s.%s.collio-tmp.15", dl, path, name);
+    snprintf(link_, sizeof link_, "%.*s.%s.collio-tmp.1", dl, path, name);
+    snprintf(live, sizeof live, "%.*s.%s.collio-tmp.0", dl, path, name);
     snprintf(foreign, sizeof foreign, "%.*s.%s.collio-tmp.xyz", dl, path, name);
     snprintf(victim, sizeof victim, "%s.victim", path);
     for (int abort_it = 0; abort_it <= 1; abort_it++) {
         int ok = 1, live_fd = -1;
         if (c->rank == 0) {
             ok = put_file(path, 3000, 7) && put_file(dead, 1 << 20, 8)
-                 && chmod(dead, 0400) == 0 && put_file(victim, 100, 9)
-                 && symlink(victim, link_) == 0 && put_file(live, 50, 10)
-                 && put_file(foreign, 60, 11);
+                 && chmod(dead, 0400) == 0 && put_file(dead15, 10, 8)
+                 && put_file(victim, 100, 9) && symlink(victim, link_) == 0
+                 && put_file(live, 50, 10) && put_file(foreign, 60, 11);
             live_fd = open(live, O_RDWR);
             struct flock fl;
             memset(&fl, 0, sizeof fl);
@@ -393,11 +396,13 @@ static void test_stale_temporary(ctx *c, collio_backend be)
             return;
         struct stat st;
         check_root(c,
-                   c->rank == 0 && access(dead, F_OK) != 0 && lstat(link_, &st) != 0
+                   c->rank == 0 && access(dead, F_OK) != 0 && access(dead15, F_OK) != 0
+                       && lstat(link_, &st) == 0 && S_ISREG(st.st_mode)
                        && file_is(victim, 100, 9) && file_is(live, 50, 10)
                        && file_is(foreign, 60, 11),
-                   "stale: the dead writer's and the link removed, the live and "
-                   "foreign ones kept, the link's target untouched");
+                   "stale: the dead writers' and the link removed (the link's slot now "
+                   "the new temporary), the live and foreign ones kept, the link's "
+                   "target untouched");
         uint8_t buf[256];
         fill(buf, c->rank * 256, sizeof buf, 5);
         check_rc(c, collio__file_write_at(f, c->rank * 256, buf, sizeof buf), COLLIO_OK,

@@ -431,8 +431,7 @@ static void dead_writer(tu_ctx *t)
     char path[1024], tmp[1100];
     tu_temp_path(t, "killed", path, sizeof path);
     const char *name = strrchr(path, '/') + 1;
-    snprintf(tmp, sizeof tmp, "%.*s.%s.collio-tmp.5eed5eed5eed5eed", (int)(name - path),
-             path, name);
+    snprintf(tmp, sizeof tmp, "%.*s.%s.collio-tmp.0", (int)(name - path), path, name);
     pid_t child = -1;
     int ready = 1;
     if (t->rank == 0) {
