@@ -227,12 +227,13 @@ def _agree(comm, op, prepare=None, closed=None, abort=False):
             raise err from exc
         raise err
     if first_closed < size and first_open < size:
-        what = op.split(".")[0].lower()
-        raise ArgumentValueError(
-            ERR_ARG, strerror(ERR_ARG),
-            "rank %d: ValueError: the %s is closed there, but still open on rank %d "
-            "(a stale object on some ranks?)" % (first_closed, what, first_open),
-            first_closed)
+        cause = ValueError("the %s is closed here, but still open on rank %d (a stale "
+                           "object on some ranks?)" % (op.split(".")[0].lower(), first_open))
+        err = ArgumentValueError(ERR_ARG, strerror(ERR_ARG),
+                                 "rank %d: %s" % (first_closed, _text(cause)), first_closed)
+        if rank == first_closed:
+            raise err from cause
+        raise err
     return result, first_open == size, (aborting if aborting < size else None)
 
 
