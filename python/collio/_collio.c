@@ -27,9 +27,9 @@
  *
  * MPI: the extension is compiled and linked against one MPI library; the
  * MPI_Comm handles come from mpi4py (PyMPIComm_Get). The module refuses to
- * load (ImportError) when mpi4py's MPI_COMM_WORLD is not this library's:
- * mpi4py then runs on another MPI library (or ABI), and its handles would
- * mean nothing here.
+ * load (ImportError) when mpi4py runs on another MPI library (or ABI):
+ * its C API does not match, or its MPI_COMM_WORLD is not this library's,
+ * and its handles would mean nothing here (import_mpi4py_checked).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -930,48 +930,93 @@ static void first_line(const char *text, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)(k < n ? k : n - 1), text);
 }
 
-/* mpi4py must run on the MPI library this extension is linked with: its
- * MPI_COMM_WORLD handle must be this library's. ImportError (with both
- * libraries' names) if not. */
-static int check_mpi_abi(void)
+#define ABI_HINT                                                                         \
+    "Use an mpi4py on collio's MPI (pip install --no-binary mpi4py --force-reinstall "   \
+    "mpi4py with that MPI's mpicc first on PATH, or point the binary wheel at it: "      \
+    "MPI4PY_LIBMPI=<its libmpi>), or rebuild collio with mpi4py's MPI (docs/python.md, " \
+    "Install)."
+
+/* Raises ImportError: mpi4py runs on another MPI library (`theirs`, or the
+ * error pending, which becomes the ImportError's __cause__). */
+static void abi_error(const char *theirs)
 {
+    char ours[MPI_MAX_LIBRARY_VERSION_STRING] = "?", line[256];
+    int len = 0;
+    MPI_Get_library_version(ours, &len); /* allowed before MPI_Init */
+    first_line(ours, line, sizeof line);
+    PyObject *t = NULL, *v = NULL, *tb = NULL, *s = NULL;
+    if (PyErr_Occurred()) {
+        PyErr_Fetch(&t, &v, &tb);
+        PyErr_NormalizeException(&t, &v, &tb);
+        s = v != NULL ? PyObject_Str(v) : NULL;
+        PyErr_Clear();
+    }
+    const char *why = s != NULL ? PyUnicode_AsUTF8(s) : NULL;
+    PyErr_Clear();
+    if (why != NULL)
+        PyErr_Format(PyExc_ImportError,
+                     "collio: mpi4py runs on another MPI library than the one collio was "
+                     "built with, or has another C API: mpi4py.MPI does not match "
+                     "collio's mpi4py.h (%s). collio: %s. " ABI_HINT,
+                     why, line);
+    else
+        PyErr_Format(PyExc_ImportError,
+                     "collio: mpi4py runs on another MPI library than the one collio was "
+                     "built with, so their MPI handles cannot be exchanged. collio: %s; "
+                     "mpi4py: %s. " ABI_HINT,
+                     line, theirs != NULL ? theirs : "?");
+    if (v != NULL) { /* chain: raise ImportError(...) from the original */
+        PyObject *t2, *v2, *tb2;
+        PyErr_Fetch(&t2, &v2, &tb2);
+        PyErr_NormalizeException(&t2, &v2, &tb2);
+        if (v2 != NULL)
+            PyException_SetCause(v2, v); /* steals v */
+        else
+            Py_DECREF(v);
+        PyErr_Restore(t2, v2, tb2);
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+}
+
+/* mpi4py's C API, from an mpi4py on the MPI library this extension is
+ * linked with: its MPI_COMM_WORLD handle must be this library's. An mpi4py
+ * on another library shows as a C API that does not match (Cython's check
+ * of the object sizes, which differ with the handle types) or as another
+ * MPI_COMM_WORLD handle. ImportError in both cases, naming the libraries. */
+static int import_mpi4py_checked(void)
+{
+    if (import_mpi4py() < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_ImportError)) /* not: mpi4py missing */
+            abi_error(NULL);
+        return -1;
+    }
     PyObject *mpi = PyImport_ImportModule("mpi4py.MPI");
     if (mpi == NULL)
         return -1;
     PyObject *world = PyObject_GetAttrString(mpi, "COMM_WORLD");
     MPI_Comm *c = world != NULL ? PyMPIComm_Get(world) : NULL;
-    int same = c != NULL && *c == MPI_COMM_WORLD;
-    if (c == NULL || same) {
-        Py_XDECREF(world);
-        Py_DECREF(mpi);
-        return c == NULL ? -1 : 0;
+    int rc = c == NULL ? -1 : 0;
+    if (c != NULL && *c != MPI_COMM_WORLD) {
+        char theirs[256] = "?";
+        PyObject *v = PyObject_CallMethod(mpi, "Get_library_version", NULL);
+        const char *tv = v != NULL ? PyUnicode_AsUTF8(v) : NULL;
+        if (tv != NULL)
+            first_line(tv, theirs, sizeof theirs);
+        PyErr_Clear();
+        Py_XDECREF(v);
+        abi_error(theirs);
+        rc = -1;
     }
-    char ours[MPI_MAX_LIBRARY_VERSION_STRING] = "?", line[256], theirs[256] = "?";
-    int len = 0;
-    MPI_Get_library_version(ours, &len); /* allowed before MPI_Init */
-    first_line(ours, line, sizeof line);
-    PyObject *v = PyObject_CallMethod(mpi, "Get_library_version", NULL);
-    const char *tv = v != NULL ? PyUnicode_AsUTF8(v) : NULL;
-    if (tv != NULL)
-        first_line(tv, theirs, sizeof theirs);
-    PyErr_Clear();
-    Py_XDECREF(v);
-    Py_DECREF(world);
+    Py_XDECREF(world);
     Py_DECREF(mpi);
-    PyErr_Format(PyExc_ImportError,
-                 "collio: mpi4py runs on another MPI library than the one collio was "
-                 "built with, so their MPI handles cannot be exchanged. collio: %s; "
-                 "mpi4py: %s. Use an mpi4py on collio's MPI (pip install --no-binary "
-                 "mpi4py --force-reinstall mpi4py with that MPI's mpicc first on "
-                 "PATH, or point the binary wheel at it: MPI4PY_LIBMPI=<its libmpi>), "
-                 "or rebuild collio with mpi4py's MPI (docs/python.md, Install).",
-                 line, theirs);
-    return -1;
+    return rc;
 }
 
 PyMODINIT_FUNC PyInit__collio(void)
 {
-    if (import_mpi4py() < 0 || check_mpi_abi() < 0)
+    if (import_mpi4py_checked() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
