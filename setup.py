@@ -20,6 +20,7 @@ libcollio, the first of:
 libcollio.a must be position-independent (CMakeLists.txt builds it so).
 """
 import glob
+import hashlib
 import os
 import shlex
 import shutil
@@ -149,6 +150,12 @@ ext = Extension(
     define_macros=define_macros,
 )
 
-# intermediate files apart from the CMake build in build/
-build_base = os.path.join(build_dir or default_build, "python-build")
+# Intermediate files apart from the CMake build in build/, one directory
+# per compiler and mpi4py version: the extension compiled against one
+# mpi4py's header (pip's isolated build environment: the newest mpi4py)
+# must not be reused for another (an environment with Debian's mpi4py),
+# whose C API differs.
+key = hashlib.sha1(("%s|%s" % (os.environ["CC"], mpi4py.__version__)).encode()).hexdigest()
+build_base = os.path.join(build_dir or default_build, "python-build",
+                          "mpi4py-%s-%s" % (mpi4py.__version__, key[:8]))
 setup(ext_modules=[ext], options={"build": {"build_base": build_base}})

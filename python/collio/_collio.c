@@ -34,6 +34,22 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <mpi.h>
+/* mpi4py >= 4: its limited C API (mpi4py/pycapi.h) imports just the
+ * functions used here (PyMPIComm_Get, PyMPIInfo_Get, PyMPIDatatype_Get and
+ * their types) by name, without checking object sizes, so an extension
+ * compiled with the newest mpi4py (pip's isolated build environment) also
+ * runs with an older one (Debian's 3.x). Older headers ignore these macros
+ * and import mpi4py's whole C API of their own version. */
+#define MPI4PY_LIMITED_API 1
+#define MPI4PY_LIMITED_API_SKIP_STATUS 1
+#define MPI4PY_LIMITED_API_SKIP_REQUEST 1
+#define MPI4PY_LIMITED_API_SKIP_MESSAGE 1
+#define MPI4PY_LIMITED_API_SKIP_OP 1
+#define MPI4PY_LIMITED_API_SKIP_GROUP 1
+#define MPI4PY_LIMITED_API_SKIP_ERRHANDLER 1
+#define MPI4PY_LIMITED_API_SKIP_SESSION 1
+#define MPI4PY_LIMITED_API_SKIP_WIN 1
+#define MPI4PY_LIMITED_API_SKIP_FILE 1
 #include <mpi4py/mpi4py.h>
 #include <collio.h>
 #include <limits.h>
@@ -956,8 +972,8 @@ static void abi_error(const char *theirs)
     if (why != NULL)
         PyErr_Format(PyExc_ImportError,
                      "collio: mpi4py runs on another MPI library than the one collio was "
-                     "built with, or has another C API: mpi4py.MPI does not match "
-                     "collio's mpi4py.h (%s). collio: %s. " ABI_HINT,
+                     "built with, or is another version: mpi4py.MPI does not match the "
+                     "mpi4py.h collio was compiled with (%s). collio: %s. " ABI_HINT,
                      why, line);
     else
         PyErr_Format(PyExc_ImportError,
@@ -988,7 +1004,9 @@ static void abi_error(const char *theirs)
 static int import_mpi4py_checked(void)
 {
     if (import_mpi4py() < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_ImportError)) /* not: mpi4py missing */
+        /* mpi4py missing: as it is; a C API that does not match (object
+         * sizes, functions missing): why, in collio's words */
+        if (!PyErr_ExceptionMatches(PyExc_ModuleNotFoundError))
             abi_error(NULL);
         return -1;
     }

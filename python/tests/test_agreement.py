@@ -758,3 +758,22 @@ def test_exception_on_one_rank_in_a_with_block(comm, path):
             assert "rank %d aborted" % (comm.size - 1) in ei.value.detail
         assert f.closed
     check_untouched(comm, path)
+
+
+def test_plan_outlives_its_layout(comm, path):
+    """A plan keeps what write/read check: the layout may be freed (locally)
+    right after Plan(...); read without an array still makes one."""
+    lay = collio.Layout.block_cyclic(comm, 500, 6, dtype=np.int16)
+    idx = lay.global_indices()
+    plan = collio.Plan(comm, lay, "two_phase")
+    lay.free()
+    assert lay.closed
+    with pytest.raises(ValueError):
+        lay.buffer_bytes  # local: a freed layout
+    with plan:
+        with collio.File(comm, path, "w") as f:
+            plan.write(f, expected(idx, np.int16))
+        with collio.File(comm, path, "r") as f:
+            back = plan.read(f)
+    check_untouched(comm, path, expected(np.arange(500), np.int16).tobytes())
+    agree(comm, back.dtype == np.int16 and np.array_equal(back, expected(idx, np.int16)))
