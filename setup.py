@@ -1,7 +1,13 @@
 """Build of the collio Python extension (python/collio/_collio.c).
 
-Compiler: $CC if set, else $MPICC, else `mpicc` -- the MPI mpi4py was built
-against (Debian's python3-mpi4py: Open MPI, the default `mpicc`).
+Compiler: $CC if set, else $MPICC, else `mpicc` -- the system MPI's compiler
+wrapper, which must be the MPI that mpi4py runs on (Debian's
+python3-mpi4py and, on Debian, the PyPI mpi4py wheel: Open MPI, the default
+`mpicc`). The import checks it (collio/_collio.c, check_mpi_abi).
+
+mpi4py: its C API header (mpi4py.get_include()); a build requirement of
+pyproject.toml, so `pip install .` in a fresh virtual environment (with
+build isolation) gets it from the package index.
 
 libcollio, the first of:
   1. $COLLIO_BUILD_DIR: a CMake build directory of this repository
@@ -14,8 +20,10 @@ libcollio, the first of:
 libcollio.a must be position-independent (CMakeLists.txt builds it so).
 """
 import glob
+import hashlib
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -30,11 +38,18 @@ def say(msg):
 
 if "CC" not in os.environ:
     os.environ["CC"] = os.environ.get("MPICC", "mpicc")
+_cc = shlex.split(os.environ["CC"])[:1]
+if not _cc or shutil.which(_cc[0]) is None:
+    sys.exit("collio setup: no C compiler %r: the extension is compiled with the "
+             "system MPI's compiler wrapper -- install an MPI's development package "
+             "(Debian: libopenmpi-dev) or set MPICC / CC" % (os.environ["CC"],))
 
 try:
     import mpi4py
 except ImportError:  # pragma: no cover
-    sys.exit("collio setup: mpi4py is needed to build (its C API header)")
+    sys.exit("collio setup: mpi4py is needed to build (its C API header): it is a "
+             "build requirement of pyproject.toml; without build isolation "
+             "(--no-build-isolation) install it first")
 
 include_dirs = [mpi4py.get_include()]
 library_dirs, libraries, extra_objects, sources = [], [], [], ["python/collio/_collio.c"]
@@ -135,6 +150,12 @@ ext = Extension(
     define_macros=define_macros,
 )
 
-# intermediate files apart from the CMake build in build/
-build_base = os.path.join(build_dir or default_build, "python-build")
+# Intermediate files apart from the CMake build in build/, one directory
+# per compiler and mpi4py version: the extension compiled against one
+# mpi4py's header (pip's isolated build environment: the newest mpi4py)
+# must not be reused for another (an environment with Debian's mpi4py),
+# whose C API differs.
+key = hashlib.sha1(("%s|%s" % (os.environ["CC"], mpi4py.__version__)).encode()).hexdigest()
+build_base = os.path.join(build_dir or default_build, "python-build",
+                          "mpi4py-%s-%s" % (mpi4py.__version__, key[:8]))
 setup(ext_modules=[ext], options={"build": {"build_base": build_base}})

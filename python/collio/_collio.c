@@ -10,18 +10,49 @@
  * calls only, which the Python layer makes (never from a capsule
  * destructor, which may run at different times on different ranks).
  *
+ * Arguments: the Python layer checks every argument (types, names, integer
+ * ranges, closed handles, the array's order) and agrees on the verdict
+ * across the ranks before it calls a collective function here, so that
+ * one rank's bad argument raises on every rank. The checks here (integer
+ * ranges of the C types, the buffer below) are a second line: they raise
+ * before any communication, or turn into collio's own agreement.
+ *
  * Buffers: the buffer protocol on the user's object itself (any contiguous
  * array), never a copy; PyBUF_WRITABLE for reads. Whatever this rank finds
- * wrong with its buffer (not contiguous, read-only, wrong item size) is
- * turned into a collio call with a mismatching size, so that collio's own
- * agreement reports COLLIO_ERR_BUFSIZE on every rank instead of one rank
- * raising while the others wait in the collective call.
+ * wrong with its buffer (not contiguous, not in the layout's order,
+ * read-only, wrong item size) is turned into a collio call with a
+ * mismatching size, so that collio's own agreement reports
+ * COLLIO_ERR_BUFSIZE on every rank instead of one rank raising while the
+ * others wait in the collective call.
+ *
+ * MPI: the extension is compiled and linked against one MPI library; the
+ * MPI_Comm handles come from mpi4py (PyMPIComm_Get). The module refuses to
+ * load (ImportError) when mpi4py runs on another MPI library (or ABI):
+ * its C API does not match, or its MPI_COMM_WORLD is not this library's,
+ * and its handles would mean nothing here (import_mpi4py_checked).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <mpi.h>
+/* mpi4py >= 4: its limited C API (mpi4py/pycapi.h) imports just the
+ * functions used here (PyMPIComm_Get, PyMPIInfo_Get, PyMPIDatatype_Get and
+ * their types) by name, without checking object sizes, so an extension
+ * compiled with the newest mpi4py (pip's isolated build environment) also
+ * runs with an older one (Debian's 3.x). Older headers ignore these macros
+ * and import mpi4py's whole C API of their own version. */
+#define MPI4PY_LIMITED_API 1
+#define MPI4PY_LIMITED_API_SKIP_STATUS 1
+#define MPI4PY_LIMITED_API_SKIP_REQUEST 1
+#define MPI4PY_LIMITED_API_SKIP_MESSAGE 1
+#define MPI4PY_LIMITED_API_SKIP_OP 1
+#define MPI4PY_LIMITED_API_SKIP_GROUP 1
+#define MPI4PY_LIMITED_API_SKIP_ERRHANDLER 1
+#define MPI4PY_LIMITED_API_SKIP_SESSION 1
+#define MPI4PY_LIMITED_API_SKIP_WIN 1
+#define MPI4PY_LIMITED_API_SKIP_FILE 1
 #include <mpi4py/mpi4py.h>
 #include <collio.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -212,6 +243,11 @@ static PyObject *py_layout_darray(PyObject *self, PyObject *args)
     collio_distrib dist[COLLIO_MAX_DIMS];
     int psz[COLLIO_MAX_DIMS];
     for (int i = 0; i < ng; i++) {
+        if (d[i] < INT_MIN || d[i] > INT_MAX || p[i] < INT_MIN || p[i] > INT_MAX) {
+            PyErr_SetString(PyExc_OverflowError,
+                            "distribs and psizes must fit in a C int");
+            return NULL;
+        }
         dist[i] = (collio_distrib)d[i];
         psz[i] = (int)p[i];
     }
@@ -354,11 +390,11 @@ static PyObject *py_file_open(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *pcomm, *pinfo;
-    const char *path;
+    const char *path; /* bytes: os.fsencode(path) */
     int mode, backend, sync;
     long long base;
     MPI_Comm comm;
-    if (!PyArg_ParseTuple(args, "OsiiLiO", &pcomm, &path, &mode, &backend, &base, &sync,
+    if (!PyArg_ParseTuple(args, "OyiiLiO", &pcomm, &path, &mode, &backend, &base, &sync,
                           &pinfo)
         || get_comm(pcomm, &comm) < 0)
         return NULL;
@@ -425,8 +461,10 @@ static PyObject *py_file_path(PyObject *self, PyObject *cap)
 
 /* -------------------------------------------------------------- plans */
 
-/* dict[key] as an integer into *out if present. */
-static int opt_int(PyObject *d, const char *key, long long *out)
+/* dict[key] as an integer in [lo, hi] into *out if present (else *out is
+ * left alone). Out of range: OverflowError, never a truncated value. */
+static int opt_int(PyObject *d, const char *key, long long lo, long long hi,
+                   long long *out)
 {
     if (d == NULL || d == Py_None)
         return 0;
@@ -436,6 +474,12 @@ static int opt_int(PyObject *d, const char *key, long long *out)
     long long x = PyLong_AsLongLong(v);
     if (x == -1 && PyErr_Occurred())
         return -1;
+    if (x < lo || x > hi) {
+        PyErr_Format(PyExc_OverflowError,
+                     "plan option %s = %lld is out of range [%lld, %lld]", key, x, lo,
+                     hi);
+        return -1;
+    }
     *out = x;
     return 0;
 }
@@ -461,28 +505,31 @@ static int fill_options(PyObject *d, collio_plan_options *o, PyObject **inner_by
         return -1;
     }
     long long v;
-#define SET(dict, key, field)                                                            \
+    /* int fields: [INT_MIN, INT_MAX]; int64_t fields: what a long long holds */
+#define SET(dict, key, field, lo, hi)                                                    \
     do {                                                                                 \
         v = (long long)(field);                                                          \
-        if (opt_int(dict, key, &v) < 0)                                                  \
+        if (opt_int(dict, key, lo, hi, &v) < 0)                                          \
             return -1;                                                                   \
         (field) = v;                                                                     \
     } while (0)
-    SET(d, "destroy_input", o->destroy_input);
+#define SET_INT(dict, key, field) SET(dict, key, field, INT_MIN, INT_MAX)
+#define SET_I64(dict, key, field) SET(dict, key, field, INT64_MIN, INT64_MAX)
+    SET_INT(d, "destroy_input", o->destroy_input);
     PyObject *s;
     if ((s = sub(d, "serial")) != NULL)
-        SET(s, "chunk_bytes", o->serial.chunk_bytes);
+        SET_I64(s, "chunk_bytes", o->serial.chunk_bytes);
     if ((s = sub(d, "independent")) != NULL)
-        SET(s, "max_iov", o->independent.max_iov);
+        SET_I64(s, "max_iov", o->independent.max_iov);
     if ((s = sub(d, "multiphase")) != NULL) {
-        SET(s, "phases", o->multiphase.phases);
-        SET(s, "keep_buffers", o->multiphase.keep_buffers);
-        SET(s, "write_rounds", o->multiphase.write_rounds);
-        SET(s, "exchange", o->multiphase.exchange);
-        SET(s, "shared_memory", o->multiphase.shared_memory);
+        SET_INT(s, "phases", o->multiphase.phases);
+        SET_INT(s, "keep_buffers", o->multiphase.keep_buffers);
+        SET_INT(s, "write_rounds", o->multiphase.write_rounds);
+        SET_INT(s, "exchange", o->multiphase.exchange);
+        SET_INT(s, "shared_memory", o->multiphase.shared_memory);
     }
     if ((s = sub(d, "subgroup")) != NULL) {
-        SET(s, "group", o->subgroup.group);
+        SET_INT(s, "group", o->subgroup.group);
         PyObject *in = PyDict_GetItemString(s, "inner");
         if (in != NULL && in != Py_None) {
             if (!PyUnicode_FSConverter(in, inner_bytes))
@@ -491,15 +538,19 @@ static int fill_options(PyObject *d, collio_plan_options *o, PyObject **inner_by
         }
     }
     if ((s = sub(d, "replicas")) != NULL) {
-        SET(s, "policy", o->replicas.policy);
+        SET_INT(s, "policy", o->replicas.policy);
         PyObject *sd = PyDict_GetItemString(s, "seed");
         if (sd != NULL) {
-            unsigned long long u = PyLong_AsUnsignedLongLongMask(sd);
+            /* uint64_t: a negative seed or one above 2**64 - 1 raises
+             * OverflowError (never wrapped) */
+            unsigned long long u = PyLong_AsUnsignedLongLong(sd);
             if (u == (unsigned long long)-1 && PyErr_Occurred())
                 return -1;
             o->replicas.seed = u;
         }
     }
+#undef SET_I64
+#undef SET_INT
 #undef SET
     return 0;
 }
@@ -556,11 +607,14 @@ static PyObject *py_plan_strategy(PyObject *self, PyObject *cap)
 }
 
 /* write (writing = 1) or read: the buffer protocol on `obj` itself.
- * itemsizes: the array item sizes this layout accepts (a tuple). */
+ * itemsizes: the array item sizes this layout accepts (a tuple); order:
+ * the memory order the buffer must have, 'C' or 'F' (an array with at most
+ * one axis longer than 1 is both), or 'A' (any contiguous buffer). */
 static PyObject *execute(PyObject *args, int writing)
 {
     PyObject *pcap, *fcap, *obj, *sizes;
-    if (!PyArg_ParseTuple(args, "OOOO", &pcap, &fcap, &obj, &sizes))
+    int order = 'A';
+    if (!PyArg_ParseTuple(args, "OOOO|C", &pcap, &fcap, &obj, &sizes, &order))
         return NULL;
     collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
     if (p == NULL)
@@ -614,6 +668,12 @@ static PyObject *execute(PyObject *args, int writing)
             snprintf(local, sizeof local,
                      "the array's item size is %zd bytes, the layout's element %zd",
                      v.itemsize, first);
+            bytes = (size_t)-1;
+        } else if ((order == 'C' || order == 'F')
+                   && !PyBuffer_IsContiguous(&v, (char)order)) {
+            snprintf(local, sizeof local,
+                     "the array is not %s-contiguous: the layout's element order is %s",
+                     order == 'C' ? "C" : "Fortran", order == 'C' ? "C" : "Fortran");
             bytes = (size_t)-1;
         }
     }
@@ -748,11 +808,11 @@ static PyObject *py_describe_h5(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *pcomm, *pdims;
-    const char *h5, *raw, *dataset;
+    const char *h5, *raw, *dataset; /* paths: bytes (os.fsencode) */
     long long base;
     int type, fortran;
     MPI_Comm comm;
-    if (!PyArg_ParseTuple(args, "OssLiOis", &pcomm, &h5, &raw, &base, &type, &pdims,
+    if (!PyArg_ParseTuple(args, "OyyLiOis", &pcomm, &h5, &raw, &base, &type, &pdims,
                           &fortran, &dataset)
         || get_comm(pcomm, &comm) < 0)
         return NULL;
@@ -833,10 +893,14 @@ static PyObject *py_replicas_names(PyObject *self, PyObject *noargs)
 static PyObject *py_strerror(PyObject *self, PyObject *arg)
 {
     (void)self;
-    int code = (int)PyLong_AsLong(arg);
+    long code = PyLong_AsLong(arg);
     if (code == -1 && PyErr_Occurred())
         return NULL;
-    return PyUnicode_FromString(collio_strerror(code));
+    if (code < INT_MIN || code > INT_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "an error code must fit in a C int");
+        return NULL;
+    }
+    return PyUnicode_FromString(collio_strerror((int)code));
 }
 
 static PyMethodDef methods[] = {
@@ -875,9 +939,102 @@ static struct PyModuleDef module = {
     .m_methods = methods,
 };
 
+/* The first line of an MPI library version text, into out. */
+static void first_line(const char *text, char *out, size_t n)
+{
+    size_t k = strcspn(text, "\n");
+    snprintf(out, n, "%.*s", (int)(k < n ? k : n - 1), text);
+}
+
+#define ABI_HINT                                                                         \
+    "Use an mpi4py on collio's MPI (pip install --no-binary mpi4py --force-reinstall "   \
+    "mpi4py with that MPI's mpicc first on PATH, or point the binary wheel at it: "      \
+    "MPI4PY_LIBMPI=<its libmpi>), or rebuild collio with mpi4py's MPI (docs/python.md, " \
+    "Install)."
+
+/* Raises ImportError: mpi4py runs on another MPI library (`theirs`, or the
+ * error pending, which becomes the ImportError's __cause__). */
+static void abi_error(const char *theirs)
+{
+    char ours[MPI_MAX_LIBRARY_VERSION_STRING] = "?", line[256];
+    int len = 0;
+    MPI_Get_library_version(ours, &len); /* allowed before MPI_Init */
+    first_line(ours, line, sizeof line);
+    PyObject *t = NULL, *v = NULL, *tb = NULL, *s = NULL;
+    if (PyErr_Occurred()) {
+        PyErr_Fetch(&t, &v, &tb);
+        PyErr_NormalizeException(&t, &v, &tb);
+        s = v != NULL ? PyObject_Str(v) : NULL;
+        PyErr_Clear();
+    }
+    const char *why = s != NULL ? PyUnicode_AsUTF8(s) : NULL;
+    PyErr_Clear();
+    if (why != NULL)
+        PyErr_Format(PyExc_ImportError,
+                     "collio: mpi4py runs on another MPI library than the one collio was "
+                     "built with, or is another version: mpi4py.MPI does not match the "
+                     "mpi4py.h collio was compiled with (%s). collio: %s. " ABI_HINT,
+                     why, line);
+    else
+        PyErr_Format(PyExc_ImportError,
+                     "collio: mpi4py runs on another MPI library than the one collio was "
+                     "built with, so their MPI handles cannot be exchanged. collio: %s; "
+                     "mpi4py: %s. " ABI_HINT,
+                     line, theirs != NULL ? theirs : "?");
+    if (v != NULL) { /* chain: raise ImportError(...) from the original */
+        PyObject *t2, *v2, *tb2;
+        PyErr_Fetch(&t2, &v2, &tb2);
+        PyErr_NormalizeException(&t2, &v2, &tb2);
+        if (v2 != NULL)
+            PyException_SetCause(v2, v); /* steals v */
+        else
+            Py_DECREF(v);
+        PyErr_Restore(t2, v2, tb2);
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+}
+
+/* mpi4py's C API, from an mpi4py on the MPI library this extension is
+ * linked with: its MPI_COMM_WORLD handle must be this library's. An mpi4py
+ * on another library shows as a C API that does not match (Cython's check
+ * of the object sizes, which differ with the handle types) or as another
+ * MPI_COMM_WORLD handle. ImportError in both cases, naming the libraries. */
+static int import_mpi4py_checked(void)
+{
+    if (import_mpi4py() < 0) {
+        /* mpi4py missing: as it is; a C API that does not match (object
+         * sizes, functions missing): why, in collio's words */
+        if (!PyErr_ExceptionMatches(PyExc_ModuleNotFoundError))
+            abi_error(NULL);
+        return -1;
+    }
+    PyObject *mpi = PyImport_ImportModule("mpi4py.MPI");
+    if (mpi == NULL)
+        return -1;
+    PyObject *world = PyObject_GetAttrString(mpi, "COMM_WORLD");
+    MPI_Comm *c = world != NULL ? PyMPIComm_Get(world) : NULL;
+    int rc = c == NULL ? -1 : 0;
+    if (c != NULL && *c != MPI_COMM_WORLD) {
+        char theirs[256] = "?";
+        PyObject *v = PyObject_CallMethod(mpi, "Get_library_version", NULL);
+        const char *tv = v != NULL ? PyUnicode_AsUTF8(v) : NULL;
+        if (tv != NULL)
+            first_line(tv, theirs, sizeof theirs);
+        PyErr_Clear();
+        Py_XDECREF(v);
+        abi_error(theirs);
+        rc = -1;
+    }
+    Py_XDECREF(world);
+    Py_DECREF(mpi);
+    return rc;
+}
+
 PyMODINIT_FUNC PyInit__collio(void)
 {
-    if (import_mpi4py() < 0)
+    if (import_mpi4py_checked() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)

@@ -1,6 +1,8 @@
 """Round trips of every layout kind and strategy, against expectations
 computed in numpy; bad input raising collio.Error on every rank; plan reuse.
 
+Python-level argument checks agreed across the ranks: test_agreement.py.
+
 Which global indices a rank holds is computed here in numpy, from the
 layout's definition (not asked of collio). Element i's bytes are a numpy
 formula of i (`expected`); rank 0 reads the written file with numpy.fromfile
@@ -429,8 +431,13 @@ def test_bad_strategy_and_options(comm, vec):
     raises_everywhere(comm, collio.ERR_STRATEGY,
                       lambda: collio.Plan(comm, lay, "subgroup",
                                           subgroup={"inner": "nope"}))
-    with pytest.raises(TypeError):  # local, before any communication
-        collio.Plan(comm, lay, "multiphase", multiphase={"phase": 1})
+    # an unknown key: checked before collio is called, raised on every rank
+    # (a TypeError too, as Python raises for unknown keywords)
+    e = raises_everywhere(comm, collio.ERR_ARG,
+                          lambda: collio.Plan(comm, lay, "multiphase",
+                                              multiphase={"phase": 1}))
+    assert isinstance(e, collio.ArgumentTypeError) and isinstance(e, TypeError)
+    assert e.detail.startswith("rank 0: TypeError: unknown plan option multiphase['phase']")
 
 
 def test_mismatched_options(comm, vec):
@@ -470,8 +477,13 @@ def test_bad_layouts(comm):
     raises_everywhere(comm, collio.ERR_ARG,
                       lambda: collio.Layout.darray(comm, [4, 4], [comm.size + 1, 1],
                                                    dtype=np.float32))
-    with pytest.raises(TypeError):
-        collio.Layout.block_cyclic(comm, 10, 2)  # neither dtype nor esize
+    # neither dtype nor esize (on the last rank only): every rank raises
+    last = comm.rank == comm.size - 1
+    e = raises_everywhere(comm, collio.ERR_ARG,
+                          lambda: collio.Layout.block_cyclic(
+                              comm, 10, 2, dtype=None if last else np.float32))
+    assert isinstance(e, TypeError) and e.rank == comm.size - 1
+    assert "give dtype=" in e.detail
 
 
 def test_files(comm, path, shared_dir, vec):
