@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define COLLIO_VERSION_MAJOR 0
-#define COLLIO_VERSION_MINOR 1
+#define COLLIO_VERSION_MINOR 2
 #define COLLIO_VERSION_PATCH 0
 
 /* ------------------------------------------------------------------ errors */
@@ -148,7 +148,7 @@ int collio_layout_index_list(MPI_Comm comm, int64_t nglobal, int64_t nlocal,
  * [0, nglobal) must be held by at least one rank and owned by exactly one
  * of its holders; a rank holds an element at most once. On write exactly
  * one holder writes each element -- which one, the plan's replica policy
- * decides (collio_plan_options.replicas); on read every holder receives
+ * decides (hint replicas.policy); on read every holder receives
  * it. Plain index lists (collio_layout_index_list) keep rejecting
  * elements held twice. Validation is distributed: no rank gathers more
  * than O(its elements + nglobal/P) tuples.
@@ -295,9 +295,94 @@ int collio_strategy_is_canonical(const char *name);
 /** Opaque. A reusable schedule for one layout and one strategy. */
 typedef struct collio_plan collio_plan;
 
-/** multiphase: how the data moves to the ranks that write it
- *  (collio_plan_options.multiphase.exchange,
- *  collio_stats.multiphase.exchange). */
+/* ------------------------------------------------------------------ hints */
+
+/*
+ * Plan options are hints: key/value pairs, as MPI-IO's are (ROMIO's
+ * "cb_nodes", PnetCDF's "nc_num_aggrs_per_node"). Each key is
+ * "SECTION.NAME": the section "plan" for the options of every plan,
+ * "replicas" for replicated layouts, and one per strategy for its own
+ * (e.g. "multiphase.exchange", "subgroup.group"). Each owner declares its
+ * options in one table (type, default, range, one line of doc); the
+ * catalogue (collio_option_describe) lists them all, and docs/options.md
+ * is generated from it. Values are text: integers (decimal; sizes may end
+ * in K, M, G, Ki, Mi, Gi), booleans (1/0, true/false, yes/no, on/off,
+ * enable/disable) and names (an exchange, a replica policy, a strategy).
+ *
+ * A plan takes its hints from, in order (a later source wins): the
+ * defaults, the collio_hints object given to collio_plan_create, and the
+ * environment variable COLLIO_HINTS ("KEY=VALUE,KEY=VALUE"), which
+ * changes a run without recompiling. Every option of every section is
+ * compared across ranks at plan creation (COLLIO_ERR_MISMATCH on every
+ * rank if one differs); an unknown key or a bad value is COLLIO_ERR_ARG on
+ * every rank, naming the key. collio_plan_hints reports every key with the
+ * value the plan runs with, defaults included (as MPI_File_get_info).
+ */
+
+/** Opaque. A set of hints (local: no communication). */
+typedef struct collio_hints collio_hints;
+
+/** Local. A new, empty set of hints. Errors: COLLIO_ERR_ARG (out NULL),
+ *  COLLIO_ERR_NOMEM. */
+int collio_hints_create(collio_hints **out);
+
+/** Local. Frees a set of hints (NULL-safe) and sets *hints to NULL. */
+void collio_hints_free(collio_hints **hints);
+
+/** Local. Sets KEY to VALUE (text, see above), replacing an earlier value.
+ *  Errors: COLLIO_ERR_ARG (an unknown key, or a value the key's type or
+ *  range does not allow; collio_last_error names the key and says what it
+ *  takes), COLLIO_ERR_NOMEM. */
+int collio_hints_set(collio_hints *hints, const char *key, const char *value);
+
+/** Local. Sets an integer, boolean or named KEY from a number (a boolean:
+ *  0 or 1; a name: its index, e.g. a collio_exchange). Errors as
+ *  collio_hints_set. */
+int collio_hints_set_int(collio_hints *hints, const char *key, int64_t value);
+
+/** Local. Sets every "KEY=VALUE" of a comma-separated list, e.g.
+ *  "multiphase.exchange=node-direct,subgroup.group=4" (spaces around keys
+ *  and values are ignored). The pairs before the first bad one stay set.
+ *  Errors as collio_hints_set. */
+int collio_hints_parse(collio_hints *hints, const char *list);
+
+/** Local. Sets every key of `info` that lies in one of collio's sections
+ *  (a key "SECTION.NAME" whose SECTION is "plan", "replicas" or a
+ *  strategy's name); other keys (MPI-IO's own hints) are left alone, so
+ *  one MPI_Info can serve both. Errors as collio_hints_set, COLLIO_ERR_MPI. */
+int collio_hints_set_info(collio_hints *hints, MPI_Info info);
+
+/** Local. The value of KEY in `hints` as text into value[0..len) (NUL
+ *  terminated; COLLIO_ERR_ARG if it does not fit) and *flag = 1; *flag = 0
+ *  (value untouched) if KEY is not set. Errors: COLLIO_ERR_ARG. */
+int collio_hints_get(const collio_hints *hints, const char *key, char *value, size_t len,
+                     int *flag);
+
+/** Local. Number of keys set (0 for NULL), and the i-th (0 <= i < count)
+ *  in the order they were first set (NULL if out of range). */
+int collio_hints_count(const collio_hints *hints);
+const char *collio_hints_key(const collio_hints *hints, int i);
+
+/** One entry of the option catalogue (collio_option_describe). */
+typedef struct collio_option_info {
+    const char *key;   /* "SECTION.NAME" */
+    const char *type;  /* "int", "size", "bool", "name", "strategy", "uint64" */
+    const char *deflt; /* the default, as text */
+    const char *range; /* what it takes, e.g. "0..32", "auto|hypercube|..." */
+    const char *doc;   /* one line */
+} collio_option_info;
+
+/** Local. Number of options in the catalogue (every section's). */
+int collio_option_count(void);
+
+/** Local. The i-th option (0 <= i < collio_option_count()), in section
+ *  order: "plan", "replicas", then the strategies in registry order. The
+ *  strings are the library's own. Errors: COLLIO_ERR_ARG. */
+int collio_option_describe(int i, collio_option_info *out);
+
+/** multiphase: how the data moves to the ranks that write it -- the values
+ *  of hint "multiphase.exchange" and of stat "multiphase.exchange"
+ *  (docs/multiphase.md). */
 typedef enum collio_exchange {
     COLLIO_EXCHANGE_AUTO = 0,       /* choose by the layout (the default) */
     COLLIO_EXCHANGE_HYPERCUBE,      /* ceil(log2 P) pairwise phases */
@@ -319,38 +404,12 @@ const char *collio_exchange_name(int exchange);
 /** Local. The exchange of that name, or -1 if unknown. */
 int collio_exchange_from_name(const char *name);
 
-/** Options of the "subgroup" strategy (seed 002; collio_plan_options.subgroup).
- *  The ranks are split into groups; each group's master (its lowest rank)
- *  gathers the members' data (write) or scatters it (read), and only the
- *  masters run the inner strategy, on a communicator of their own, with
- *  the union of their members' layouts. Splits and merged layouts are made
- *  once, at plan creation. Both fields must be equal on every rank
- *  (else COLLIO_ERR_MISMATCH). */
-typedef struct collio_subgroup_options {
-    int group;         /* ranks per group. 0 (default): one group per node
-                          (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED); where
-                          that gives a single group of P > 1 ranks (all on
-                          one node), groups of 4 consecutive ranks instead.
-                          g >= 1: groups of g consecutive ranks (rank / g;
-                          the last group may be smaller; g = 1 runs the
-                          inner strategy on all ranks; g >= P: one group).
-                          Negative: COLLIO_ERR_ARG. */
-    const char *inner; /* the strategy the masters run: NULL (default)
-                          = "two_phase" (as in the seed), or "serial",
-                          "independent", "multiphase". Unknown:
-                          COLLIO_ERR_STRATEGY; "subgroup" itself or the
-                          non-canonical "block": COLLIO_ERR_ARG. Only read
-                          during collio_plan_create. The other plan
-                          options pass on to the inner plan, which checks
-                          its own struct (e.g. multiphase.phases) as if
-                          it ran alone. */
-} collio_subgroup_options;
-
-/** Which holder of a replicated element writes it (replicated layouts,
- *  collio_plan_options.replicas.policy; seed 003). Each policy writes every
- *  element exactly once; they differ in locality and balance. */
+/** Which holder of a replicated element writes it -- the values of hint
+ *  "replicas.policy" (replicated layouts; seed 003). Each policy writes
+ *  every element exactly once; they differ in locality and balance. */
 typedef enum collio_replicas {
-    COLLIO_REPLICAS_AUTO = 0, /* default: DOMAIN under "multiphase", else IDG */
+    COLLIO_REPLICAS_AUTO = 0, /* default: what the plan's strategy prefers
+                                 (multiphase: DOMAIN), else IDG */
     COLLIO_REPLICAS_OWNER,    /* its owner (the partitioner's choice; the
                                  seed's "Metis"): best balance */
     COLLIO_REPLICAS_IDG,      /* Interval Data Grouping: in file order, the
@@ -362,10 +421,11 @@ typedef enum collio_replicas {
                                  element): reproducible */
     COLLIO_REPLICAS_FIRST,    /* the lowest-ranked holder (the seed's "First
                                  Position") */
-    COLLIO_REPLICAS_DOMAIN,   /* the holder whose multiphase file domain
-                                 contains the element, if one holds it, else
-                                 the owner: fewer bytes cross between ranks
-                                 in exchanging executors */
+    COLLIO_REPLICAS_DOMAIN,   /* the holder whose file domain under the
+                                 plan's strategy contains the element, if
+                                 one holds it, else the owner: fewer bytes
+                                 cross between ranks in exchanging
+                                 executors */
     COLLIO_REPLICAS__COUNT    /* number of values; not a policy */
 } collio_replicas;
 
@@ -376,161 +436,31 @@ const char *collio_replicas_name(int policy);
 /** Local. The policy of that name, or -1 if unknown. */
 int collio_replicas_from_name(const char *name);
 
-/** Replica options of a plan (collio_plan_options.replicas); used only
- *  with replicated layouts, but compared across ranks always. */
-typedef struct collio_replica_options {
-    int policy;    /* a collio_replicas; other values: COLLIO_ERR_ARG */
-    uint64_t seed; /* RANDOM: the seed (default 0) */
-} collio_replica_options;
-
-/** Options of the "serial" strategy (collio_plan_options.serial). */
-typedef struct collio_serial_options {
-    int64_t chunk_bytes; /* bytes per gather round (default 64 MiB); < 1:
-                            COLLIO_ERR_ARG */
-} collio_serial_options;
-
-/** Options of the "independent" strategy
- *  (collio_plan_options.independent). */
-typedef struct collio_independent_options {
-    int64_t max_iov; /* requests per batch (default 1024); < 1:
-                        COLLIO_ERR_ARG */
-} collio_independent_options;
-
-/** Options of the "multiphase" strategy (collio_plan_options.multiphase;
- *  docs/multiphase.md). */
-typedef struct collio_multiphase_options {
-    int phases;        /* exchange phases; 0 = all, i.e. ceil(log2 P)
-                          (default); 1..all stop early; larger values up
-                          to COLLIO_MAX_PHASES mean all (stats.nphases
-                          says what ran); negative or above
-                          COLLIO_MAX_PHASES: COLLIO_ERR_ARG */
-    int keep_buffers;  /* 1 (default): the plan keeps its work buffers
-                          (stats.work_bytes) between executions, freed by
-                          collio_plan_free -- no allocation or page faults
-                          after the first call. 0: allocate and free them
-                          in every call. Other values: COLLIO_ERR_ARG.
-                          (A "subgroup" plan keeps its masters' merged
-                          buffers under this flag too, and checks it.) */
-    int write_rounds;  /* writes that leave the user's buffer untouched
-                          (destroy_input = 0): the data moves in rounds
-                          (half of every domain, then a quarter, ...)
-                          whose work buffers lie in the rank's final
-                          file-order buffer, so that extra memory is about
-                          1x the local data, not 2x (docs/multiphase.md).
-                          Reads through such a plan use the same rounds
-                          and buffer, backwards.
-                          0 (default): automatic -- for domains of 1 MiB
-                          or more, halvings while the last round keeps
-                          >= 64 KiB per rank, at most 8, and only where
-                          that needs less memory than one pass;
-                          r >= 1: r halvings (r + 1 rounds) where the
-                          data allows; -1: no rounds (one pass, two work
-                          buffers). Up to 62; other values:
-                          COLLIO_ERR_ARG. */
-    int exchange;      /* with all phases: a collio_exchange,
-                          COLLIO_EXCHANGE_AUTO <= x < COLLIO_EXCHANGE__COUNT
-                          (other values: COLLIO_ERR_ARG).
-                          HYPERCUBE: the pairwise phases (O(log P)
-                          messages per rank, each element moved up to
-                          log2 P times, work buffers). DIRECT: all
-                          phases merged into one -- each rank sends
-                          every piece straight from the user's buffer
-                          into its writer's file-order buffer (P - 1
-                          messages per rank, each element moved once,
-                          MPI datatypes on both sides, work memory
-                          exactly the rank's file domain).
-                          NODE_DIRECT: the ranks of a node combine
-                          their data at "port" ranks, ports exchange
-                          one message per node pair (each byte crosses
-                          the network once; at most ceil((nodes - 1) /
-                          ranks on the node) messages per rank across
-                          nodes), then the ports hand the data to its
-                          writers. NODE_HYPERCUBE: the hypercube's
-                          phases between nodes, one message per rank
-                          across nodes per phase, then one step within
-                          each node (docs/multiphase.md).
-                          AUTO (default), with all phases: on one node,
-                          DIRECT through shared memory (see
-                          shared_memory), or DIRECT where the layout's
-                          blocks are long enough for datatypes to
-                          stream them and P <= 64, else HYPERCUBE.
-                          Across nodes: the link between two nodes and
-                          a memory copy are measured once per process
-                          (stats.multiphase.net_bw, mem_bw); DIRECT
-                          where the copy is less than 64x as fast as
-                          the link and P <= 64, else NODE_DIRECT or
-                          NODE_HYPERCUBE, whichever a cost model of
-                          their messages, bytes across nodes and copies
-                          says is cheaper. With fewer than all phases:
-                          HYPERCUBE.
-                          DIRECT or a node exchange with
-                          1 <= phases < all:
-                          COLLIO_ERR_ARG. */
-    int shared_memory; /* the direct exchange: 1 (default): where
-                          all ranks share one node, the file-order
-                          buffers live in an MPI-3 shared-memory window
-                          (MPI_Win_allocate_shared) and no messages
-                          move. Blocks of 2 KiB or more: each rank
-                          copies its pieces straight into their
-                          owners' buffers (one copy). Smaller blocks:
-                          in halving rounds, each rank stages its
-                          pieces in the free part of its own buffer
-                          and each owner gathers its domain from the
-                          staging areas (two streaming copies; a
-                          few elements of slack beyond the domain
-                          where the layout does not split evenly).
-                          Writes: each owner writes its buffer as
-                          soon as it is complete, owners in rank
-                          order, while the other ranks still copy;
-                          waiting ranks sleep (futex on Linux). 0:
-                          MPI messages only. Other values:
-                          COLLIO_ERR_ARG. */
-} collio_multiphase_options;
-
-/** Plan options. collio_plan_options_init fills the defaults. Every field,
- *  the nested structs included, must be equal on every rank (else
- *  COLLIO_ERR_MISMATCH on every rank). The generic fields are checked for
- *  every plan; a strategy's own struct (serial, independent, multiphase,
- *  subgroup) only when that strategy runs, as the plan's strategy or as
- *  subgroup's inner one -- a bad value there is COLLIO_ERR_ARG on every
- *  rank. The others are ignored (but still compared across ranks). */
-typedef struct collio_plan_options {
-    int destroy_input;                      /* 1: collio_write may use the user's
-                                               buffer as scratch space; its
-                                               contents are undefined after the
-                                               call (as FFTW_DESTROY_INPUT). Lets
-                                               multiphase use it as its second
-                                               work buffer: one pass (no rounds)
-                                               with 1x the local data in work
-                                               buffers. 0 (default): the buffer
-                                               is left untouched (multiphase then
-                                               writes in rounds, see
-                                               multiphase.write_rounds). Other
-                                               values: COLLIO_ERR_ARG. */
-    collio_serial_options serial;           /* strategy "serial" (above) */
-    collio_independent_options independent; /* strategy "independent" (above) */
-    collio_multiphase_options multiphase;   /* strategy "multiphase" (above) */
-    collio_subgroup_options subgroup;       /* strategy "subgroup" (above) */
-    collio_replica_options replicas;        /* replicated layouts (above) */
-} collio_plan_options;
-
-/** Local. Fills *opts with defaults. */
-void collio_plan_options_init(collio_plan_options *opts);
+#define COLLIO_MAX_PHASES 32
 
 /**
  * Collective over comm, which must hold the same processes in the same
  * order as the layout's communicator (MPI_Comm_compare: identical or
  * congruent). Builds the plan: every analysis that depends only on the
  * layout is done here once (the inspector), so that collio_write /
- * collio_read only move data. `strategy` is a registered name. opts may be
- * NULL (defaults).
+ * collio_read only move data. `strategy` is a registered name. `hints`
+ * may be NULL (the defaults, and COLLIO_HINTS); the plan keeps its own
+ * copy of what it needs.
  * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (the layout made on
  * another communicator; the layouts' nglobal, esize or kind, the strategy
- * or any option differ across ranks), COLLIO_ERR_ARG (a generic option, or
- * one of the strategy's own, out of range), COLLIO_ERR_NOMEM.
+ * or any option differ across ranks), COLLIO_ERR_ARG (an unknown key, a
+ * value out of range -- in the hints or in COLLIO_HINTS --, or options
+ * that do not go together, e.g. multiphase.exchange=direct with
+ * 1 <= multiphase.phases < all), COLLIO_ERR_NOMEM.
  */
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
-                       const collio_plan_options *opts, collio_plan **out);
+                       const collio_hints *hints, collio_plan **out);
+
+/** Local. Every option (every key of the catalogue) with the value the
+ *  plan runs with -- defaults, the plan's hints and COLLIO_HINTS applied
+ *  -- as a new set of hints for the caller to free. Errors:
+ *  COLLIO_ERR_ARG, COLLIO_ERR_NOMEM. */
+int collio_plan_hints(const collio_plan *plan, collio_hints **out);
 
 /**
  * Collective. Writes this rank's data from buf (buf_bytes must equal
@@ -556,72 +486,15 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
  */
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 
-#define COLLIO_MAX_PHASES 32
 
-/** What the "multiphase" strategy chose for the plan
- *  (collio_stats.multiphase): kept from one execution to the next; all 0
- *  for other strategies. */
-typedef struct collio_multiphase_stats {
-    int exchange;      /* the collio_exchange the plan uses (never AUTO:
-                          what AUTO chose); DIRECT has nphases = 1, the
-                          node exchanges one per route step */
-    int shared_memory; /* 1 if the direct exchange copies through a
-                          shared-memory window (see
-                          collio_plan_options.multiphase.shared_memory;
-                          set once an execution has made it), else 0 */
-    int shm_fallback;  /* 1 if the ranks share one node and shared_memory
-                          is on, but /dev/shm had no room for the window
-                          (the whole file plus a margin of 64 MiB; checked
-                          collectively at plan creation): the plan moves
-                          its data in MPI messages instead
-                          (shared_memory = 0) */
-    double net_bw;     /* AUTO across nodes: the link rate between two nodes
-                          and the rate of a memory copy, bytes / s, that the
-                          choice compared (measured once per process, rank
-                          0's figures; docs/multiphase.md); else 0 */
-    double mem_bw;
-} collio_multiphase_stats;
-
-/** What the "subgroup" strategy's groups cost (collio_stats.subgroup). */
-typedef struct collio_subgroup_stats {
-    double split_s;  /* plan creation: the communicator splits and the
-                        merged layout of the group (this rank); the inner
-                        plan's own inspector is the rest of inspect_s */
-    double gather_s; /* last execution: the gather to (write) or scatter
-                        from (read) the master, its own copy included; a
-                        part of exchange_s */
-    int group;       /* ranks in this rank's group */
-    int ngroups;     /* groups, i.e. ranks running the inner strategy */
-    int master;      /* 1 on a group's master */
-} collio_subgroup_stats;
-
-/** What the replica policy chose (collio_stats.replicas; replicated
- *  layouts only, else all 0). Counts as seed 003 section 6.2 defines them:
- *  an interval is a run of consecutive elements written by one rank. */
-typedef struct collio_replica_stats {
-    int policy;                /* the collio_replicas that ran (AUTO resolved) */
-    int64_t held;              /* elements this rank holds, replicas included */
-    int64_t written;           /* elements this rank writes */
-    int64_t intervals;         /* intervals this rank writes */
-    double intervals_per_rank; /* intervals of all ranks / P */
-    double avg_interval;       /* nglobal / intervals of all ranks */
-    double replicated_pct;     /* elements held by more than one rank, % */
-    double lb_pct;             /* load balance (max - min) / avg of the
-                                  elements written per rank, % */
-    double classify_s;         /* inspector: node classification (holders
-                                  of each element, in file-order domains) */
-    double schedule_s;         /* inspector: the writer choice, its answer to
-                                  the holders, the read's replica fill plan */
-    int64_t fill_bytes;        /* last read: bytes this rank sent to fill
-                                  the replicas it does not write */
-} collio_replica_stats;
-
-/** What one plan did: times in seconds on this rank, counters of this rank.
- *  Times of an execution refer to the last collio_write / collio_read.
- *  inspect_s, plan_bytes, nnodes and the nested structs describe the plan
- *  and are kept from one call to the next (but subgroup.gather_s and
- *  replicas.fill_bytes, which describe the last execution); every other
- *  field describes the last execution and starts from 0 in each call. */
+/** What one plan did, the statistics every strategy keeps: times in
+ *  seconds on this rank, counters of this rank. Times of an execution
+ *  refer to the last collio_write / collio_read. inspect_s, plan_bytes and
+ *  nnodes describe the plan and are kept from one call to the next; every
+ *  other field describes the last execution and starts from 0 in each
+ *  call. A strategy's own statistics (what multiphase chose, subgroup's
+ *  groups, the replica policy's counts) are read by key with
+ *  collio_plan_stat. */
 typedef struct collio_stats {
     double inspect_s;      /* plan creation (this rank) */
     double exchange_s;     /* data movement between ranks (incl. pack/unpack) */
@@ -646,18 +519,14 @@ typedef struct collio_stats {
     int64_t plan_bytes; /* memory of the plan's descriptors on this rank */
     int64_t work_bytes; /* work buffers the last execution used beyond the
                            user's buffer, by their allocated size
-                           (multiphase; kept by the plan between
-                           executions under multiphase.keep_buffers, and then
+                           (multiphase, subgroup; kept by the plan between
+                           executions under hint plan.keep_buffers, and then
                            reused where large enough); 0 for strategies
                            that do not report it */
     int nrounds;        /* rounds of the last execution (multiphase writes
-                           and reads in rounds, plan option
+                           and reads in rounds, hint
                            multiphase.write_rounds);
                            0: one pass */
-    collio_multiphase_stats multiphase; /* strategy "multiphase" (also as
-                                           subgroup's inner one), else 0 */
-    collio_subgroup_stats subgroup;     /* strategy "subgroup" only, else 0 */
-    collio_replica_stats replicas;      /* replicated layouts only, else 0 */
     int nnodes;                         /* nodes the plan's ranks run on (ranks that
                                            share memory: MPI_COMM_TYPE_SHARED) */
     int64_t messages_offnode;           /* of messages: point-to-point messages with
@@ -670,6 +539,28 @@ typedef struct collio_stats {
 
 /** Local. Copies the plan's statistics. */
 int collio_plan_stats(const collio_plan *plan, collio_stats *out);
+
+/** Local. One statistic by key: a field of collio_stats by its name
+ *  ("total_s", "bytes_sent", ...; not the phase arrays) or a strategy's or
+ *  the replica policy's own, "SECTION.NAME" (e.g. "multiphase.exchange",
+ *  "subgroup.gather_s", "replicas.intervals"; a subgroup plan also has its
+ *  inner strategy's). A section whose strategy does not run reads 0.
+ *  Errors: COLLIO_ERR_ARG (an unknown key; collio_last_error names it). */
+int collio_plan_stat(const collio_plan *plan, const char *key, double *value);
+
+/** One entry of the statistics catalogue (collio_stat_describe). */
+typedef struct collio_stat_info {
+    const char *key; /* "total_s", or "SECTION.NAME" */
+    int per_call;    /* 1: describes the last execution (reset in each
+                        call), 0: the plan (kept) */
+    const char *doc; /* one line */
+} collio_stat_info;
+
+/** Local. Number of statistics in the catalogue, and the i-th (the fields
+ *  of collio_stats first, then every section's). Errors: COLLIO_ERR_ARG. */
+int collio_stat_count(void);
+int collio_stat_describe(int i, collio_stat_info *out);
+
 
 /** Local. The plan's strategy name. */
 const char *collio_plan_strategy(const collio_plan *plan);

@@ -175,20 +175,26 @@ void collio__repl_dom_free(collio__repl_dom *d);
  * the domain, by `policy` (not AUTO), equal to the sequential algorithm
  * over the whole file (IDG's chain crosses domains: resolved by a scan of
  * per-domain transfer maps); *prev_writer: the writer of element lo - 1
- * (-1 for element 0 or an empty domain). Collective. */
+ * (-1 for element 0 or an empty domain). rank_domain: the plan's
+ * strategy's hook (DOMAIN keeps elements on the rank whose file domain
+ * holds them; NULL: domain r on rank r). Collective. */
 int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglobal,
-                          int policy, uint64_t seed, int32_t *writer,
-                          int32_t *prev_writer);
+                          int policy, uint64_t seed, int (*rank_domain)(int nranks, int rank),
+                          int32_t *writer, int32_t *prev_writer);
+/* The policies' names, index = collio_replicas (hint replicas.policy). */
+extern const char *const collio__replicas_names[COLLIO_REPLICAS__COUNT];
 
 /* Replicated plans (replicas_plan.c): the plan's strategy runs on the
  * "writer layout" -- the elements this rank writes, a partition -- and
  * this state maps between it and the user's layout. */
 typedef struct collio__repl collio__repl;
-/* Collective, at plan creation: classifies, schedules, builds p->layout
- * (the writer layout) from user (the plan's copy of the replicated
- * layout, which p->repl keeps) and the read's fill plan; fills
- * p->stats.replicas. */
-int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy);
+typedef struct collio__strategy collio__strategy;
+/* Collective, at plan creation: classifies, schedules (by hint
+ * replicas.policy; AUTO: what `strategy` prefers), builds p->layout (the
+ * writer layout) from user (the plan's copy of the replicated layout,
+ * which p->repl keeps) and the read's fill plan; fills the "replicas"
+ * stats. */
+int collio__repl_plan(collio_plan *p, collio_layout *user, const collio__strategy *strategy);
 /* Local: the written elements of the user stream, packed in writer order. */
 void collio__repl_select(const collio__repl *r, const char *user_stream, char *out);
 /* Collective: the user stream from the writer stream read from the file:
@@ -391,67 +397,175 @@ int collio__file_sub_close(collio_file *f, collio_file **sub);
  * collective calls. */
 int collio__file_collective_handle(collio_file *f, MPI_File *out);
 
+/* ------------------------------------------------ options (hints), stats */
+
+/*
+ * Every option is declared once, in the table of the section that owns it
+ * (a strategy's file for its own; options.c for "plan"; replicas_plan.c
+ * for "replicas"): its name, type, default, range and one line of doc.
+ * Everything else follows from the tables (options.c, hints.c): defaults,
+ * parsing and range checks of hint text, the digest compared across ranks
+ * (every option of every section, by construction), collio_plan_hints,
+ * the catalogue (collio_option_describe) that the bench's flags, the
+ * Python keywords, the Fortran interface and docs/options.md are made
+ * from. Values live in the plan as one int64 per option of the catalogue
+ * (a STRATEGY option: the registry's name string beside it), found by the
+ * option's index in its section's table.
+ */
+typedef enum collio__opt_type {
+    COLLIO__OPT_INT = 0,  /* integer in [min, max] */
+    COLLIO__OPT_SIZE,     /* bytes in [min, max]; text may end in K, M, G */
+    COLLIO__OPT_BOOL,     /* 0 or 1 */
+    COLLIO__OPT_NAME,     /* index into names[0..max] (text: a name) */
+    COLLIO__OPT_STRATEGY, /* a registered strategy's name (value: unused) */
+    COLLIO__OPT_U64       /* any unsigned 64-bit integer (bits in the int64) */
+} collio__opt_type;
+
+typedef struct collio__option {
+    const char *name; /* NAME of the key SECTION.NAME */
+    collio__opt_type type;
+    int64_t def;              /* INT, SIZE, BOOL, NAME (index), U64 */
+    int64_t min, max;         /* INT, SIZE: the range; NAME: 0 .. count - 1 */
+    const char *const *names; /* NAME: names[value] */
+    const char *def_name;     /* STRATEGY: the default strategy */
+    const char *doc;          /* one line */
+} collio__option;
+
+/* Statistics a section keeps beside the generic collio_stats: one double
+ * per stat of the catalogue in every plan. per_call ones are reset at
+ * each execution; `sum`: an outer plan (subgroup) adds its inner plan's
+ * value instead of taking it. */
+typedef struct collio__stat {
+    const char *name;
+    int per_call;
+    int sum;
+    const char *doc;
+} collio__stat;
+
+/* A section of the catalogue: "plan", "replicas", or a strategy's. */
+typedef struct collio__section {
+    const char *name;
+    const collio__option *options;
+    int noptions;
+    const collio__stat *stats;
+    int nstats;
+} collio__section;
+
+/* The catalogue (options.c): its sections in order -- "plan", "replicas",
+ * then every registered strategy's -- and the index of a section's first
+ * option / stat in a plan's value arrays. */
+int collio__nsections(void);
+const collio__section *collio__section_at(int i);
+const collio__section *collio__section_find(const char *name, size_t len);
+int collio__option_base(const collio__section *s);
+int collio__stat_base(const collio__section *s);
+int collio__noptions_all(void); /* options of all sections */
+int collio__nstats_all(void);   /* stats of all sections */
+
+/* The option of KEY ("SECTION.NAME"); NULL if unknown. *index: its index
+ * in the catalogue. */
+const collio__option *collio__option_find(const char *key, int *index);
+
+/* Hint text -> value (hints.c), checked against the option's type and
+ * range: COLLIO_OK, or COLLIO_ERR_ARG / COLLIO_ERR_STRATEGY recorded with
+ * a detail naming `key` and what it takes. *str: a STRATEGY option's
+ * registry name. */
+int collio__option_parse(const collio__option *o, const char *key, const char *text,
+                         int64_t *value, const char **str);
+/* value -> hint text (its canonical form), into out[0..n). */
+void collio__option_format(const collio__option *o, int64_t value, const char *str,
+                           char *out, size_t n);
+
+/* A set's i-th value (0 <= i < collio_hints_count), and the parse of a
+ * "KEY=VALUE,..." list into it (`what` names the source in errors). */
+const char *collio__hints_value(const collio_hints *h, int i);
+int collio__hints_parse_list(collio_hints *h, const char *list, const char *what);
+
+/* A plan's option values: one per option of the catalogue. */
+typedef struct collio__optvals {
+    int64_t *v;
+    const char **str;
+} collio__optvals;
+
+/* Local: the defaults, then `hints`, then the environment's COLLIO_HINTS,
+ * into *ov (allocated; collio__optvals_free). Errors recorded (ARG,
+ * STRATEGY naming the key, NOMEM). */
+int collio__optvals_resolve(const collio_hints *hints, collio__optvals *ov);
+void collio__optvals_free(collio__optvals *ov);
+/* A digest of every value (strings by content): equal on two ranks iff
+ * their options are, but for hash collisions. */
+uint64_t collio__optvals_digest(const collio__optvals *ov);
+/* Every option with its value, as hints (to report them, or to hand them
+ * to an inner plan). */
+int collio__optvals_to_hints(const collio__optvals *ov, collio_hints **out);
+
+/* The generic options (section "plan"): indices into its table. */
+enum { COLLIO__PLAN_DESTROY_INPUT = 0, COLLIO__PLAN_KEEP_BUFFERS };
+
 /* ------------------------------------------------------------- strategies */
 
 /*
- * A strategy: a small table of functions, registered once in strategies.c.
- * plan() is the inspector; write()/read() are the executor and work on the
- * packed stream (the rank's elements in layout order, contiguous; plan.c
- * packs/unpacks other memory kinds). Each returns a local code; plan.c
- * agrees on it across ranks afterwards, so a function must still complete
- * every collective / matching message it started when a local step fails
- * (record the error, carry on with the communication, return it at the end).
- * Timing: add exchange time to p->stats.exchange_s and file time to
- * p->stats.file_s; count into p->stats counters. plan.c resets these per
- * execution and measures total_s.
+ * A strategy: a small table of functions and of its options and stats,
+ * registered once in strategies.c. plan() is the inspector;
+ * write()/read() are the executor and work on the packed stream (the
+ * rank's elements in layout order, contiguous; plan.c packs/unpacks other
+ * memory kinds). Each returns a local code; plan.c agrees on it across
+ * ranks afterwards, so a function must still complete every collective /
+ * matching message it started when a local step fails (record the error,
+ * carry on with the communication, return it at the end). Timing: add
+ * exchange time to p->stats.exchange_s and file time to p->stats.file_s;
+ * count into p->stats counters. plan.c resets these per execution and
+ * measures total_s.
  *
- * Options and stats of one strategy are its own: a struct nested in
- * collio_plan_options / collio_stats (opts.multiphase, stats.multiphase,
- * ...). check() validates the strategy's own struct in *o and may
- * normalise it (subgroup: its inner strategy's name becomes the
- * registry's string); it returns COLLIO_OK or the code of the first bad
- * value (COLLIO_ERR_ARG; subgroup: COLLIO_ERR_STRATEGY for an unknown
- * inner strategy), recorded with collio__error_set. It is local: plan.c
- * calls it once every rank is known to hold the same options (the digest
- * of options.c was compared), so it returns the same code on every rank,
- * and plan.c agrees on it all the same. A strategy that runs another one
- * inside (subgroup) calls that one's check too. NULL: no options of its
- * own. Execution stats that a strategy keeps in its own struct are its
- * to reset; plan.c resets only the generic execution fields.
+ * Options and stats of one strategy are its own section of the catalogue:
+ * `section.name` is the strategy's name, its tables are static in its
+ * file, and it reads its values with collio__opt(p, i) (i: the index in
+ * its table) and keeps its stats with collio__stat_set / _add. Values are
+ * parsed and range-checked by the catalogue; check() (may be NULL) is
+ * for what the table cannot say -- options that do not go together --
+ * and runs at plan creation once every rank is known to hold the same
+ * options (so it returns the same code everywhere; plan.c agrees all the
+ * same), recording its error. A strategy that runs another (subgroup)
+ * hands it every option as hints; the inner plan checks its own.
+ *
+ * Hooks for the replica policies (replicas_plan.c, replicas_policy.c),
+ * so that no policy knows a strategy by name: replicas_auto, the policy
+ * AUTO becomes under this strategy (0: the default, IDG); rank_domain,
+ * the file domain (of P balanced ones) a rank writes (NULL: domain r on
+ * rank r), which the DOMAIN policy keeps elements on.
  */
 typedef struct collio__strategy {
-    const char *name;
+    collio__section section; /* name, options and stats */
     const char *summary;
     int canonical; /* writes canonical file order */
-    int (*check)(collio_plan_options *o);
+    int (*check)(collio_plan *p);
     int (*plan)(collio_plan *p);
     int (*write)(collio_plan *p, collio_file *f, const char *stream);
     int (*read)(collio_plan *p, collio_file *f, char *stream);
     void (*free)(collio_plan *p);
+    int replicas_auto;
+    int (*rank_domain)(int nranks, int rank);
 } collio__strategy;
 
-/* Plan options (options.c): 1 if every generic field (destroy_input,
- * replicas) is in its documented range, else 0 with the error recorded
- * (the strategies' own structs: collio__strategy.check); a digest of every
- * field, the nested structs included (strings by content), equal on two
- * ranks iff their options are equal, but for hash collisions. */
-int collio__plan_options_valid(const collio_plan_options *o);
-uint64_t collio__plan_options_digest(const collio_plan_options *o);
-/* The plan keeps no pointer into the caller's memory: a string option
- * becomes the registry's own string of that name, or NULL where there is
- * none (an option of a strategy that does not run; the strategy that
- * reads it has checked it). */
-void collio__plan_options_detach(collio_plan_options *o);
+/* A strategy added to the registry from outside strategies.c (a test's,
+ * or a program's own): before the first use of the catalogue (any plan,
+ * hint or catalogue call), which seals the registry; COLLIO_ERR_STATE
+ * after that, when the table is full or the name is taken. Not thread
+ * safe: call it first thing. */
+int collio__strategy_register(const collio__strategy *s);
+void collio__strategies_seal(void);
 
-/* Lookup in the registry; NULL if unknown. */
+/* Lookup in the registry; NULL if unknown. collio__strategy_at: the i-th. */
 const collio__strategy *collio__strategy_find(const char *name);
+const collio__strategy *collio__strategy_at(int i);
 
 /* Collective over p's communicator: one execution of plan p on a packed
- * stream, for strategies that run an inner plan on a sub-communicator
- * (subgroup): resets p's execution stats, runs its strategy's write (or
- * read into stream), agrees on the result over p->comm and marks f failed
- * after a failed write. scratch: stream may be overwritten (a write's
- * work space; a read's output always is). The caller has checked sizes. */
+ * stream, for collio_write / collio_read and for strategies that run an
+ * inner plan on a sub-communicator (subgroup): resets p's execution
+ * stats, runs its strategy's write (or read into stream), agrees on the
+ * result over p->comm and marks f failed after a failure. scratch: stream
+ * may be overwritten (a write's work space; a read's output always is).
+ * The caller has checked sizes. */
 int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
                       int scratch);
 
@@ -460,8 +574,10 @@ struct collio_plan {
     int rank, nranks;
     const collio__strategy *strategy;
     collio_layout *layout; /* the plan's own copy */
-    collio_plan_options opts;
+    collio__optvals opts;  /* every option's value (the catalogue's order) */
+    int own_opt, own_stat; /* where the strategy's section starts in them */
     collio_stats stats;
+    double *statv;      /* every section's stats (the catalogue's order) */
     int oversubscribed; /* more ranks than cores on some node: wait politely */
     /* During an execution: the stream the strategy gets, when it may also
      * serve as scratch space (a read's output, the library's own packed
@@ -474,6 +590,39 @@ struct collio_plan {
     collio__repl *repl;
     int *node_of; /* node index of every rank (nodes.c) */
 };
+
+/* A strategy's own option i (its table's index) and stat i. */
+static inline int64_t collio__opt(const collio_plan *p, int i)
+{
+    return p->opts.v[p->own_opt + i];
+}
+static inline const char *collio__opt_str(const collio_plan *p, int i)
+{
+    return p->opts.str[p->own_opt + i];
+}
+static inline void collio__stat_set(collio_plan *p, int i, double v)
+{
+    p->statv[p->own_stat + i] = v;
+}
+static inline void collio__stat_add(collio_plan *p, int i, double v)
+{
+    p->statv[p->own_stat + i] += v;
+}
+/* A generic option ("plan" section, COLLIO__PLAN_*). */
+static inline int64_t collio__plan_opt(const collio_plan *p, int i)
+{
+    return p->opts.v[i];
+}
+
+/* Stats (stats.c): the generic fields of collio_stats as a table (the
+ * stats of section "plan"), so that resets, sums and every binding walk
+ * one list. reset: the per-call ones, generic and every section's. add:
+ * an inner plan's execution into an outer one's (subgroup): the generic
+ * per-call counters and times summed, nphases / nrounds taken, every
+ * section's stats taken (or summed where `sum`) but the outer plan's own
+ * strategy's. */
+void collio__stats_reset(collio_plan *p);
+void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
 
 /* Nodes (nodes.c). Collective, at plan creation: p->node_of and
  * p->stats.nnodes. Agreed code. */
@@ -492,10 +641,5 @@ void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int
 /* The domain holding element x, 0 <= x < nglobal. */
 int collio__domain_of(int64_t nglobal, int ndomains, int64_t x);
 
-/* The domain a rank holds after all phases of multiphase's hypercube
- * schedule (strategies/multiphase_schedule.c, declared here because the
- * "domain" replica policy, replicas_policy.c, keeps elements where
- * multiphase will write them; bit reversal for P = 2^n). */
-int collio__mp_domain_of_rank(int nranks, int rank);
 
 #endif /* COLLIO_INTERNAL_H */

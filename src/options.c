@@ -1,132 +1,324 @@
 /*
- * options.c -- plan options: defaults, the generic checks, and the one
- * digest that collio_plan_create compares across ranks.
+ * options.c -- the catalogue of options (hints) and statistics: its
+ * sections ("plan", "replicas", then every registered strategy's, each
+ * declared by its owner), the generic "plan" section, a plan's values
+ * (defaults, then the program's hints, then COLLIO_HINTS), their digest
+ * compared across ranks, and the descriptions the bindings, the bench
+ * and docs/options.md are made from.
  *
- * Every field of collio_plan_options, the strategy-specific structs
- * included (strings by content), goes into the digest, so any option that
+ * Every option of every section goes into the digest, so any option that
  * differs between ranks is COLLIO_ERR_MISMATCH on every rank before any
- * strategy sizes a collective by it. An option that differs could
- * otherwise hang (keep_buffers: one rank frees a window the others keep)
- * or abort the job (destroy_input: counts of an Allreduce differ).
- *
- * The values of a strategy's own struct (serial, independent, multiphase,
- * subgroup) are checked by that strategy (collio__strategy.check); here
- * only the generic fields (destroy_input, replicas).
- *
- * Adding an option = one line in options_digest() (and in the defaults
- * below where it has one; its range in the owning strategy's check, or in
- * collio__plan_options_valid for a generic one). The static assertions on
- * the structs' sizes fail the build until the digest is looked at.
+ * strategy sizes a collective by it (an option that differed could
+ * otherwise hang -- keep_buffers: one rank frees a window the others keep
+ * -- or abort the job).
  */
 #include "collio_internal.h"
 
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_CHUNK_BYTES ((int64_t)64 << 20) /* 64 MiB */
-#define DEFAULT_MAX_IOV 1024
+/* ---------------------------------------------------- section "plan" */
 
-void collio_plan_options_init(collio_plan_options *opts)
-{
-    if (opts == NULL)
-        return;
-    memset(opts, 0, sizeof *opts);
-    opts->serial.chunk_bytes = DEFAULT_CHUNK_BYTES;
-    opts->independent.max_iov = DEFAULT_MAX_IOV;
-    opts->multiphase.phases = 0;
-    opts->multiphase.keep_buffers = 1;
-    opts->multiphase.shared_memory = 1;
-}
-
-int collio__plan_options_valid(const collio_plan_options *o)
-{
-    if (o->destroy_input != 0 && o->destroy_input != 1) {
-        collio__error_set(COLLIO_ERR_ARG, "plan option destroy_input is %d, not 0 or 1",
-                          o->destroy_input);
-        return 0;
-    }
-    if (o->replicas.policy < COLLIO_REPLICAS_AUTO
-        || o->replicas.policy >= COLLIO_REPLICAS__COUNT) {
-        collio__error_set(COLLIO_ERR_ARG,
-                          "plan option replicas.policy is %d, not a collio_replicas",
-                          o->replicas.policy);
-        return 0;
-    }
-    return 1;
-}
-
-static uint64_t mix_str(uint64_t h, const char *s)
-{
-    if (s == NULL)
-        return collio__hash_mix(h, UINT64_MAX); /* NULL differs from "" */
-    h = collio__hash_mix(h, strlen(s));
-    for (; *s != '\0'; s++)
-        h = collio__hash_mix(h, (unsigned char)*s);
-    return h;
-}
-
-/* Fields of collio_plan_options as of this digest; see the header. */
-_Static_assert(sizeof(collio_serial_options) == sizeof(int64_t),
-               "collio_serial_options changed: add the new field to options_digest()");
-_Static_assert(sizeof(collio_independent_options) == sizeof(int64_t),
-               "collio_independent_options changed: add the new field to "
-               "options_digest()");
-_Static_assert(sizeof(collio_multiphase_options) == 5 * sizeof(int),
-               "collio_multiphase_options changed: add the new field to "
-               "options_digest()");
-/* destroy_input, then the nested structs and nothing else (the same
- * fields in a struct of our own: the same size, padding included) */
-struct known_plan_options {
-    int destroy_input;
-    collio_serial_options serial;
-    collio_independent_options independent;
-    collio_multiphase_options multiphase;
-    collio_subgroup_options subgroup;
-    collio_replica_options replicas;
+static const collio__option plan_options[] = {
+    [COLLIO__PLAN_DESTROY_INPUT] = {"destroy_input", COLLIO__OPT_BOOL, 0, 0, 1, NULL, NULL,
+                                    "collio_write may use the buffer as scratch space (its "
+                                    "contents are undefined after the call)"},
+    [COLLIO__PLAN_KEEP_BUFFERS] = {"keep_buffers", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+                                   "the plan keeps its work buffers between calls (freed "
+                                   "with the plan)"},
 };
-_Static_assert(sizeof(collio_plan_options) == sizeof(struct known_plan_options),
-               "collio_plan_options changed: add the new field to options_digest()");
 
-uint64_t collio__plan_options_digest(const collio_plan_options *o)
+/* The generic statistics are collio_stats' fields (stats.c). */
+extern const collio__stat collio__plan_stats[];
+extern const int collio__plan_nstats;
+extern const collio__section collio__replicas_section;
+
+/* ------------------------------------------------------- the catalogue */
+
+enum { MAX_SECTIONS = 32 };
+
+static struct {
+    pthread_once_t once;
+    const collio__section *sec[MAX_SECTIONS];
+    int opt_base[MAX_SECTIONS], stat_base[MAX_SECTIONS];
+    int n, nopt, nstat;
+} cat = {PTHREAD_ONCE_INIT};
+
+static void build(void)
+{
+    collio__strategies_seal();
+    static collio__section plan;
+    plan = (collio__section){"plan", plan_options,
+                             (int)(sizeof plan_options / sizeof plan_options[0]),
+                             collio__plan_stats, collio__plan_nstats};
+    cat.sec[cat.n++] = &plan;
+    cat.sec[cat.n++] = &collio__replicas_section;
+    for (int i = 0; collio__strategy_at(i) != NULL && cat.n < MAX_SECTIONS; i++)
+        cat.sec[cat.n++] = &collio__strategy_at(i)->section;
+    for (int i = 0; i < cat.n; i++) {
+        cat.opt_base[i] = cat.nopt;
+        cat.stat_base[i] = cat.nstat;
+        cat.nopt += cat.sec[i]->noptions;
+        cat.nstat += cat.sec[i]->nstats;
+    }
+}
+
+static void init(void)
+{
+    pthread_once(&cat.once, build);
+}
+
+int collio__nsections(void)
+{
+    init();
+    return cat.n;
+}
+
+const collio__section *collio__section_at(int i)
+{
+    init();
+    return i >= 0 && i < cat.n ? cat.sec[i] : NULL;
+}
+
+const collio__section *collio__section_find(const char *name, size_t len)
+{
+    init();
+    for (int i = 0; i < cat.n; i++)
+        if (strlen(cat.sec[i]->name) == len && strncmp(cat.sec[i]->name, name, len) == 0)
+            return cat.sec[i];
+    return NULL;
+}
+
+static int section_index(const collio__section *s)
+{
+    init();
+    for (int i = 0; i < cat.n; i++)
+        if (cat.sec[i] == s)
+            return i;
+    return -1;
+}
+
+int collio__option_base(const collio__section *s)
+{
+    int i = section_index(s);
+    return i >= 0 ? cat.opt_base[i] : -1;
+}
+
+int collio__stat_base(const collio__section *s)
+{
+    int i = section_index(s);
+    return i >= 0 ? cat.stat_base[i] : -1;
+}
+
+int collio__noptions_all(void)
+{
+    init();
+    return cat.nopt;
+}
+
+int collio__nstats_all(void)
+{
+    init();
+    return cat.nstat;
+}
+
+const collio__option *collio__option_find(const char *key, int *index)
+{
+    const char *dot = key != NULL ? strchr(key, '.') : NULL;
+    if (dot == NULL)
+        return NULL;
+    const collio__section *s = collio__section_find(key, (size_t)(dot - key));
+    if (s == NULL)
+        return NULL;
+    for (int i = 0; i < s->noptions; i++)
+        if (strcmp(s->options[i].name, dot + 1) == 0) {
+            *index = collio__option_base(s) + i;
+            return &s->options[i];
+        }
+    return NULL;
+}
+
+/* The option of catalogue index i, and its section. */
+static const collio__option *option_at(int i, const collio__section **sec)
+{
+    init();
+    for (int k = cat.n - 1; k >= 0; k--)
+        if (i >= cat.opt_base[k]) {
+            *sec = cat.sec[k];
+            return i - cat.opt_base[k] < cat.sec[k]->noptions
+                       ? &cat.sec[k]->options[i - cat.opt_base[k]]
+                       : NULL;
+        }
+    return NULL;
+}
+
+/* --------------------------------------------------------- plan values */
+
+void collio__optvals_free(collio__optvals *ov)
+{
+    free(ov->v);
+    free(ov->str);
+    ov->v = NULL;
+    ov->str = NULL;
+}
+
+/* Applies every pair of h to ov. */
+static int apply(const collio_hints *h, collio__optvals *ov)
+{
+    for (int i = 0; i < collio_hints_count(h); i++) {
+        const char *key = collio_hints_key(h, i);
+        int index;
+        const collio__option *o = collio__option_find(key, &index);
+        if (o == NULL) { /* (a set holds only known keys) */
+            collio__error_set(COLLIO_ERR_ARG, "unknown hint '%.96s'", key);
+            return COLLIO_ERR_ARG;
+        }
+        int rc = collio__option_parse(o, key, collio__hints_value(h, i), &ov->v[index],
+                                      &ov->str[index]);
+        if (rc != COLLIO_OK)
+            return rc;
+    }
+    return COLLIO_OK;
+}
+
+int collio__optvals_resolve(const collio_hints *hints, collio__optvals *ov)
+{
+    int n = collio__noptions_all();
+    ov->v = calloc((size_t)(n > 0 ? n : 1), sizeof *ov->v);
+    ov->str = calloc((size_t)(n > 0 ? n : 1), sizeof *ov->str);
+    if (ov->v == NULL || ov->str == NULL) {
+        collio__optvals_free(ov);
+        collio__error_set(COLLIO_ERR_NOMEM, "no memory for the plan's options");
+        return COLLIO_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        const collio__section *s;
+        const collio__option *o = option_at(i, &s);
+        ov->v[i] = o->def;
+        ov->str[i] = o->type == COLLIO__OPT_STRATEGY ? o->def_name : NULL;
+    }
+    int rc = apply(hints, ov);
+    const char *env = getenv("COLLIO_HINTS");
+    if (rc == COLLIO_OK && env != NULL && *env != '\0') {
+        collio_hints *eh = NULL;
+        rc = collio_hints_create(&eh);
+        if (rc == COLLIO_OK)
+            rc = collio__hints_parse_list(eh, env, "COLLIO_HINTS");
+        if (rc == COLLIO_OK)
+            rc = apply(eh, ov);
+        collio_hints_free(&eh);
+    }
+    return rc;
+}
+
+uint64_t collio__optvals_digest(const collio__optvals *ov)
 {
     uint64_t h = 0x636f6c6c696f;
-    h = collio__hash_mix(h, (uint64_t)o->destroy_input);
-    h = collio__hash_mix(h, (uint64_t)o->serial.chunk_bytes);
-    h = collio__hash_mix(h, (uint64_t)o->independent.max_iov);
-    h = collio__hash_mix(h, (uint64_t)o->multiphase.phases);
-    h = collio__hash_mix(h, (uint64_t)o->multiphase.keep_buffers);
-    h = collio__hash_mix(h, (uint64_t)o->multiphase.write_rounds);
-    h = collio__hash_mix(h, (uint64_t)o->multiphase.exchange);
-    h = collio__hash_mix(h, (uint64_t)o->multiphase.shared_memory);
-    h = collio__hash_mix(h, (uint64_t)o->subgroup.group);
-    h = mix_str(h, o->subgroup.inner);
-    h = collio__hash_mix(h, (uint64_t)o->replicas.policy);
-    h = collio__hash_mix(h, o->replicas.seed);
+    for (int i = 0; i < collio__noptions_all(); i++) {
+        h = collio__hash_mix(h, (uint64_t)ov->v[i]);
+        const char *s = ov->str[i];
+        h = collio__hash_mix(h, s != NULL ? strlen(s) : UINT64_MAX);
+        for (; s != NULL && *s != '\0'; s++)
+            h = collio__hash_mix(h, (unsigned char)*s);
+    }
     return h;
 }
 
-void collio__plan_options_detach(collio_plan_options *o)
+int collio__optvals_to_hints(const collio__optvals *ov, collio_hints **out)
 {
-    const collio__strategy *inner = collio__strategy_find(o->subgroup.inner);
-    o->subgroup.inner = inner != NULL ? inner->name : NULL;
+    collio_hints *h = NULL;
+    int rc = collio_hints_create(&h);
+    for (int i = 0; rc == COLLIO_OK && i < collio__noptions_all(); i++) {
+        const collio__section *s;
+        const collio__option *o = option_at(i, &s);
+        char key[160], val[64];
+        snprintf(key, sizeof key, "%s.%s", s->name, o->name);
+        collio__option_format(o, ov->v[i], ov->str[i], val, sizeof val);
+        if (o->type == COLLIO__OPT_STRATEGY && ov->str[i] == NULL)
+            continue; /* no strategy named: nothing to say */
+        rc = collio_hints_set(h, key, val);
+    }
+    if (rc != COLLIO_OK)
+        collio_hints_free(&h);
+    *out = h;
+    return rc;
 }
 
-static const char *const exchange_names[COLLIO_EXCHANGE__COUNT] = {
-    [COLLIO_EXCHANGE_AUTO] = "auto",
-    [COLLIO_EXCHANGE_HYPERCUBE] = "hypercube",
-    [COLLIO_EXCHANGE_DIRECT] = "direct",
-    [COLLIO_EXCHANGE_NODE_DIRECT] = "node-direct",
-    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = "node-hypercube",
-};
+/* ------------------------------------------------------- descriptions */
 
-const char *collio_exchange_name(int x)
+static const char *const type_names[] = {"int", "size", "bool", "name", "strategy", "uint64"};
+
+/* The texts of every option, made once. */
+static struct {
+    pthread_once_t once;
+    char (*key)[160], (*def)[64], (*range)[320];
+} text = {PTHREAD_ONCE_INIT};
+
+static void build_text(void)
 {
-    return x >= 0 && x < COLLIO_EXCHANGE__COUNT ? exchange_names[x] : NULL;
+    int n = collio__noptions_all();
+    text.key = calloc((size_t)(n > 0 ? n : 1), sizeof *text.key);
+    text.def = calloc((size_t)(n > 0 ? n : 1), sizeof *text.def);
+    text.range = calloc((size_t)(n > 0 ? n : 1), sizeof *text.range);
+    if (text.key == NULL || text.def == NULL || text.range == NULL)
+        return;
+    for (int i = 0; i < n; i++) {
+        const collio__section *s;
+        const collio__option *o = option_at(i, &s);
+        snprintf(text.key[i], sizeof text.key[i], "%s.%s", s->name, o->name);
+        collio__option_format(o, o->def, o->def_name, text.def[i], sizeof text.def[i]);
+        char *r = text.range[i];
+        size_t rn = sizeof text.range[i];
+        switch (o->type) {
+        case COLLIO__OPT_INT:
+        case COLLIO__OPT_SIZE:
+            snprintf(r, rn, "%" PRId64 "..%" PRId64, o->min, o->max);
+            break;
+        case COLLIO__OPT_BOOL:
+            snprintf(r, rn, "0|1");
+            break;
+        case COLLIO__OPT_NAME: {
+            size_t at = 0;
+            for (int64_t k = 0; k <= o->max && at < rn; k++)
+                at += (size_t)snprintf(r + at, rn - at, "%s%s", k ? "|" : "", o->names[k]);
+            break;
+        }
+        case COLLIO__OPT_STRATEGY:
+            snprintf(r, rn, "a strategy's name");
+            break;
+        case COLLIO__OPT_U64:
+            snprintf(r, rn, "0..2^64-1");
+            break;
+        }
+    }
 }
 
-int collio_exchange_from_name(const char *name)
+int collio_option_count(void)
 {
-    for (int x = 0; name != NULL && x < COLLIO_EXCHANGE__COUNT; x++)
-        if (strcmp(exchange_names[x], name) == 0)
-            return x;
-    return -1;
+    return collio__noptions_all();
+}
+
+int collio_option_describe(int i, collio_option_info *out)
+{
+    collio__error_begin();
+    if (out == NULL || i < 0 || i >= collio__noptions_all()) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_option_describe: no option %d", i);
+        return COLLIO_ERR_ARG;
+    }
+    pthread_once(&text.once, build_text);
+    if (text.key == NULL) {
+        collio__error_set(COLLIO_ERR_NOMEM, "collio_option_describe: no memory");
+        return COLLIO_ERR_NOMEM;
+    }
+    const collio__section *s;
+    const collio__option *o = option_at(i, &s);
+    out->key = text.key[i];
+    out->type = type_names[o->type];
+    out->deflt = text.def[i];
+    out->range = text.range[i];
+    out->doc = o->doc;
+    return COLLIO_OK;
 }

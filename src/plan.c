@@ -1,11 +1,11 @@
 /*
  * plan.c -- plans: the inspector / executor split of every strategy.
  *
- * collio_plan_create checks the collective arguments and the options (the
- * generic ones and their digest here, the strategy's own struct by its
- * check hook), takes the plan's own copies (a duplicated communicator, a
- * clone of the layout, the options without pointers into the caller's
- * memory) and runs the strategy's plan() once: everything that depends
+ * collio_plan_create resolves the options (the defaults, the hints,
+ * COLLIO_HINTS: options.c), checks the collective arguments and the
+ * options' digest, asks the strategy's check hook what its table cannot
+ * say, takes the plan's own copies (a duplicated communicator, a clone of
+ * the layout, every option's value) and runs the strategy's plan() once: everything that depends
  * only on the layout is computed there (the inspector). collio_write /
  * collio_read then only move data (the executor): they check the call,
  * pack a non-packed user buffer into the rank's stream (its elements in
@@ -31,6 +31,8 @@ static void plan_destroy(collio_plan *p)
     collio__repl_free(&p->repl);
     if (p->comm != MPI_COMM_NULL)
         MPI_Comm_free(&p->comm);
+    collio__optvals_free(&p->opts);
+    free(p->statv);
     free(p->node_of);
     free(p);
 }
@@ -60,21 +62,19 @@ static int same_group(MPI_Comm comm, const collio_layout *layout)
     return COLLIO_ERR_MISMATCH;
 }
 
-/* Collective: the arguments every rank must agree on; then the
- * strategy's check of its own options (which may normalise them in *o).
- * Returns the agreed code. */
+/* Collective: the arguments every rank must agree on (rc: this rank's
+ * result so far -- its hints resolved into p's values, or not); then the
+ * strategy's check of what its option table cannot say. Returns the
+ * agreed code. */
 static int check_args(MPI_Comm comm, const collio_layout *layout, const char *strategy,
-                      collio_plan_options *o, collio_plan **out)
+                      collio_plan *p, int rc, collio_plan **out)
 {
-    int rc = COLLIO_OK;
-    if (layout == NULL || strategy == NULL || out == NULL) {
+    if (rc == COLLIO_OK && (layout == NULL || strategy == NULL || out == NULL)) {
         rc = COLLIO_ERR_ARG;
         collio__error_set(rc, "collio_plan_create: %s is NULL",
                           !layout     ? "layout"
                           : !strategy ? "strategy"
                                       : "out");
-    } else if (!collio__plan_options_valid(o)) {
-        rc = COLLIO_ERR_ARG; /* (the detail is recorded) */
     }
     if (rc == COLLIO_OK)
         rc = same_group(comm, layout);
@@ -98,29 +98,32 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
                                       "the strategy name");
     if (rc == COLLIO_OK && same != COLLIO_OK)
         rc = same;
-    if (rc == COLLIO_OK && collio__strategy_find(strategy) == NULL) {
+    const collio__strategy *s = collio__strategy_find(strategy);
+    if (rc == COLLIO_OK && s == NULL) {
         rc = COLLIO_ERR_STRATEGY;
         collio__error_set(rc, "unknown strategy '%.64s'", strategy);
     }
 
-    /* Every option, strategy options included (options.c): one that
-     * differs could make ranks take different collective paths. */
-    int same_opts =
-        collio__check_same_digest(comm, collio__plan_options_digest(o), "plan options");
+    /* Every option of every section (options.c): one that differs could
+     * make ranks take different collective paths. */
+    uint64_t digest = p != NULL && p->opts.v != NULL ? collio__optvals_digest(&p->opts) : 0;
+    int same_opts = collio__check_same_digest(comm, digest, "plan options (hints)");
     if (rc == COLLIO_OK && same_opts != COLLIO_OK)
         rc = same_opts;
 
-    /* The strategy's own options, only once they are known to be the same
-     * everywhere (so is then the result; agreed all the same). After the
-     * digest: the check may normalise them. */
-    const collio__strategy *s = rc == COLLIO_OK ? collio__strategy_find(strategy) : NULL;
-    if (s != NULL && s->check != NULL)
-        rc = s->check(o);
+    /* What the strategy's table cannot say, once the options are known to
+     * be the same everywhere (so is the result; agreed all the same). */
+    if (rc == COLLIO_OK) {
+        p->own_opt = collio__option_base(&s->section);
+        p->own_stat = collio__stat_base(&s->section);
+        if (s->check != NULL)
+            rc = s->check(p);
+    }
     return collio__agree(comm, rc);
 }
 
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
-                       const collio_plan_options *opts, collio_plan **out)
+                       const collio_hints *hints, collio_plan **out)
 {
     collio__error_begin();
     if (out != NULL)
@@ -132,24 +135,19 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
         collio__error_set(COLLIO_ERR_ARG, "collio_plan_create: comm is MPI_COMM_NULL");
         return COLLIO_ERR_ARG;
     }
-    collio_plan_options o;
-    collio_plan_options_init(&o);
-    if (opts != NULL)
-        o = *opts;
-
-    rc = check_args(comm, layout, strategy, &o, out);
-    if (rc != COLLIO_OK)
-        return rc;
-
-    collio__plan_options_detach(&o);
     collio_plan *p = calloc(1, sizeof *p);
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;
-        p->opts = o;
+        p->statv = calloc((size_t)collio__nstats_all() + 1, sizeof *p->statv);
+        rc = p->statv != NULL ? collio__optvals_resolve(hints, &p->opts) : COLLIO_ERR_NOMEM;
+    } else {
+        rc = COLLIO_ERR_NOMEM;
     }
-    rc = collio__agree(comm, p != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM);
+    if (rc == COLLIO_ERR_NOMEM)
+        collio__error_set(rc, "collio_plan_create: no memory");
+    rc = check_args(comm, layout, strategy, p, rc, out);
     if (rc != COLLIO_OK) {
-        free(p);
+        plan_destroy(p);
         return rc;
     }
     if (MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
@@ -187,7 +185,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     if (p->layout->owned != NULL) {
         collio_layout *user = p->layout;
         p->layout = NULL;
-        rc = collio__repl_plan(p, user, strategy);
+        rc = collio__repl_plan(p, user, collio__strategy_find(strategy));
         if (rc != COLLIO_OK) {
             plan_destroy(p);
             return rc;
@@ -205,45 +203,27 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     return COLLIO_OK;
 }
 
-/* Zeroes the generic fields that describe one execution (collio.h,
- * collio_stats), by name; everything else describes the plan and stays:
- * inspect_s, plan_bytes, nnodes and the nested structs (a strategy resets
- * the execution fields of its own struct itself), but for the replicas'
- * fill_bytes, which is counted by plan.c's own replica fill. A new
- * execution field is one more line here; a new nested struct none. */
-static void reset_exec_stats(collio_stats *s)
+/* Collective: the strategy's part of one execution -- p->scratch for its
+ * duration, its write or read, the agreement, the file failed after a
+ * failure. collio_write / collio_read and collio__plan_exec end here. */
+static int run_strategy(collio_plan *p, collio_file *f, char *stream, int writing,
+                        int scratch)
 {
-    s->exchange_s = 0;
-    s->copy_s = 0;
-    s->file_s = 0;
-    s->total_s = 0;
-    s->bytes_sent = 0;
-    s->messages = 0;
-    s->file_requests = 0;
-    s->file_bytes = 0;
-    s->nphases = 0;
-    memset(s->phase_s, 0, sizeof s->phase_s);
-    memset(s->phase_bytes, 0, sizeof s->phase_bytes);
-    memset(s->phase_tuples, 0, sizeof s->phase_tuples);
-    memset(s->phase_messages, 0, sizeof s->phase_messages);
-    s->work_bytes = 0;
-    s->nrounds = 0;
-    s->messages_offnode = 0;
-    s->bytes_offnode = 0;
-    s->replicas.fill_bytes = 0;
-}
-
-int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
-                      int scratch)
-{
-    double t0 = collio__now();
-    reset_exec_stats(&p->stats);
     p->scratch = scratch ? stream : NULL;
     int rc = writing ? p->strategy->write(p, f, stream) : p->strategy->read(p, f, stream);
     p->scratch = NULL;
     rc = collio__agree(p->comm, rc);
     if (rc != COLLIO_OK)
         collio__file_mark_failed(f);
+    return rc;
+}
+
+int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
+                      int scratch)
+{
+    double t0 = collio__now();
+    collio__stats_reset(p);
+    int rc = run_strategy(p, f, stream, writing, scratch);
     p->stats.total_s = collio__now() - t0;
     return rc;
 }
@@ -421,7 +401,7 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
     if (rc != COLLIO_OK)
         return exec_end(f, rc);
     double t0 = collio__now();
-    reset_exec_stats(&plan->stats);
+    collio__stats_reset(plan);
     rc = check_exec(plan, f, buf, buf_bytes, 1);
     streams s = {0};
     if (rc == COLLIO_OK)
@@ -432,10 +412,8 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
     if (rc == COLLIO_OK) {
         /* the user's packed buffer is scratch only if the user said so */
         int ours = s.own_strat || s.own_user;
-        plan->scratch = ours ? s.strat : plan->opts.destroy_input ? s.strat : NULL;
-        rc = plan->strategy->write(plan, f, s.strat);
-        plan->scratch = NULL;
-        rc = collio__agree(plan->comm, rc);
+        rc = run_strategy(plan, f, s.strat, 1,
+                          ours || collio__plan_opt(plan, COLLIO__PLAN_DESTROY_INPUT));
     }
     streams_free(&s);
     plan->stats.total_s = collio__now() - t0;
@@ -448,7 +426,7 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
     if (rc != COLLIO_OK)
         return exec_end(f, rc);
     double t0 = collio__now();
-    reset_exec_stats(&plan->stats);
+    collio__stats_reset(plan);
     rc = check_exec(plan, f, buf, buf_bytes, 0);
     if (rc == COLLIO_OK)
         rc = check_size(plan, f);
@@ -457,10 +435,7 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
         rc = streams_alloc(plan, buf, &s);
     rc = collio__agree_same(plan->comm, rc, f != NULL ? f->id : -1, "the file");
     if (rc == COLLIO_OK) {
-        plan->scratch = s.strat; /* output: ours until return */
-        rc = plan->strategy->read(plan, f, s.strat);
-        plan->scratch = NULL;
-        rc = collio__agree(plan->comm, rc);
+        rc = run_strategy(plan, f, s.strat, 0, 1); /* output: ours until return */
         if (rc == COLLIO_OK && plan->repl != NULL)
             rc = collio__repl_fill(plan, s.strat, s.user); /* collective */
         if (rc == COLLIO_OK && s.own_user) {
@@ -478,15 +453,30 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
 
 int collio_plan_stats(const collio_plan *plan, collio_stats *out)
 {
-    if (plan == NULL || out == NULL)
+    collio__error_begin();
+    if (plan == NULL || out == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_plan_stats: %s is NULL",
+                          plan == NULL ? "the plan" : "out");
         return COLLIO_ERR_ARG;
+    }
     *out = plan->stats;
     return COLLIO_OK;
 }
 
+int collio_plan_hints(const collio_plan *plan, collio_hints **out)
+{
+    collio__error_begin();
+    if (plan == NULL || out == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_plan_hints: %s is NULL",
+                          plan == NULL ? "the plan" : "out");
+        return COLLIO_ERR_ARG;
+    }
+    return collio__optvals_to_hints(&plan->opts, out);
+}
+
 const char *collio_plan_strategy(const collio_plan *plan)
 {
-    return plan != NULL && plan->strategy != NULL ? plan->strategy->name : NULL;
+    return plan != NULL && plan->strategy != NULL ? plan->strategy->section.name : NULL;
 }
 
 void collio_plan_free(collio_plan **plan)

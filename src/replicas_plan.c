@@ -16,7 +16,65 @@
  */
 #include "collio_internal.h"
 
+#include <stdint.h>
 #include <string.h>
+
+/* The section "replicas": its options (hints "replicas.NAME") and its
+ * stats (collio_plan_stat "replicas.NAME"; seed 003 section 6.2: an
+ * interval is a run of consecutive elements written by one rank). All
+ * zero on plans of other layouts. */
+enum { OPT_POLICY, OPT_SEED };
+static const collio__option repl_options[] = {
+    [OPT_POLICY] = {"policy", COLLIO__OPT_NAME, COLLIO_REPLICAS_AUTO, 0,
+                    COLLIO_REPLICAS__COUNT - 1, collio__replicas_names, NULL,
+                    "which holder of a replicated element writes it (docs/replicas.md)"},
+    [OPT_SEED] = {"seed", COLLIO__OPT_U64, 0, 0, 0, NULL, NULL, "the random policy's seed"},
+};
+enum {
+    ST_POLICY,
+    ST_HELD,
+    ST_WRITTEN,
+    ST_INTERVALS,
+    ST_INTERVALS_PER_RANK,
+    ST_AVG_INTERVAL,
+    ST_REPLICATED_PCT,
+    ST_LB_PCT,
+    ST_CLASSIFY_S,
+    ST_SCHEDULE_S,
+    ST_FILL_BYTES,
+    NSTATS
+};
+static const collio__stat repl_stats[NSTATS] = {
+    [ST_POLICY] = {"policy", 0, 0, "the collio_replicas that ran (auto resolved)"},
+    [ST_HELD] = {"held", 0, 0, "elements this rank holds, replicas included"},
+    [ST_WRITTEN] = {"written", 0, 0, "elements this rank writes"},
+    [ST_INTERVALS] = {"intervals", 0, 0, "intervals this rank writes"},
+    [ST_INTERVALS_PER_RANK] = {"intervals_per_rank", 0, 0, "intervals of all ranks / P"},
+    [ST_AVG_INTERVAL] = {"avg_interval", 0, 0, "nglobal / intervals of all ranks"},
+    [ST_REPLICATED_PCT] = {"replicated_pct", 0, 0,
+                           "elements held by more than one rank, %"},
+    [ST_LB_PCT] = {"lb_pct", 0, 0,
+                   "load balance: (max - min) / avg of the elements written per rank, %"},
+    [ST_CLASSIFY_S] = {"classify_s", 0, 0,
+                       "inspector: node classification (holders of each element)"},
+    [ST_SCHEDULE_S] = {"schedule_s", 0, 0,
+                       "inspector: the writer choice, its answer, the read's fill plan"},
+    [ST_FILL_BYTES] = {"fill_bytes", 1, 1,
+                       "last read: bytes this rank sent to fill the replicas it does not "
+                       "write"},
+};
+const collio__section collio__replicas_section = {"replicas", repl_options, 2, repl_stats,
+                                                  NSTATS};
+
+static int64_t ropt(const collio_plan *p, int i)
+{
+    return p->opts.v[collio__option_base(&collio__replicas_section) + i];
+}
+
+static double *rstat(collio_plan *p, int i)
+{
+    return &p->statv[collio__stat_base(&collio__replicas_section) + i];
+}
 
 struct collio__repl {
     collio_layout *user; /* the replicated layout (the plan's copy) */
@@ -204,12 +262,11 @@ static int fill_plan(collio_plan *p, collio__repl *r, const int32_t *wr,
 static int plan_stats(collio_plan *p, const collio__repl_dom *d, const int32_t *writer,
                       int32_t prev, int64_t nw)
 {
-    collio_replica_stats *s = &p->stats.replicas;
     collio__repl *r = p->repl;
     int P = p->nranks;
-    int64_t n = d->hi - d->lo;
-    s->held = r->user->nlocal;
-    s->written = nw;
+    int64_t n = d->hi - d->lo, intervals = 0;
+    *rstat(p, ST_HELD) = (double)r->user->nlocal;
+    *rstat(p, ST_WRITTEN) = (double)nw;
     int64_t *starts = calloc((size_t)P, sizeof *starts);
     int64_t *all = malloc((size_t)P * 4 * sizeof *all);
     int rc = collio__agree(p->comm, starts && all ? COLLIO_OK : COLLIO_ERR_NOMEM);
@@ -218,12 +275,12 @@ static int plan_stats(collio_plan *p, const collio__repl_dom *d, const int32_t *
             starts[writer[j]] += writer[j] != prev;
             prev = writer[j];
         }
-        if (MPI_Reduce_scatter_block(starts, &s->intervals, 1, MPI_INT64_T, MPI_SUM,
-                                     p->comm)
+        if (MPI_Reduce_scatter_block(starts, &intervals, 1, MPI_INT64_T, MPI_SUM, p->comm)
             != MPI_SUCCESS)
             rc = COLLIO_ERR_MPI;
     }
-    int64_t mine[4] = {s->intervals, nw, d->nreplicated, r->nrecv};
+    *rstat(p, ST_INTERVALS) = (double)intervals;
+    int64_t mine[4] = {intervals, nw, d->nreplicated, r->nrecv};
     if (rc == COLLIO_OK
         && MPI_Allgather(mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, p->comm)
                != MPI_SUCCESS)
@@ -237,11 +294,11 @@ static int plan_stats(collio_plan *p, const collio__repl_dom *d, const int32_t *
             mx = all[4 * q + 1] > mx ? all[4 * q + 1] : mx;
         }
         int64_t ng = p->layout->nglobal;
-        s->intervals_per_rank = (double)sum[0] / P;
-        s->avg_interval = sum[0] > 0 ? (double)ng / (double)sum[0] : 0;
-        s->replicated_pct = ng > 0 ? 100.0 * (double)sum[2] / (double)ng : 0;
+        *rstat(p, ST_INTERVALS_PER_RANK) = (double)sum[0] / P;
+        *rstat(p, ST_AVG_INTERVAL) = sum[0] > 0 ? (double)ng / (double)sum[0] : 0;
+        *rstat(p, ST_REPLICATED_PCT) = ng > 0 ? 100.0 * (double)sum[2] / (double)ng : 0;
         double avg = (double)sum[1] / P;
-        s->lb_pct = avg > 0 ? 100.0 * (double)(mx - mn) / avg : 0;
+        *rstat(p, ST_LB_PCT) = avg > 0 ? 100.0 * (double)(mx - mn) / avg : 0;
         r->any_fill = sum[3] > 0;
     }
     free(starts);
@@ -249,7 +306,7 @@ static int plan_stats(collio_plan *p, const collio__repl_dom *d, const int32_t *
     return collio__agree(p->comm, rc);
 }
 
-int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
+int collio__repl_plan(collio_plan *p, collio_layout *user, const collio__strategy *strategy)
 {
     collio__repl *r = calloc(1, sizeof *r);
     int rc = collio__agree(p->comm, r ? COLLIO_OK : COLLIO_ERR_NOMEM);
@@ -260,17 +317,15 @@ int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
     r->user = user;
     r->elem = MPI_DATATYPE_NULL;
     p->repl = r;
-    collio_replica_stats *s = &p->stats.replicas;
-    int policy = p->opts.replicas.policy;
-    if (policy == COLLIO_REPLICAS_AUTO)
-        policy = strcmp(strategy, "multiphase") == 0 ? COLLIO_REPLICAS_DOMAIN
-                                                     : COLLIO_REPLICAS_IDG;
-    s->policy = policy;
+    int policy = (int)ropt(p, OPT_POLICY);
+    if (policy == COLLIO_REPLICAS_AUTO) /* what the strategy prefers, else IDG */
+        policy = strategy->replicas_auto ? strategy->replicas_auto : COLLIO_REPLICAS_IDG;
+    *rstat(p, ST_POLICY) = policy;
 
     double t0 = collio__now();
     collio__repl_dom d;
     rc = collio__repl_classify(p->comm, user, &d);
-    s->classify_s = collio__now() - t0;
+    *rstat(p, ST_CLASSIFY_S) = collio__now() - t0;
     if (rc != COLLIO_OK)
         return rc;
 
@@ -286,8 +341,8 @@ int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
     rc = collio__agree(p->comm,
                        writer && ans && wmap && wr && idx ? COLLIO_OK : COLLIO_ERR_NOMEM);
     if (rc == COLLIO_OK)
-        rc = collio__repl_schedule(p->comm, &d, user->nglobal, policy,
-                                   p->opts.replicas.seed, writer, &prev);
+        rc = collio__repl_schedule(p->comm, &d, user->nglobal, policy, (uint64_t)ropt(p, OPT_SEED),
+                                   strategy->rank_domain, writer, &prev);
     if (rc == COLLIO_OK) {
         /* an unreplicated element is its owner's to write, at its own
          * position; the holders of replicated ones are told */
@@ -308,7 +363,7 @@ int collio__repl_plan(collio_plan *p, collio_layout *user, const char *strategy)
             rc = writer_layout(p, r, idx, wr, &p->layout, wmap, &nw);
         rc = fill_plan(p, r, wr, ans, wmap, nw, rc);
     }
-    s->schedule_s = collio__now() - t0;
+    *rstat(p, ST_SCHEDULE_S) = collio__now() - t0;
     if (rc == COLLIO_OK)
         rc = plan_stats(p, &d, writer, prev, nw);
     collio__repl_dom_free(&d);
@@ -357,7 +412,7 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
             memcpy(user_stream + (size_t)r->recv_pos[k] * es, rbuf + (size_t)k * es, es);
     free(sbuf);
     free(rbuf);
-    p->stats.replicas.fill_bytes = r->nsend * (int64_t)es;
+    *rstat(p, ST_FILL_BYTES) = (double)(r->nsend * (int64_t)es);
     for (int q = 0; q < p->nranks; q++) { /* the Alltoallv's point-to-point part */
         if (q != p->rank && r->scount[q] > 0)
             collio__count_p2p(p, q, r->scount[q] * (int64_t)es);

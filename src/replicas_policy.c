@@ -29,6 +29,7 @@ typedef struct ctx {
     int nranks;
     uint64_t seed;
     int32_t next_owner; /* owner of the element after the domain, or -1 */
+    int (*rank_domain)(int nranks, int rank); /* the strategy's, or NULL */
 } ctx;
 
 /* Holders of element lo + j: the owner, and the others in increasing
@@ -95,15 +96,17 @@ static int32_t choose_first(const ctx *c, int64_t j, int32_t prev)
     return holder_at(c, j, 0);
 }
 
-/* The rank whose multiphase file domain (after all phases) holds the
+/* The rank whose file domain under the plan's strategy holds the
  * element, if it holds a copy: the element then stays where it is. */
 static int32_t choose_domain(const ctx *c, int64_t j, int32_t prev)
 {
     (void)prev;
     int dom = collio__domain_of(c->nglobal, c->nranks, c->d->lo + j);
-    for (int64_t k = c->d->hstart[j]; k < c->d->hstart[j + 1]; k++)
-        if (collio__mp_domain_of_rank(c->nranks, c->d->holder[k]) == dom)
+    for (int64_t k = c->d->hstart[j]; k < c->d->hstart[j + 1]; k++) {
+        int r = c->d->holder[k];
+        if ((c->rank_domain != NULL ? c->rank_domain(c->nranks, r) : r) == dom)
             return c->d->holder[k];
+    }
     return c->d->owner[j]; /* (also when the owner's domain holds it) */
 }
 
@@ -122,6 +125,10 @@ static const policy policies[COLLIO_REPLICAS__COUNT] = {
     [COLLIO_REPLICAS_FIRST] = {"first", 0, choose_first},
     [COLLIO_REPLICAS_DOMAIN] = {"domain", 0, choose_domain},
 };
+
+const char *const collio__replicas_names[COLLIO_REPLICAS__COUNT] = {
+    "auto", "owner", "idg", "random", "first", "domain"};
+_Static_assert(COLLIO_REPLICAS__COUNT == 6, "a name for every policy");
 
 const char *collio_replicas_name(int p)
 {
@@ -238,11 +245,12 @@ static int chained_schedule(MPI_Comm comm, const ctx *c, const policy *pol,
 }
 
 int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglobal,
-                          int p, uint64_t seed, int32_t *writer, int32_t *prev_writer)
+                          int p, uint64_t seed, int (*rank_domain)(int nranks, int rank),
+                          int32_t *writer, int32_t *prev_writer)
 {
     if (p <= COLLIO_REPLICAS_AUTO || p >= COLLIO_REPLICAS__COUNT)
         return collio__agree(comm, COLLIO_ERR_ARG);
-    ctx c = {d, nglobal, 0, seed, -1};
+    ctx c = {d, nglobal, 0, seed, -1, rank_domain};
     MPI_Comm_size(comm, &c.nranks);
     const policy *pol = &policies[p];
     int64_t n = d->hi - d->lo;

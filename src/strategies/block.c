@@ -81,7 +81,7 @@ static void block_free(collio_plan *p)
 }
 
 const collio__strategy collio__strategy_block = {
-    .name = "block",
+    .section = {"block", NULL, 0, NULL, 0},
     .summary = "reference: each rank writes its data contiguously in rank "
                "order (not canonical order; the physical limit)",
     .canonical = 0,

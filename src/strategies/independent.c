@@ -10,7 +10,7 @@
  * plan keeps only the segments. Executor: walk the extents in file order;
  * a run of extents that is contiguous in the FILE but scattered in the
  * stream becomes one vectored request (pwritev/preadv through
- * collio__file_writev_at) of at most opts.independent.max_iov pieces; every other
+ * collio__file_writev_at) of at most hint independent.max_iov pieces; every other
  * extent is one pwrite/pread.
  *
  * Cost per execution on a rank: 0 messages, 0 bytes moved between ranks;
@@ -33,16 +33,12 @@ typedef struct indep_plan {
     int64_t max_iov;   /* entries of iov */
 } indep_plan;
 
-/* The strategy's own options (collio__strategy.check). */
-static int indep_check(collio_plan_options *o)
-{
-    if (o->independent.max_iov < 1) {
-        collio__error_set(COLLIO_ERR_ARG, "plan option independent.max_iov is %lld, < 1",
-                          (long long)o->independent.max_iov);
-        return COLLIO_ERR_ARG;
-    }
-    return COLLIO_OK;
-}
+/* The strategy's options (hints "independent.NAME"). */
+enum { OPT_MAX_IOV };
+static const collio__option indep_options[] = {
+    [OPT_MAX_IOV] = {"max_iov", COLLIO__OPT_INT, 1024, 1, INT64_MAX, NULL, NULL,
+                     "file requests (pieces) per vectored batch"},
+};
 
 static int indep_plan_create(collio_plan *p)
 {
@@ -63,8 +59,8 @@ static int indep_plan_create(collio_plan *p)
         ip->nexts = collio__exts_coalesce(ip->exts, ip->nexts);
         nblocks = ip->nexts;
     }
-    ip->max_iov =
-        p->opts.independent.max_iov < nblocks ? p->opts.independent.max_iov : nblocks;
+    int64_t max_iov = collio__opt(p, OPT_MAX_IOV);
+    ip->max_iov = max_iov < nblocks ? max_iov : nblocks;
     if (ip->max_iov > INT_MAX)
         ip->max_iov = INT_MAX; /* pwritev counts pieces in an int */
     if (ip->max_iov < 1)
@@ -185,11 +181,10 @@ static void indep_free(collio_plan *p)
 }
 
 const collio__strategy collio__strategy_independent = {
-    .name = "independent",
+    .section = {"independent", indep_options, 1, NULL, 0},
     .summary = "list I/O: each rank writes its own coalesced extents "
                "(vectored, batched), no communication",
     .canonical = 1,
-    .check = indep_check,
     .plan = indep_plan_create,
     .write = indep_write,
     .read = indep_read,

@@ -98,14 +98,14 @@ static int mp_plan(collio_plan *p)
     p->impl = mp;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
-    int scratch = p->opts.destroy_input || l->mem_kind != COLLIO__MEM_PACKED;
+    int scratch = collio__plan_opt(p, COLLIO__PLAN_DESTROY_INPUT) || l->mem_kind != COLLIO__MEM_PACKED;
     if (MPI_Allreduce(&scratch, &mp->scratch_all, 1, MPI_INT, MPI_MIN, p->comm)
         != MPI_SUCCESS)
         return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
      * decides it, not the user), so ask-for-more means all: stats.nphases
      * tells what ran. The strategy's check already rejected negative values. */
-    int k = p->opts.multiphase.phases;
+    int k = collio__opt(p, MP_OPT_PHASES);
     if (k == 0 || k > mp->allphases)
         k = mp->allphases;
     if (k < 0)
@@ -117,7 +117,7 @@ static int mp_plan(collio_plan *p)
     if (t == NULL)
         return rc; /* the same on every rank */
     mp->transport = t;
-    p->stats.multiphase.exchange = t->exchange;
+    collio__stat_set(p, MP_STAT_EXCHANGE, t->exchange);
     return t->build(p, mp);
 }
 
@@ -148,7 +148,7 @@ static void mp_free(collio_plan *p)
 }
 
 const collio__strategy collio__strategy_multiphase = {
-    .name = "multiphase",
+    .section = {"multiphase", collio__mp_options, MP_NOPTIONS, collio__mp_stats, MP_NSTATS},
     .summary = "pairwise hypercube exchange phases (inspector/executor), "
                "then one contiguous write per rank (seeds 001, 004)",
     .canonical = 1,
@@ -156,5 +156,6 @@ const collio__strategy collio__strategy_multiphase = {
     .write = mp_write,
     .read = mp_read,
     .free = mp_free,
-    .check = collio__mp_check_options,
+    .replicas_auto = COLLIO_REPLICAS_DOMAIN,
+    .rank_domain = collio__mp_domain_of_rank,
 };

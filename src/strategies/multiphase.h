@@ -40,8 +40,10 @@ typedef struct collio__mp_step {
 
 /* Phases of a full schedule: ceil(log2 nranks). */
 int collio__mp_nphases(int nranks);
-/* (collio__mp_domain_of_rank, the domain a rank holds after all phases, is
- * declared in collio_internal.h: the replica policies use it too.) */
+/* The domain a rank holds after all phases of the hypercube schedule (bit
+ * reversal for P = 2^n; multiphase_schedule.c). Also the strategy's
+ * rank_domain hook, which the DOMAIN replica policy follows. */
+int collio__mp_domain_of_rank(int nranks, int rank);
 void collio__mp_step_of(int nranks, int64_t nglobal, int rank, int ph,
                         collio__mp_step *st);
 
@@ -216,7 +218,7 @@ struct collio__mp_plan {
     collio__mp_shm shm;           /* the shm transport */
     struct collio__mp_node *node; /* the node transports (multiphase_node.h) */
     char *held[2];                /* the work buffers kept between executions
-                                     (opts.multiphase.keep_buffers; NULL until first used) */
+                                     (hint plan.keep_buffers; NULL until first used) */
     size_t held_bytes[2];
 };
 
@@ -452,10 +454,19 @@ int collio__mp_relay_barrier(collio_plan *p, collio__mp_relay *r);
 int collio__mp_relay_write(collio_plan *p, const collio__mp_direct *d, collio__mp_shm *s,
                            collio_file *f, const char *stream, double *t_file);
 
-/* ---- options (multiphase_options.c) */
-
-/* collio__strategy.check: the ranges of opts.multiphase (collio.h);
- * COLLIO_OK or COLLIO_ERR_ARG (recorded). Local. */
-int collio__mp_check_options(collio_plan_options *o);
+/* ---- options and stats (multiphase_options.c): the section's tables,
+ * indexed by these (collio__opt(p, MP_OPT_*), collio__stat_set(p,
+ * MP_STAT_*, ...)). */
+enum { MP_OPT_PHASES, MP_OPT_WRITE_ROUNDS, MP_OPT_EXCHANGE, MP_OPT_SHARED_MEMORY, MP_NOPTIONS };
+enum {
+    MP_STAT_EXCHANGE,
+    MP_STAT_SHARED_MEMORY,
+    MP_STAT_SHM_FALLBACK,
+    MP_STAT_NET_BW,
+    MP_STAT_MEM_BW,
+    MP_NSTATS
+};
+extern const collio__option collio__mp_options[MP_NOPTIONS];
+extern const collio__stat collio__mp_stats[MP_NSTATS];
 
 #endif /* COLLIO_MULTIPHASE_H */

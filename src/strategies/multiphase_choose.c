@@ -127,8 +127,8 @@ static int node_wanted(collio_plan *p, int *x)
         return rc;
     if (MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS)
         return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
-    p->stats.multiphase.net_bw = net;
-    p->stats.multiphase.mem_bw = mem;
+    collio__stat_set(p, MP_STAT_NET_BW, net);
+    collio__stat_set(p, MP_STAT_MEM_BW, mem);
     *x = COLLIO_EXCHANGE_DIRECT;
     if (mem < NODE_NETWORK_BOUND_RATIO * net && direct_ranks(p->nranks))
         return COLLIO_OK;
@@ -170,8 +170,8 @@ static int shm_fits(uint64_t bytes)
  * window; sets stats.multiphase.shm_fallback. */
 static int shm_wanted(collio_plan *p)
 {
-    p->stats.multiphase.shm_fallback = 0;
-    if (!p->opts.multiphase.shared_memory)
+    collio__stat_set(p, MP_STAT_SHM_FALLBACK, 0);
+    if (!collio__opt(p, MP_OPT_SHARED_MEMORY))
         return 0;
     MPI_Comm node;
     int local = 0;
@@ -189,7 +189,7 @@ static int shm_wanted(collio_plan *p)
     int v[2] = {local == p->nranks, shm_fits(bytes)}, all[2] = {0, 0};
     MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, p->comm);
     /* one node but no room: messages, and the stats say why */
-    p->stats.multiphase.shm_fallback = all[0] && !all[1];
+    collio__stat_set(p, MP_STAT_SHM_FALLBACK, all[0] && !all[1]);
     return all[0] && all[1];
 }
 
@@ -219,7 +219,7 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
                                               int *rc)
 {
     const int all = mp->nphases == mp->allphases;
-    int x = p->opts.multiphase.exchange;
+    int x = collio__opt(p, MP_OPT_EXCHANGE);
     *rc = COLLIO_OK;
     mp->last_direct = 0;
     mp->pull_rounds = 0;
@@ -231,7 +231,7 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
     }
     /* direct and node = all phases merged: only meaningful with all of them */
     if (x != COLLIO_EXCHANGE_AUTO && x != COLLIO_EXCHANGE_HYPERCUBE
-        && p->opts.multiphase.phases != 0 && !all) {
+        && collio__opt(p, MP_OPT_PHASES) != 0 && !all) {
         *rc = COLLIO_ERR_ARG;
         return NULL;
     }
@@ -249,7 +249,7 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
                                              : COLLIO_EXCHANGE_HYPERCUBE;
     if (x == COLLIO_EXCHANGE_HYPERCUBE) {
         /* the last round of a write in rounds has no slots, so no spill */
-        mp->last_direct = p->opts.multiphase.exchange == COLLIO_EXCHANGE_AUTO
+        mp->last_direct = collio__opt(p, MP_OPT_EXCHANGE) == COLLIO_EXCHANGE_AUTO
                           && direct_ranks(p->nranks);
         return by_exchange[x];
     }

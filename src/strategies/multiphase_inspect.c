@@ -293,7 +293,7 @@ static int agree_and_choose(collio_plan *p, collio__mp_plan *mp, int rc)
     if (MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     rc = (int)most[0];
-    if (rc == COLLIO_OK && mp->nrounds > 0 && p->opts.multiphase.write_rounds == 0
+    if (rc == COLLIO_OK && mp->nrounds > 0 && collio__opt(p, MP_OPT_WRITE_ROUNDS) == 0
         && most[1] >= most[2])
         collio__mp_drop_rounds(mp);
     return rc;
@@ -312,11 +312,11 @@ void collio__mp_pass_init(collio__mp_pass *ps)
 static int rounds_setup(collio_plan *p, collio__mp_plan *mp, int64_t fsize)
 {
     const collio_layout *l = p->layout;
-    if (mp->nphases != mp->allphases || mp->allphases == 0 || p->opts.destroy_input
-        || p->opts.multiphase.write_rounds < 0)
+    if (mp->nphases != mp->allphases || mp->allphases == 0 || collio__plan_opt(p, COLLIO__PLAN_DESTROY_INPUT)
+        || collio__opt(p, MP_OPT_WRITE_ROUNDS) < 0)
         return COLLIO_OK;
     int n = collio__mp_round_count(l->nglobal / p->nranks, l->esize,
-                                   p->opts.multiphase.write_rounds);
+                                   collio__opt(p, MP_OPT_WRITE_ROUNDS));
     if (n == 0)
         return COLLIO_OK;
     mp->rounds = calloc((size_t)n, sizeof *mp->rounds);

@@ -114,7 +114,7 @@ void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w)
 {
     collio__mp_plan *mp = p->impl;
     for (int s = 0; s < 2; s++) {
-        if (w->owned[s] && p->opts.multiphase.keep_buffers) {
+        if (w->owned[s] && collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS)) {
             mp->held[s] = w->buf[s];
             mp->held_bytes[s] = w->bytes[s];
         } else if (w->owned[s]) {

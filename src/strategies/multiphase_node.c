@@ -412,7 +412,7 @@ static int64_t node_bytes(const collio__mp_node *nd)
 
 static int build_kind(collio_plan *p, collio__mp_plan *mp, int x)
 {
-    p->stats.multiphase.shared_memory = 0;
+    collio__stat_set(p, MP_STAT_SHARED_MEMORY, 0);
     int rc = collio__mp_node_build(p, x, &mp->node); /* agreed */
     if (rc == COLLIO_OK) {
         p->stats.nphases = mp->node->nsteps;

@@ -1,33 +1,63 @@
 /*
- * multiphase_options.c -- the multiphase strategy's own plan options
- * (collio_plan_options.multiphase): their documented ranges, checked at
- * plan creation (collio__strategy.check) when multiphase runs, as the
- * plan's strategy or as subgroup's inner one. What depends on the rank
- * count (exchange DIRECT with fewer than all phases) or is not built yet
- * (the node-aware exchanges) is rejected by mp_plan (multiphase.c).
+ * multiphase_options.c -- the multiphase strategy's section of the
+ * catalogue: its options (hints "multiphase.NAME") and its statistics
+ * (collio_plan_stat "multiphase.NAME"), and the names of its exchanges.
+ * The ranges are the tables'; what depends on the rank count (an exchange
+ * that needs all phases, with fewer asked for) is rejected by the chooser
+ * (multiphase_choose.c), whose thresholds docs/multiphase.md describes.
  */
 #include "multiphase.h"
 
-/* Records a bad value of field `name` and returns COLLIO_ERR_ARG. */
-static int bad(const char *name, int value, const char *want)
+#include <string.h>
+
+static const char *const exchange_names[COLLIO_EXCHANGE__COUNT] = {
+    [COLLIO_EXCHANGE_AUTO] = "auto",
+    [COLLIO_EXCHANGE_HYPERCUBE] = "hypercube",
+    [COLLIO_EXCHANGE_DIRECT] = "direct",
+    [COLLIO_EXCHANGE_NODE_DIRECT] = "node-direct",
+    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = "node-hypercube",
+};
+
+const char *collio_exchange_name(int x)
 {
-    collio__error_set(COLLIO_ERR_ARG, "plan option multiphase.%s is %d, %s", name, value,
-                      want);
-    return COLLIO_ERR_ARG;
+    return x >= 0 && x < COLLIO_EXCHANGE__COUNT ? exchange_names[x] : NULL;
 }
 
-int collio__mp_check_options(collio_plan_options *o)
+int collio_exchange_from_name(const char *name)
 {
-    const collio_multiphase_options *m = &o->multiphase;
-    if (m->phases < 0 || m->phases > COLLIO_MAX_PHASES)
-        return bad("phases", m->phases, "not in [0, COLLIO_MAX_PHASES]");
-    if (m->keep_buffers != 0 && m->keep_buffers != 1)
-        return bad("keep_buffers", m->keep_buffers, "not 0 or 1");
-    if (m->write_rounds < -1 || m->write_rounds > 62)
-        return bad("write_rounds", m->write_rounds, "not in [-1, 62]");
-    if (m->exchange < COLLIO_EXCHANGE_AUTO || m->exchange >= COLLIO_EXCHANGE__COUNT)
-        return bad("exchange", m->exchange, "not a collio_exchange");
-    if (m->shared_memory != 0 && m->shared_memory != 1)
-        return bad("shared_memory", m->shared_memory, "not 0 or 1");
-    return COLLIO_OK;
+    for (int x = 0; name != NULL && x < COLLIO_EXCHANGE__COUNT; x++)
+        if (strcmp(exchange_names[x], name) == 0)
+            return x;
+    return -1;
 }
+
+const collio__option collio__mp_options[MP_NOPTIONS] = {
+    [MP_OPT_PHASES] = {"phases", COLLIO__OPT_INT, 0, 0, COLLIO_MAX_PHASES, NULL, NULL,
+                       "exchange phases: 0 = all (ceil(log2 P)), k = stop after k "
+                       "(the hypercube)"},
+    [MP_OPT_WRITE_ROUNDS] = {"write_rounds", COLLIO__OPT_INT, 0, -1, 62, NULL, NULL,
+                             "writes that keep the buffer move the data in r + 1 rounds "
+                             "inside the final buffer: 0 = automatic, -1 = one pass"},
+    [MP_OPT_EXCHANGE] = {"exchange", COLLIO__OPT_NAME, COLLIO_EXCHANGE_AUTO, 0,
+                         COLLIO_EXCHANGE__COUNT - 1, exchange_names, NULL,
+                         "the transport: auto chooses by the layout and the link "
+                         "(docs/multiphase.md)"},
+    [MP_OPT_SHARED_MEMORY] = {"shared_memory", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+                              "on one node the direct exchange copies through an MPI-3 "
+                              "shared-memory window"},
+};
+
+const collio__stat collio__mp_stats[MP_NSTATS] = {
+    [MP_STAT_EXCHANGE] = {"exchange", 0, 0,
+                          "the collio_exchange the plan uses (what auto chose)"},
+    [MP_STAT_SHARED_MEMORY] = {"shared_memory", 0, 0,
+                               "1 if the direct exchange copies through a shared-memory "
+                               "window"},
+    [MP_STAT_SHM_FALLBACK] = {"shm_fallback", 0, 0,
+                              "1 if /dev/shm (or the file size limit) had no room for the "
+                              "window: messages instead"},
+    [MP_STAT_NET_BW] = {"net_bw", 0, 0,
+                        "across nodes: the measured link rate, bytes/s, the choice compared"},
+    [MP_STAT_MEM_BW] = {"mem_bw", 0, 0,
+                        "across nodes: the measured memory copy rate, bytes/s"},
+};

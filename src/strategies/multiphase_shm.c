@@ -93,14 +93,14 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
     else
         p->stats.work_bytes += (int64_t)s->bytes;
     p->stats.nphases = 1;
-    p->stats.multiphase.shared_memory = 1;
+    collio__stat_set(p, MP_STAT_SHARED_MEMORY, 1);
     return rc;
 }
 
 /* End of a call: the plan keeps the window, or frees it (collective). */
 static void shm_done(collio_plan *p, collio__mp_shm *s)
 {
-    if (!p->opts.multiphase.keep_buffers)
+    if (!collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS))
         shm_free(s);
 }
 

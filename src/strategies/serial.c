@@ -2,7 +2,7 @@
  * serial.c -- "serial": rank 0 does all file access, in bounded windows.
  *
  * Algorithm. The file [0, nglobal) is cut into windows of W elements,
- * W = max(1, opts.serial.chunk_bytes / esize); window w covers [w*W, min((w+1)*W,
+ * W = max(1, hint serial.chunk_bytes / esize); window w covers [w*W, min((w+1)*W,
  * nglobal)). Inspector (once per plan): every rank cuts its strided
  * segments at window boundaries into "pieces" (collio__seg_clip), grouped
  * by window; rank 0 gathers every rank's segments once and builds the same
@@ -221,16 +221,12 @@ static void serial_free(collio_plan *p)
     p->impl = NULL;
 }
 
-/* The strategy's own options (collio__strategy.check). */
-static int serial_check(collio_plan_options *o)
-{
-    if (o->serial.chunk_bytes < 1) {
-        collio__error_set(COLLIO_ERR_ARG, "plan option serial.chunk_bytes is %lld, < 1",
-                          (long long)o->serial.chunk_bytes);
-        return COLLIO_ERR_ARG;
-    }
-    return COLLIO_OK;
-}
+/* The strategy's options (hints "serial.NAME"). */
+enum { OPT_CHUNK_BYTES };
+static const collio__option serial_options[] = {
+    [OPT_CHUNK_BYTES] = {"chunk_bytes", COLLIO__OPT_SIZE, (int64_t)64 << 20, 1, INT64_MAX,
+                         NULL, NULL, "bytes per gather (scatter) round at rank 0"},
+};
 
 static int serial_plan_create(collio_plan *p)
 {
@@ -242,7 +238,7 @@ static int serial_plan_create(collio_plan *p)
         sp->elem = MPI_DATATYPE_NULL;
         /* W elements per window; W <= INT_MAX keeps every MPI count and
          * displacement of a round (in elements) inside an int. */
-        sp->W = p->opts.serial.chunk_bytes / (int64_t)l->esize;
+        sp->W = collio__opt(p, OPT_CHUNK_BYTES) / (int64_t)l->esize;
         if (sp->W < 1)
             sp->W = 1;
         if (sp->W > INT_MAX)
@@ -436,11 +432,10 @@ static int serial_read(collio_plan *p, collio_file *f, char *stream)
 }
 
 const collio__strategy collio__strategy_serial = {
-    .name = "serial",
+    .section = {"serial", serial_options, 1, NULL, 0},
     .summary = "rank 0 gathers (scatters) the data window by window and "
                "does all file access",
     .canonical = 1,
-    .check = serial_check,
     .plan = serial_plan_create,
     .write = serial_write,
     .read = serial_read,

@@ -3,7 +3,7 @@
  * 002), as PnetCDF's intra-node aggregation, ADIOS2's aggregators and PIO's
  * I/O tasks do it today.
  *
- * The ranks are split into groups (collio_subgroup_options.group: groups of
+ * The ranks are split into groups (hint subgroup.group: groups of
  * g consecutive ranks, or one group per node). Each group's master, its
  * lowest rank, stands for the whole group: on a write the members send it
  * their packed streams, which it lays end to end (member order) into one
@@ -18,7 +18,7 @@
  * positions by the member's place in the merged stream and builds an
  * index-list layout of them on the masters' communicator, and the inner
  * plan of that layout (collio_plan_create on the masters). The splits and
- * the merged layout are timed apart (stats.subgroup.split_s; seed 002 Fig.
+ * the merged layout are timed apart (stat subgroup.split_s; seed 002 Fig.
  * 4 measures MPI_Comm_split).
  *
  * Executor: point-to-point messages inside the group, in chunks of at most
@@ -51,41 +51,43 @@ typedef struct sg_plan {
     int64_t merged;     /* elements of the merged stream */
     collio_plan *inner; /* the inner strategy's plan over the masters */
     char *buf;          /* merged stream (gsize > 1), kept under
-                           multiphase.keep_buffers */
+                           plan.keep_buffers */
 } sg_plan;
 
-/* The strategy's own options (collio__strategy.check): group >= 0; the
- * inner strategy known, canonical, not subgroup itself, its name made the
- * registry's string (NULL: "two_phase"), so that the plan keeps no
- * pointer into the caller's memory; and the inner strategy's own options,
- * by its check. multiphase.keep_buffers, which the masters' merged buffer
- * follows too, is checked here as well (whatever the inner strategy). */
-static int sg_check(collio_plan_options *o)
+/* The strategy's options (hints "subgroup.NAME") and stats. */
+enum { OPT_GROUP, OPT_INNER };
+static const collio__option sg_options[] = {
+    [OPT_GROUP] = {"group", COLLIO__OPT_INT, 0, 0, INT_MAX, NULL, NULL,
+                   "ranks per group: 0 = one group per node (groups of 4 where all "
+                   "ranks share one node), g = groups of g consecutive ranks"},
+    [OPT_INNER] = {"inner", COLLIO__OPT_STRATEGY, 0, 0, 0, NULL, "two_phase",
+                   "the strategy the group masters run among themselves"},
+};
+enum { ST_SPLIT_S, ST_GATHER_S, ST_GROUP, ST_NGROUPS, ST_MASTER };
+static const collio__stat sg_stats[] = {
+    [ST_SPLIT_S] = {"split_s", 0, 0,
+                    "plan creation: the communicator splits and the group's merged layout"},
+    [ST_GATHER_S] = {"gather_s", 1, 0,
+                     "last call: the gather to (scatter from) the master, a part of "
+                     "exchange_s"},
+    [ST_GROUP] = {"group", 0, 0, "ranks in this rank's group"},
+    [ST_NGROUPS] = {"ngroups", 0, 0, "groups, i.e. ranks running the inner strategy"},
+    [ST_MASTER] = {"master", 0, 0, "1 on a group's master"},
+};
+
+extern const collio__strategy collio__strategy_subgroup;
+
+/* What the table cannot say: the inner strategy is canonical and not
+ * subgroup itself. Its own options are its plan's to check. */
+static int sg_check(collio_plan *p)
 {
-    if (o->subgroup.group < 0) {
-        collio__error_set(COLLIO_ERR_ARG, "plan option subgroup.group is %d, negative",
-                          o->subgroup.group);
+    const collio__strategy *inner = collio__strategy_find(collio__opt_str(p, OPT_INNER));
+    if (inner == NULL || inner == &collio__strategy_subgroup || !inner->canonical) {
+        collio__error_set(COLLIO_ERR_ARG, "hint subgroup.inner = %s: subgroup cannot run it",
+                          collio__opt_str(p, OPT_INNER));
         return COLLIO_ERR_ARG;
     }
-    if (o->multiphase.keep_buffers != 0 && o->multiphase.keep_buffers != 1) {
-        collio__error_set(COLLIO_ERR_ARG,
-                          "plan option multiphase.keep_buffers is %d, not 0 or 1",
-                          o->multiphase.keep_buffers);
-        return COLLIO_ERR_ARG;
-    }
-    const char *name = o->subgroup.inner != NULL ? o->subgroup.inner : "two_phase";
-    const collio__strategy *inner = collio__strategy_find(name);
-    if (inner == NULL) {
-        collio__error_set(COLLIO_ERR_STRATEGY, "unknown inner strategy '%.64s'", name);
-        return COLLIO_ERR_STRATEGY;
-    }
-    if (strcmp(inner->name, "subgroup") == 0 || !inner->canonical) {
-        collio__error_set(COLLIO_ERR_ARG,
-                          "subgroup cannot run '%s' as its inner strategy", inner->name);
-        return COLLIO_ERR_ARG;
-    }
-    o->subgroup.inner = inner->name;
-    return inner->check != NULL ? inner->check(o) : COLLIO_OK;
+    return COLLIO_OK;
 }
 
 /* Collective: the group colour of this rank (the group's lowest rank). */
@@ -208,7 +210,7 @@ static int gather_segments(collio_plan *p, sg_plan *sg, collio__seg **all, int64
 static int sg_plan_create(collio_plan *p)
 {
     /* known and canonical: sg_check made it the registry's name */
-    const collio__strategy *inner = collio__strategy_find(p->opts.subgroup.inner);
+    const collio__strategy *inner = collio__strategy_find(collio__opt_str(p, OPT_INNER));
     int rc;
     sg_plan *sg = calloc(1, sizeof *sg);
     if (sg != NULL) {
@@ -221,7 +223,7 @@ static int sg_plan_create(collio_plan *p)
 
     double t0 = collio__now();
     int color = 0;
-    rc = collio__agree(p->comm, group_color(p, p->opts.subgroup.group, &color));
+    rc = collio__agree(p->comm, group_color(p, (int)collio__opt(p, OPT_GROUP), &color));
     if (rc != COLLIO_OK)
         return rc;
     if (MPI_Comm_split(p->comm, color, p->rank, &sg->group) != MPI_SUCCESS)
@@ -250,21 +252,25 @@ static int sg_plan_create(collio_plan *p)
         rc = merged_layout(p, sg, segs, nsegs, &l);
     free(segs);
     rc = collio__agree(p->comm, rc);
-    p->stats.subgroup.split_s = collio__now() - t0;
-    p->stats.subgroup.group = sg->gsize;
-    p->stats.subgroup.master = master;
+    collio__stat_set(p, ST_SPLIT_S, collio__now() - t0);
+    collio__stat_set(p, ST_GROUP, sg->gsize);
+    collio__stat_set(p, ST_MASTER, master);
     int ng = master;
     MPI_Allreduce(MPI_IN_PLACE, &ng, 1, MPI_INT, MPI_SUM, p->comm);
-    p->stats.subgroup.ngroups = ng;
+    collio__stat_set(p, ST_NGROUPS, ng);
 
-    /* the inner plan, on the masters only (all of them or none) */
+    /* the inner plan, on the masters only (all of them or none), with
+     * every option of this plan as its hints */
     if (rc == COLLIO_OK && master) {
-        collio_plan_options io = p->opts;
-        io.subgroup.group = 0;
-        io.subgroup.inner = NULL;
-        rc = collio_plan_create(sg->masters, l, inner->name, &io, &sg->inner);
+        collio_hints *h = NULL;
+        rc = collio__optvals_to_hints(&p->opts, &h);
         if (rc == COLLIO_OK)
+            rc = collio_plan_create(sg->masters, l, inner->section.name, h, &sg->inner);
+        collio_hints_free(&h);
+        if (rc == COLLIO_OK) {
             p->stats.plan_bytes = sg->inner->stats.plan_bytes;
+            collio__stats_add_inner(p, sg->inner); /* what the inner plan chose */
+        }
     }
     collio_layout_free(&l);
     if (master && sg->counts != NULL)
@@ -347,23 +353,6 @@ static int group_move(collio_plan *p, sg_plan *sg, char *stream, int to_master)
     return rc != COLLIO_OK ? rc : wrc;
 }
 
-/* Adds what the inner plan measured to this plan's stats. */
-static void add_inner_stats(collio_plan *p, const collio_plan *in)
-{
-    const collio_stats *s = &in->stats;
-    p->stats.exchange_s += s->exchange_s;
-    p->stats.copy_s += s->copy_s;
-    p->stats.file_s += s->file_s;
-    p->stats.bytes_sent += s->bytes_sent;
-    p->stats.messages += s->messages;
-    p->stats.file_requests += s->file_requests;
-    p->stats.file_bytes += s->file_bytes;
-    p->stats.work_bytes += s->work_bytes;
-    p->stats.nphases = s->nphases;
-    p->stats.nrounds = s->nrounds;
-    p->stats.multiphase = s->multiphase; /* the inner strategy's own stats */
-}
-
 /* Masters: the inner plan's write or read of the merged stream, through a
  * file object of the masters. */
 static int inner_exec(collio_plan *p, sg_plan *sg, collio_file *f, char *merged,
@@ -376,14 +365,14 @@ static int inner_exec(collio_plan *p, sg_plan *sg, collio_file *f, char *merged,
         int crc = collio__file_sub_close(f, &sub);
         if (rc == COLLIO_OK)
             rc = crc;
-        add_inner_stats(p, sg->inner);
+        collio__stats_add_inner(p, sg->inner);
     }
     return rc;
 }
 
 static void release_buffer(collio_plan *p, sg_plan *sg)
 {
-    if (sg->buf != NULL && !p->opts.multiphase.keep_buffers) {
+    if (sg->buf != NULL && !collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS)) {
         collio__bigbuf_free(sg->buf);
         sg->buf = NULL;
     }
@@ -412,8 +401,8 @@ static int sg_write(collio_plan *p, collio_file *f, const char *stream)
     double t0 = collio__now();
     if (!alone)
         rc = group_move(p, sg, (char *)stream, 1); /* only read from */
-    p->stats.subgroup.gather_s = collio__now() - t0;
-    p->stats.exchange_s += p->stats.subgroup.gather_s;
+    collio__stat_set(p, ST_GATHER_S, collio__now() - t0);
+    p->stats.exchange_s += p->statv[p->own_stat + ST_GATHER_S];
     rc = collio__agree(p->comm, rc);
     if (rc == COLLIO_OK && master) {
         /* the merged buffer is ours to overwrite; a lone master's stream
@@ -437,8 +426,8 @@ static int sg_read(collio_plan *p, collio_file *f, char *stream)
     /* members wait for their part even after a failed read (agreed later) */
     double t0 = collio__now();
     int mrc = alone ? COLLIO_OK : group_move(p, sg, stream, 0);
-    p->stats.subgroup.gather_s = collio__now() - t0;
-    p->stats.exchange_s += p->stats.subgroup.gather_s;
+    collio__stat_set(p, ST_GATHER_S, collio__now() - t0);
+    p->stats.exchange_s += p->statv[p->own_stat + ST_GATHER_S];
     release_buffer(p, sg);
     return rc != COLLIO_OK ? rc : mrc;
 }
@@ -461,7 +450,7 @@ static void sg_free(collio_plan *p)
 }
 
 const collio__strategy collio__strategy_subgroup = {
-    .name = "subgroup",
+    .section = {"subgroup", sg_options, 2, sg_stats, 5},
     .summary = "groups of g ranks: masters gather their members' data and run an "
                "inner collective strategy (two_phase by default) among themselves",
     .canonical = 1,

@@ -403,7 +403,7 @@ static int tp_read(collio_plan *p, collio_file *f, char *stream)
 }
 
 const collio__strategy collio__strategy_two_phase = {
-    .name = "two_phase",
+    .section = {"two_phase", NULL, 0, NULL, 0},
     .summary = "the MPI library's collective I/O: file view from a derived "
                "datatype + MPI_File_write_all / read_all",
     .canonical = 1,
