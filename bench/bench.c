@@ -62,6 +62,13 @@ static double rss_before_call(void)
     return bench_vm_kb("VmRSS");
 }
 
+/* A statistic of the plan by key (0 where the plan has no such one). */
+static double stat(const collio_plan *plan, const char *key)
+{
+    double v = 0;
+    return collio_plan_stat(plan, key, &v) == COLLIO_OK ? v : 0;
+}
+
 /* Reduces this rank's figures of the last execution of plan into *r. */
 static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
                        double hwm_kb, size_t local_bytes, bench_row *r)
@@ -75,23 +82,29 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
         (hwm_kb - rss0_kb) / 1024.0, (double)local_bytes / (1024.0 * 1024.0),
         (double)st.file_requests, (double)st.plan_bytes, (double)st.nphases, st.copy_s,
         (double)st.work_bytes / (1024.0 * 1024.0), (double)st.nrounds,
-        (double)st.multiphase.exchange, (double)st.multiphase.shared_memory,
-        st.subgroup.split_s,
+        stat(plan, "multiphase.exchange"), stat(plan, "multiphase.shared_memory"),
+        stat(plan, "subgroup.split_s"),
         /* the gather / scatter as the masters see it: a
            member's gather_s of a read includes waiting for
            the master's file access */
-        st.subgroup.master ? st.subgroup.gather_s : 0.0, (double)st.subgroup.group,
-        st.replicas.classify_s, st.replicas.schedule_s, (double)st.messages_offnode};
+        stat(plan, "subgroup.master") ? stat(plan, "subgroup.gather_s") : 0.0,
+        stat(plan, "subgroup.group"), stat(plan, "replicas.classify_s"),
+        stat(plan, "replicas.schedule_s"), (double)st.messages_offnode};
     for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
         mx[21 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
     int64_t sm[7] = {st.bytes_sent,         st.messages,      st.file_requests,
                      st.file_bytes,         st.bytes_offnode, st.messages_offnode,
-                     st.replicas.fill_bytes};
+                     (int64_t)stat(plan, "replicas.fill_bytes")};
     int64_t gsm[7];
     MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, x->comm);
-    r->replicas = st.replicas; /* plan-wide figures: the same on every rank */
+    /* plan-wide figures: the same on every rank */
+    r->replicas.policy = (int)stat(plan, "replicas.policy");
+    r->replicas.intervals_per_rank = stat(plan, "replicas.intervals_per_rank");
+    r->replicas.avg_interval = stat(plan, "replicas.avg_interval");
+    r->replicas.replicated_pct = stat(plan, "replicas.replicated_pct");
+    r->replicas.lb_pct = stat(plan, "replicas.lb_pct");
     r->replicas.classify_s = gmx[18];
     r->replicas.schedule_s = gmx[19];
     r->replicas.fill_bytes = gsm[6];
@@ -364,17 +377,29 @@ static int run_case(bench_ctx *x, int ci)
     int read_unsupported[MAX_VARIANTS] = {0};
     double spent[MAX_VARIANTS] = {0}; /* agreed times: same on all ranks */
     for (int vi = 0; vi < x->nvars; vi++) {
-        collio_plan_options po;
-        collio_plan_options_init(&po);
-        po.multiphase.phases = x->vars[vi].phases;
-        po.subgroup.group = x->vars[vi].group;
-        po.subgroup.inner = x->vars[vi].inner[0] ? x->vars[vi].inner : NULL;
-        po.multiphase.write_rounds = x->vars[vi].rounds;
-        po.multiphase.exchange = x->vars[vi].exchange;
-        po.multiphase.shared_memory = x->vars[vi].shm;
-        po.destroy_input = cfg->destroy_input;
-        po.replicas.policy = x->vars[vi].replicas;
-        rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, &po, &plans[vi]);
+        collio_hints *h = NULL;
+        rc = collio_hints_create(&h);
+        if (!rc)
+            rc = collio_hints_set_int(h, "multiphase.phases", x->vars[vi].phases);
+        if (!rc)
+            rc = collio_hints_set_int(h, "subgroup.group", x->vars[vi].group);
+        if (!rc && x->vars[vi].inner[0])
+            rc = collio_hints_set(h, "subgroup.inner", x->vars[vi].inner);
+        if (!rc)
+            rc = collio_hints_set_int(h, "multiphase.write_rounds", x->vars[vi].rounds);
+        if (!rc)
+            rc = collio_hints_set_int(h, "multiphase.exchange", x->vars[vi].exchange);
+        if (!rc)
+            rc = collio_hints_set_int(h, "multiphase.shared_memory", x->vars[vi].shm);
+        if (!rc)
+            rc = collio_hints_set_int(h, "plan.destroy_input", cfg->destroy_input);
+        if (!rc)
+            rc = collio_hints_set_int(h, "replicas.policy", x->vars[vi].replicas);
+        /* a bad hint (e.g. an unknown inner strategy) is the same on every
+         * rank (the same command line): the variant is skipped everywhere */
+        if (!rc)
+            rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, h, &plans[vi]);
+        collio_hints_free(&h);
         if (rc) {
             say_error(x, c, &x->vars[vi], "collio_plan_create", rc);
             plans[vi] = NULL;

@@ -69,9 +69,15 @@ typedef struct bench_row {
     double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
     double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
     int group;           /* subgroup: largest group, else 0 */
-    collio_replica_stats replicas; /* replicated layouts: plan-wide figures
-                                      (rank 0's; the same on every rank),
-                                      classify_s / schedule_s max over ranks */
+    struct {                       /* replicated layouts: the plan's "replicas.*"
+                                      stats, plan-wide figures (the same on every
+                                      rank), classify_s / schedule_s max over
+                                      ranks, fill_bytes summed */
+        int policy;
+        double intervals_per_rank, avg_interval, replicated_pct, lb_pct;
+        double classify_s, schedule_s;
+        int64_t fill_bytes;
+    } replicas;
     int verified;
 } bench_row;
 

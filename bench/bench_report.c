@@ -60,7 +60,7 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
         fprintf(f, "%lld", (long long)c->size);
     fprintf(f, ",%d,%.6f,%.6f,", r->group, r->split_s, r->gather_s);
     /* replicated layouts (the mesh workload); empty otherwise */
-    const collio_replica_stats *rs = &r->replicas;
+    const __typeof__(r->replicas) *rs = &r->replicas;
     if (rs->policy > 0)
         fprintf(f, "%s,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.6f,%.6f,%lld,",
                 collio_replicas_name(rs->policy), (long long)c->load, (long long)c->nx,
