@@ -94,8 +94,12 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
         mx[21 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
-    int64_t sm[7] = {st.bytes_sent,         st.messages,      st.file_requests,
-                     st.file_bytes,         st.bytes_offnode, st.messages_offnode,
+    int64_t sm[7] = {st.bytes_sent,
+                     st.messages,
+                     st.file_requests,
+                     st.file_bytes,
+                     st.bytes_offnode,
+                     st.messages_offnode,
                      (int64_t)stat(plan, "replicas.fill_bytes")};
     int64_t gsm[7];
     MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, x->comm);

@@ -69,10 +69,10 @@ typedef struct bench_row {
     double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
     double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
     int group;           /* subgroup: largest group, else 0 */
-    struct {                       /* replicated layouts: the plan's "replicas.*"
-                                      stats, plan-wide figures (the same on every
-                                      rank), classify_s / schedule_s max over
-                                      ranks, fill_bytes summed */
+    struct {             /* replicated layouts: the plan's "replicas.*"
+                            stats, plan-wide figures (the same on every
+                            rank), classify_s / schedule_s max over
+                            ranks, fill_bytes summed */
         int policy;
         double intervals_per_rank, avg_interval, replicated_pct, lb_pct;
         double classify_s, schedule_s;

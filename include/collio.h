@@ -486,7 +486,6 @@ int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_
  */
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
 
-
 /** What one plan did, the statistics every strategy keeps: times in
  *  seconds on this rank, counters of this rank. Times of an execution
  *  refer to the last collio_write / collio_read. inspect_s, plan_bytes and
@@ -516,25 +515,25 @@ typedef struct collio_stats {
     int64_t phase_bytes[COLLIO_MAX_PHASES];    /* bytes sent per phase */
     int64_t phase_tuples[COLLIO_MAX_PHASES];   /* descriptor tuples per phase */
     int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
-    int64_t plan_bytes; /* memory of the plan's descriptors on this rank */
-    int64_t work_bytes; /* work buffers the last execution used beyond the
-                           user's buffer, by their allocated size
-                           (multiphase, subgroup; kept by the plan between
-                           executions under hint plan.keep_buffers, and then
-                           reused where large enough); 0 for strategies
-                           that do not report it */
-    int nrounds;        /* rounds of the last execution (multiphase writes
-                           and reads in rounds, hint
-                           multiphase.write_rounds);
-                           0: one pass */
-    int nnodes;                         /* nodes the plan's ranks run on (ranks that
-                                           share memory: MPI_COMM_TYPE_SHARED) */
-    int64_t messages_offnode;           /* of messages: point-to-point messages with
-                                           ranks on other nodes -- what a cluster's
-                                           network carries (multiphase's exchanges,
-                                           the replica fill of reads; collective
-                                           calls are not split) */
-    int64_t bytes_offnode;              /* of bytes_sent: bytes sent in those */
+    int64_t plan_bytes;       /* memory of the plan's descriptors on this rank */
+    int64_t work_bytes;       /* work buffers the last execution used beyond the
+                                 user's buffer, by their allocated size
+                                 (multiphase, subgroup; kept by the plan between
+                                 executions under hint plan.keep_buffers, and then
+                                 reused where large enough); 0 for strategies
+                                 that do not report it */
+    int nrounds;              /* rounds of the last execution (multiphase writes
+                                 and reads in rounds, hint
+                                 multiphase.write_rounds);
+                                 0: one pass */
+    int nnodes;               /* nodes the plan's ranks run on (ranks that
+                                 share memory: MPI_COMM_TYPE_SHARED) */
+    int64_t messages_offnode; /* of messages: point-to-point messages with
+                                 ranks on other nodes -- what a cluster's
+                                 network carries (multiphase's exchanges,
+                                 the replica fill of reads; collective
+                                 calls are not split) */
+    int64_t bytes_offnode;    /* of bytes_sent: bytes sent in those */
 } collio_stats;
 
 /** Local. Copies the plan's statistics. */
@@ -560,7 +559,6 @@ typedef struct collio_stat_info {
  *  of collio_stats first, then every section's). Errors: COLLIO_ERR_ARG. */
 int collio_stat_count(void);
 int collio_stat_describe(int i, collio_stat_info *out);
-
 
 /** Local. The plan's strategy name. */
 const char *collio_plan_strategy(const collio_plan *plan);

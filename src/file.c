@@ -48,11 +48,6 @@ const char *collio_file_path(const collio_file *f)
     return f ? f->path : NULL;
 }
 
-const char *collio__file_data_path(const collio_file *f)
-{
-    return f->tmp_path ? f->tmp_path : f->path;
-}
-
 static char *dup_str(const char *s)
 {
     size_t n = strlen(s) + 1;

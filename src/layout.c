@@ -11,7 +11,7 @@
  * construction) is distributed so that no rank ever holds more than its
  * share: [0, nglobal) is cut into P contiguous domains, every rank sends
  * its sorted, merged extents -- cut at domain boundaries -- to the domain
- * owners with one MPI_Alltoallv, and each owner sorts what it received and
+ * owners (collio__alltoall_records), and each owner sorts what it received and
  * sweeps its domain for overlaps and gaps. Cost: O(n log) local work, one
  * Alltoall + one Alltoallv moving 16 bytes per extent, a few Allreduces.
  */
@@ -416,8 +416,8 @@ static int local_extents(const collio_layout *l, collio__ext **out, int64_t *nou
     return rc;
 }
 
-/* Extents cut at domain boundaries; counts[q] int64 words for owner q
- * (2 per extent: off, len). With buf == NULL only counts. */
+/* Extents cut at domain boundaries; counts[q] records for owner q (2
+ * int64 words each: off, len). With buf == NULL only counts. */
 static int64_t split_to_domains(const collio__ext *e, int64_t n, int64_t nglobal, int P,
                                 int64_t *counts, const int *displs, int64_t *buf)
 {
@@ -430,11 +430,11 @@ static int64_t split_to_domains(const collio__ext *e, int64_t n, int64_t nglobal
             collio__domain_range(nglobal, P, q, &lo, &hi);
             int64_t b = end < hi ? end : hi;
             if (buf) {
-                int64_t *w = buf + displs[q] + counts[q];
+                int64_t *w = buf + 2 * (displs[q] + counts[q]);
                 w[0] = a;
                 w[1] = b - a;
             }
-            counts[q] += 2;
+            counts[q]++;
             pieces++;
             a = b;
         }
@@ -479,7 +479,7 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l)
 {
     int P = l->nranks, me = l->rank;
     collio__ext *e = NULL;
-    int64_t ne = 0;
+    int64_t ne = 0, nrecv = 0;
     int *sc = NULL, *sd = NULL, *rcn = NULL, *rd = NULL;
     int64_t *cnt = NULL, *sbuf = NULL, *rbuf = NULL;
     int overlap = 0, gap = 0;
@@ -508,7 +508,7 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l)
             tot += cnt[q];
         }
         if (rc == COLLIO_OK) {
-            sbuf = malloc((size_t)(tot > 0 ? tot : 1) * sizeof(int64_t));
+            sbuf = malloc((size_t)(tot > 0 ? tot : 1) * 2 * sizeof(int64_t));
             if (!sbuf)
                 rc = COLLIO_ERR_NOMEM;
         }
@@ -517,45 +517,18 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l)
             split_to_domains(e, ne, l->nglobal, P, cnt, sd, sbuf);
         }
     }
-    rc = collio__agree(comm, rc);
-    if (rc)
-        goto done;
 
-    /* 2. counts to owners; receive buffer must fit int displacements */
-    if (MPI_Alltoall(sc, 1, MPI_INT, rcn, 1, MPI_INT, comm) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    int64_t rtot = 0;
-    for (int q = 0; rc == COLLIO_OK && q < P; q++) {
-        if (rtot > INT_MAX - rcn[q]) {
-            rc = COLLIO_ERR_OVERFLOW;
-            break;
-        }
-        rd[q] = (int)rtot;
-        rtot += rcn[q];
-    }
-    if (rc == COLLIO_OK) {
-        rbuf = malloc((size_t)(rtot > 0 ? rtot : 1) * sizeof(int64_t));
-        if (!rbuf)
-            rc = COLLIO_ERR_NOMEM;
-    }
-    rc = collio__agree(comm, rc);
-    if (rc)
-        goto done;
-
-    /* 3. exchange and sweep the own domain */
-    if (MPI_Alltoallv(sbuf, sc, sd, MPI_INT64_T, rbuf, rcn, rd, MPI_INT64_T, comm)
-        != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
+    /* 2. the (off, len) pairs to their domains' owners; sweep the own one */
+    rc = collio__alltoall_records(comm, rc, sbuf, 2, sc, sd, rcn, rd, &rbuf, &nrecv);
     if (rc == COLLIO_OK) {
         int64_t lo, hi;
         collio__domain_range(l->nglobal, P, me, &lo, &hi);
-        rc = sweep_domain(rbuf, rtot / 2, lo, hi, &overlap, &gap);
+        rc = sweep_domain(rbuf, nrecv, lo, hi, &overlap, &gap);
+        /* overlap takes precedence over the gaps it usually causes elsewhere */
+        rc = collio__agree(comm, rc ? rc : overlap ? COLLIO_ERR_OVERLAP : COLLIO_OK);
+        if (rc == COLLIO_OK)
+            rc = collio__agree(comm, gap ? COLLIO_ERR_COVERAGE : COLLIO_OK);
     }
-    /* overlap takes precedence over the gaps it usually causes elsewhere */
-    rc = collio__agree(comm, rc ? rc : overlap ? COLLIO_ERR_OVERLAP : COLLIO_OK);
-    if (rc == COLLIO_OK)
-        rc = collio__agree(comm, gap ? COLLIO_ERR_COVERAGE : COLLIO_OK);
-done:
     free(e);
     free(cnt);
     free(sc);

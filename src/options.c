@@ -1,10 +1,9 @@
 /*
- * options.c -- the catalogue of options (hints) and statistics: its
- * sections ("plan", "replicas", then every registered strategy's, each
- * declared by its owner), the generic "plan" section, a plan's values
- * (defaults, then the program's hints, then COLLIO_HINTS), their digest
- * compared across ranks, and the descriptions the bindings, the bench
- * and docs/options.md are made from.
+ * options.c -- a plan's option values (defaults, then the program's
+ * hints, then COLLIO_HINTS), their digest compared across ranks, the
+ * values as hints again (collio_plan_hints, an inner plan's hints), and
+ * the descriptions of the catalogue (catalogue.c) that the bindings, the
+ * bench and docs/options.md are made from.
  *
  * Every option of every section goes into the digest, so any option that
  * differs between ranks is COLLIO_ERR_MISMATCH on every rank before any
@@ -19,141 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---------------------------------------------------- section "plan" */
-
-static const collio__option plan_options[] = {
-    [COLLIO__PLAN_DESTROY_INPUT] = {"destroy_input", COLLIO__OPT_BOOL, 0, 0, 1, NULL, NULL,
-                                    "collio_write may use the buffer as scratch space (its "
-                                    "contents are undefined after the call)"},
-    [COLLIO__PLAN_KEEP_BUFFERS] = {"keep_buffers", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
-                                   "the plan keeps its work buffers between calls (freed "
-                                   "with the plan)"},
-};
-
-/* The generic statistics are collio_stats' fields (stats.c). */
-extern const collio__stat collio__plan_stats[];
-extern const int collio__plan_nstats;
-extern const collio__section collio__replicas_section;
-
-/* ------------------------------------------------------- the catalogue */
-
-enum { MAX_SECTIONS = 32 };
-
-static struct {
-    pthread_once_t once;
-    const collio__section *sec[MAX_SECTIONS];
-    int opt_base[MAX_SECTIONS], stat_base[MAX_SECTIONS];
-    int n, nopt, nstat;
-} cat = {PTHREAD_ONCE_INIT};
-
-static void build(void)
-{
-    collio__strategies_seal();
-    static collio__section plan;
-    plan = (collio__section){"plan", plan_options,
-                             (int)(sizeof plan_options / sizeof plan_options[0]),
-                             collio__plan_stats, collio__plan_nstats};
-    cat.sec[cat.n++] = &plan;
-    cat.sec[cat.n++] = &collio__replicas_section;
-    for (int i = 0; collio__strategy_at(i) != NULL && cat.n < MAX_SECTIONS; i++)
-        cat.sec[cat.n++] = &collio__strategy_at(i)->section;
-    for (int i = 0; i < cat.n; i++) {
-        cat.opt_base[i] = cat.nopt;
-        cat.stat_base[i] = cat.nstat;
-        cat.nopt += cat.sec[i]->noptions;
-        cat.nstat += cat.sec[i]->nstats;
-    }
-}
-
-static void init(void)
-{
-    pthread_once(&cat.once, build);
-}
-
-int collio__nsections(void)
-{
-    init();
-    return cat.n;
-}
-
-const collio__section *collio__section_at(int i)
-{
-    init();
-    return i >= 0 && i < cat.n ? cat.sec[i] : NULL;
-}
-
-const collio__section *collio__section_find(const char *name, size_t len)
-{
-    init();
-    for (int i = 0; i < cat.n; i++)
-        if (strlen(cat.sec[i]->name) == len && strncmp(cat.sec[i]->name, name, len) == 0)
-            return cat.sec[i];
-    return NULL;
-}
-
-static int section_index(const collio__section *s)
-{
-    init();
-    for (int i = 0; i < cat.n; i++)
-        if (cat.sec[i] == s)
-            return i;
-    return -1;
-}
-
-int collio__option_base(const collio__section *s)
-{
-    int i = section_index(s);
-    return i >= 0 ? cat.opt_base[i] : -1;
-}
-
-int collio__stat_base(const collio__section *s)
-{
-    int i = section_index(s);
-    return i >= 0 ? cat.stat_base[i] : -1;
-}
-
-int collio__noptions_all(void)
-{
-    init();
-    return cat.nopt;
-}
-
-int collio__nstats_all(void)
-{
-    init();
-    return cat.nstat;
-}
-
-const collio__option *collio__option_find(const char *key, int *index)
-{
-    const char *dot = key != NULL ? strchr(key, '.') : NULL;
-    if (dot == NULL)
-        return NULL;
-    const collio__section *s = collio__section_find(key, (size_t)(dot - key));
-    if (s == NULL)
-        return NULL;
-    for (int i = 0; i < s->noptions; i++)
-        if (strcmp(s->options[i].name, dot + 1) == 0) {
-            *index = collio__option_base(s) + i;
-            return &s->options[i];
-        }
-    return NULL;
-}
-
-/* The option of catalogue index i, and its section. */
-static const collio__option *option_at(int i, const collio__section **sec)
-{
-    init();
-    for (int k = cat.n - 1; k >= 0; k--)
-        if (i >= cat.opt_base[k]) {
-            *sec = cat.sec[k];
-            return i - cat.opt_base[k] < cat.sec[k]->noptions
-                       ? &cat.sec[k]->options[i - cat.opt_base[k]]
-                       : NULL;
-        }
-    return NULL;
-}
 
 /* --------------------------------------------------------- plan values */
 
@@ -196,7 +60,7 @@ int collio__optvals_resolve(const collio_hints *hints, collio__optvals *ov)
     }
     for (int i = 0; i < n; i++) {
         const collio__section *s;
-        const collio__option *o = option_at(i, &s);
+        const collio__option *o = collio__option_at(i, &s);
         ov->v[i] = o->def;
         ov->str[i] = o->type == COLLIO__OPT_STRATEGY ? o->def_name : NULL;
     }
@@ -233,7 +97,7 @@ int collio__optvals_to_hints(const collio__optvals *ov, collio_hints **out)
     int rc = collio_hints_create(&h);
     for (int i = 0; rc == COLLIO_OK && i < collio__noptions_all(); i++) {
         const collio__section *s;
-        const collio__option *o = option_at(i, &s);
+        const collio__option *o = collio__option_at(i, &s);
         char key[160], val[64];
         snprintf(key, sizeof key, "%s.%s", s->name, o->name);
         collio__option_format(o, ov->v[i], ov->str[i], val, sizeof val);
@@ -249,7 +113,8 @@ int collio__optvals_to_hints(const collio__optvals *ov, collio_hints **out)
 
 /* ------------------------------------------------------- descriptions */
 
-static const char *const type_names[] = {"int", "size", "bool", "name", "strategy", "uint64"};
+static const char *const type_names[] = {"int",  "size",     "bool",
+                                         "name", "strategy", "uint64"};
 
 /* The texts of every option, made once. */
 static struct {
@@ -267,7 +132,7 @@ static void build_text(void)
         return;
     for (int i = 0; i < n; i++) {
         const collio__section *s;
-        const collio__option *o = option_at(i, &s);
+        const collio__option *o = collio__option_at(i, &s);
         snprintf(text.key[i], sizeof text.key[i], "%s.%s", s->name, o->name);
         collio__option_format(o, o->def, o->def_name, text.def[i], sizeof text.def[i]);
         char *r = text.range[i];
@@ -283,7 +148,8 @@ static void build_text(void)
         case COLLIO__OPT_NAME: {
             size_t at = 0;
             for (int64_t k = 0; k <= o->max && at < rn; k++)
-                at += (size_t)snprintf(r + at, rn - at, "%s%s", k ? "|" : "", o->names[k]);
+                at +=
+                    (size_t)snprintf(r + at, rn - at, "%s%s", k ? "|" : "", o->names[k]);
             break;
         }
         case COLLIO__OPT_STRATEGY:
@@ -314,7 +180,7 @@ int collio_option_describe(int i, collio_option_info *out)
         return COLLIO_ERR_NOMEM;
     }
     const collio__section *s;
-    const collio__option *o = option_at(i, &s);
+    const collio__option *o = collio__option_at(i, &s);
     out->key = text.key[i];
     out->type = type_names[o->type];
     out->deflt = text.def[i];

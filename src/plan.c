@@ -5,8 +5,8 @@
  * COLLIO_HINTS: options.c), checks the collective arguments and the
  * options' digest, asks the strategy's check hook what its table cannot
  * say, takes the plan's own copies (a duplicated communicator, a clone of
- * the layout, every option's value) and runs the strategy's plan() once: everything that depends
- * only on the layout is computed there (the inspector). collio_write /
+ * the layout, every option's value) and runs the strategy's plan() once: everything that
+ * depends only on the layout is computed there (the inspector). collio_write /
  * collio_read then only move data (the executor): they check the call,
  * pack a non-packed user buffer into the rank's stream (its elements in
  * layout order), run the strategy, unpack, and agree on the result so that
@@ -106,7 +106,8 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
 
     /* Every option of every section (options.c): one that differs could
      * make ranks take different collective paths. */
-    uint64_t digest = p != NULL && p->opts.v != NULL ? collio__optvals_digest(&p->opts) : 0;
+    uint64_t digest =
+        p != NULL && p->opts.v != NULL ? collio__optvals_digest(&p->opts) : 0;
     int same_opts = collio__check_same_digest(comm, digest, "plan options (hints)");
     if (rc == COLLIO_OK && same_opts != COLLIO_OK)
         rc = same_opts;
@@ -139,7 +140,8 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;
         p->statv = calloc((size_t)collio__nstats_all() + 1, sizeof *p->statv);
-        rc = p->statv != NULL ? collio__optvals_resolve(hints, &p->opts) : COLLIO_ERR_NOMEM;
+        rc = p->statv != NULL ? collio__optvals_resolve(hints, &p->opts)
+                              : COLLIO_ERR_NOMEM;
     } else {
         rc = COLLIO_ERR_NOMEM;
     }

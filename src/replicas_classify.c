@@ -7,7 +7,7 @@
  * consecutive elements at consecutive stream positions, all owned or all
  * not -- cut at domain boundaries, 3 words each (first element << 1 |
  * owned, length, first stream position), and sends each run to its
- * domain's rank with one MPI_Alltoallv; the sender is known from where a
+ * domain's rank in one all-to-all; the sender is known from where a
  * run lands. A mesh part's owned nodes form long runs and its halo is a
  * small fraction of them, so the volume is O(runs + halo copies), not
  * O(elements). Each domain rank records every element's owner (and where
@@ -213,27 +213,8 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
     int *rcount = cnt ? cnt + 2 * P : NULL, *rdispl = cnt ? cnt + 3 * P : NULL;
     if (rc == COLLIO_OK)
         rc = pack_runs(l, scount, sdispl, &sbuf);
-    rc = collio__agree(comm, rc);
-    if (rc == COLLIO_OK
-        && MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    if (rc == COLLIO_OK)
-        rc = collio__displs(rcount, rdispl, P, &nrecv);
-    if (rc == COLLIO_OK) {
-        rbuf = malloc((size_t)(nrecv > 0 ? nrecv : 1) * RUN_WORDS * sizeof *rbuf);
-        if (!rbuf)
-            rc = COLLIO_ERR_NOMEM;
-    }
-    rc = collio__agree(comm, rc);
-    MPI_Datatype run = MPI_DATATYPE_NULL;
-    if (rc == COLLIO_OK
-        && (MPI_Type_contiguous(RUN_WORDS, MPI_INT64_T, &run) != MPI_SUCCESS
-            || MPI_Type_commit(&run) != MPI_SUCCESS
-            || MPI_Alltoallv(sbuf, scount, sdispl, run, rbuf, rcount, rdispl, run, comm)
-                   != MPI_SUCCESS))
-        rc = COLLIO_ERR_MPI;
-    if (run != MPI_DATATYPE_NULL)
-        MPI_Type_free(&run);
+    rc = collio__alltoall_records(comm, rc, sbuf, RUN_WORDS, scount, sdispl, rcount,
+                                  rdispl, &rbuf, &nrecv);
     if (rc == COLLIO_OK)
         rc = build_domain(d, rbuf, rcount, rdispl);
     /* An overlap found in one domain takes precedence over a gap found in
@@ -255,7 +236,7 @@ int collio__repl_classify(MPI_Comm comm, const collio_layout *l, collio__repl_do
 /* Collective: every holder of a replicated element learns its writer and
  * the element's position in the writer's stream (value = position * P +
  * writer, at out[the holder's own position]); other entries of out are
- * left alone. One MPI_Alltoall of counts, one MPI_Alltoallv of pairs. */
+ * left alone. One all-to-all of (position, value) pairs. */
 int collio__repl_tell(MPI_Comm comm, const collio__repl_dom *d, const int32_t *writer,
                       int64_t *out, int64_t nout)
 {
@@ -294,27 +275,8 @@ int collio__repl_tell(MPI_Comm comm, const collio__repl_dom *d, const int32_t *w
             w[1] = v;
         }
     }
-    rc = collio__agree(comm, rc);
-    if (rc == COLLIO_OK
-        && MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    if (rc == COLLIO_OK)
-        rc = collio__displs(rcount, rdispl, P, &nrecv);
-    if (rc == COLLIO_OK) {
-        rbuf = malloc((size_t)(nrecv > 0 ? nrecv : 1) * 2 * sizeof *rbuf);
-        if (!rbuf)
-            rc = COLLIO_ERR_NOMEM;
-    }
-    rc = collio__agree(comm, rc);
-    MPI_Datatype pair = MPI_DATATYPE_NULL;
-    if (rc == COLLIO_OK
-        && (MPI_Type_contiguous(2, MPI_INT64_T, &pair) != MPI_SUCCESS
-            || MPI_Type_commit(&pair) != MPI_SUCCESS
-            || MPI_Alltoallv(sbuf, scount, sdispl, pair, rbuf, rcount, rdispl, pair, comm)
-                   != MPI_SUCCESS))
-        rc = COLLIO_ERR_MPI;
-    if (pair != MPI_DATATYPE_NULL)
-        MPI_Type_free(&pair);
+    rc = collio__alltoall_records(comm, rc, sbuf, 2, scount, sdispl, rcount, rdispl,
+                                  &rbuf, &nrecv);
     for (int64_t i = 0; rc == COLLIO_OK && i < nrecv; i++) {
         if (rbuf[2 * i] < 0 || rbuf[2 * i] >= nout)
             rc = COLLIO_ERR_MPI; /* a position this rank never sent: a bug */

@@ -28,7 +28,8 @@ static const collio__option repl_options[] = {
     [OPT_POLICY] = {"policy", COLLIO__OPT_NAME, COLLIO_REPLICAS_AUTO, 0,
                     COLLIO_REPLICAS__COUNT - 1, collio__replicas_names, NULL,
                     "which holder of a replicated element writes it (docs/replicas.md)"},
-    [OPT_SEED] = {"seed", COLLIO__OPT_U64, 0, 0, 0, NULL, NULL, "the random policy's seed"},
+    [OPT_SEED] = {"seed", COLLIO__OPT_U64, 0, 0, 0, NULL, NULL,
+                  "the random policy's seed"},
 };
 enum {
     ST_POLICY,
@@ -215,27 +216,16 @@ static int fill_plan(collio_plan *p, collio__repl *r, const int32_t *wr,
             }
         r->nrecv = nask;
     }
-    rc = collio__agree(p->comm, rc);
-    if (rc == COLLIO_OK
-        && MPI_Alltoall(r->rcount, 1, MPI_INT, r->scount, 1, MPI_INT, p->comm)
-               != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
+    /* the requests to the writers; what each rank is asked for comes back */
     int64_t t = 0;
-    if (rc == COLLIO_OK)
-        rc = collio__displs(r->scount, r->sdispl, P, &t);
+    rc = collio__alltoall_records(p->comm, rc, ask, 1, r->rcount, r->rdispl, r->scount,
+                                  r->sdispl, &asked, &t);
     r->nsend = t;
     if (rc == COLLIO_OK) {
-        asked = malloc((size_t)(t > 0 ? t : 1) * sizeof *asked);
         r->send_pos = malloc((size_t)(t > 0 ? t : 1) * sizeof *r->send_pos);
-        if (!asked || !r->send_pos)
+        if (!r->send_pos)
             rc = COLLIO_ERR_NOMEM;
     }
-    rc = collio__agree(p->comm, rc);
-    if (rc == COLLIO_OK
-        && MPI_Alltoallv(ask, r->rcount, r->rdispl, MPI_INT64_T, asked, r->scount,
-                         r->sdispl, MPI_INT64_T, p->comm)
-               != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
     for (int64_t k = 0; rc == COLLIO_OK && k < r->nsend; k++) {
         int64_t pos = asked[k];
         /* the classification promised this rank writes it: else a bug */
@@ -306,7 +296,8 @@ static int plan_stats(collio_plan *p, const collio__repl_dom *d, const int32_t *
     return collio__agree(p->comm, rc);
 }
 
-int collio__repl_plan(collio_plan *p, collio_layout *user, const collio__strategy *strategy)
+int collio__repl_plan(collio_plan *p, collio_layout *user,
+                      const collio__strategy *strategy)
 {
     collio__repl *r = calloc(1, sizeof *r);
     int rc = collio__agree(p->comm, r ? COLLIO_OK : COLLIO_ERR_NOMEM);
@@ -341,8 +332,9 @@ int collio__repl_plan(collio_plan *p, collio_layout *user, const collio__strateg
     rc = collio__agree(p->comm,
                        writer && ans && wmap && wr && idx ? COLLIO_OK : COLLIO_ERR_NOMEM);
     if (rc == COLLIO_OK)
-        rc = collio__repl_schedule(p->comm, &d, user->nglobal, policy, (uint64_t)ropt(p, OPT_SEED),
-                                   strategy->rank_domain, writer, &prev);
+        rc = collio__repl_schedule(p->comm, &d, user->nglobal, policy,
+                                   (uint64_t)ropt(p, OPT_SEED), strategy->rank_domain,
+                                   writer, &prev);
     if (rc == COLLIO_OK) {
         /* an unreplicated element is its owner's to write, at its own
          * position; the holders of replicated ones are told */

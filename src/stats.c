@@ -22,14 +22,17 @@ typedef struct field {
     ftype type;
 } field;
 
-#define F(name, type) {offsetof(collio_stats, name), type}
+#define F(name, type)                                                                    \
+    {                                                                                    \
+        offsetof(collio_stats, name), type                                               \
+    }
 /* The same order in both tables. */
 static const field fields[] = {
-    F(inspect_s, T_DBL),     F(exchange_s, T_DBL), F(copy_s, T_DBL),
-    F(file_s, T_DBL),        F(total_s, T_DBL),    F(bytes_sent, T_I64),
+    F(inspect_s, T_DBL),     F(exchange_s, T_DBL),    F(copy_s, T_DBL),
+    F(file_s, T_DBL),        F(total_s, T_DBL),       F(bytes_sent, T_I64),
     F(messages, T_I64),      F(file_requests, T_I64), F(file_bytes, T_I64),
-    F(nphases, T_INT),       F(plan_bytes, T_I64), F(work_bytes, T_I64),
-    F(nrounds, T_INT),       F(nnodes, T_INT),     F(messages_offnode, T_I64),
+    F(nphases, T_INT),       F(plan_bytes, T_I64),    F(work_bytes, T_I64),
+    F(nrounds, T_INT),       F(nnodes, T_INT),        F(messages_offnode, T_I64),
     F(bytes_offnode, T_I64),
 };
 #undef F
@@ -37,12 +40,14 @@ static const field fields[] = {
 /* per_call; sum: an outer plan adds the inner plan's value (else takes it) */
 const collio__stat collio__plan_stats[] = {
     {"inspect_s", 0, 0, "plan creation, seconds (this rank)"},
-    {"exchange_s", 1, 1, "data movement between ranks, pack and unpack included, seconds"},
+    {"exchange_s", 1, 1,
+     "data movement between ranks, pack and unpack included, seconds"},
     {"copy_s", 1, 1, "the part of exchange_s spent in local copies, seconds"},
     {"file_s", 1, 1, "file access, seconds"},
     {"total_s", 1, 0, "the whole collio_write / collio_read call, seconds"},
     {"bytes_sent", 1, 1, "bytes this rank sent to other ranks"},
-    {"messages", 1, 1, "point-to-point messages (or collective calls) this rank took part in"},
+    {"messages", 1, 1,
+     "point-to-point messages (or collective calls) this rank took part in"},
     {"file_requests", 1, 1, "file system requests this rank issued"},
     {"file_bytes", 1, 1, "bytes this rank wrote or read in the file"},
     {"nphases", 1, 0, "exchange phases (multiphase)"},
@@ -53,7 +58,8 @@ const collio__stat collio__plan_stats[] = {
     {"messages_offnode", 1, 1, "of messages: those with ranks on other nodes"},
     {"bytes_offnode", 1, 1, "of bytes_sent: bytes sent to ranks on other nodes"},
 };
-const int collio__plan_nstats = (int)(sizeof collio__plan_stats / sizeof collio__plan_stats[0]);
+const int collio__plan_nstats =
+    (int)(sizeof collio__plan_stats / sizeof collio__plan_stats[0]);
 _Static_assert(sizeof fields / sizeof fields[0]
                    == sizeof collio__plan_stats / sizeof collio__plan_stats[0],
                "one field per generic stat");
@@ -111,7 +117,8 @@ void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner)
         if (!st->per_call || strcmp(st->name, "total_s") == 0)
             continue; /* the outer plan's own call and plan */
         put(&outer->stats, i,
-            st->sum ? get(&outer->stats, i) + get(&inner->stats, i) : get(&inner->stats, i));
+            st->sum ? get(&outer->stats, i) + get(&inner->stats, i)
+                    : get(&inner->stats, i));
     }
     for (int k = 0; k < collio__nsections(); k++) {
         const collio__section *s = collio__section_at(k);
@@ -145,7 +152,8 @@ static void build_keys(void)
             if (strcmp(s->name, "plan") == 0)
                 snprintf(keys[base + i], sizeof keys[0], "%s", s->stats[i].name);
             else
-                snprintf(keys[base + i], sizeof keys[0], "%s.%s", s->name, s->stats[i].name);
+                snprintf(keys[base + i], sizeof keys[0], "%s.%s", s->name,
+                         s->stats[i].name);
         }
     }
 }
@@ -189,8 +197,9 @@ int collio_plan_stat(const collio_plan *plan, const char *key, double *value)
         return COLLIO_ERR_ARG;
     }
     const char *dot = strchr(key, '.');
-    const collio__section *s =
-        dot != NULL ? collio__section_find(key, (size_t)(dot - key)) : collio__section_at(0);
+    const collio__section *s = dot != NULL
+                                   ? collio__section_find(key, (size_t)(dot - key))
+                                   : collio__section_at(0);
     const char *name = dot != NULL ? dot + 1 : key;
     for (int i = 0; s != NULL && i < s->nstats; i++)
         if (strcmp(s->stats[i].name, name) == 0) {
@@ -198,9 +207,10 @@ int collio_plan_stat(const collio_plan *plan, const char *key, double *value)
                                                 : plan->statv[collio__stat_base(s) + i];
             return COLLIO_OK;
         }
-    collio__error_set(COLLIO_ERR_ARG,
-                      "collio_plan_stat: no statistic '%.96s' (collio_stat_describe lists "
-                      "them)",
-                      key);
+    collio__error_set(
+        COLLIO_ERR_ARG,
+        "collio_plan_stat: no statistic '%.96s' (collio_stat_describe lists "
+        "them)",
+        key);
     return COLLIO_ERR_ARG;
 }

@@ -65,8 +65,9 @@ static const collio__option sg_options[] = {
 };
 enum { ST_SPLIT_S, ST_GATHER_S, ST_GROUP, ST_NGROUPS, ST_MASTER };
 static const collio__stat sg_stats[] = {
-    [ST_SPLIT_S] = {"split_s", 0, 0,
-                    "plan creation: the communicator splits and the group's merged layout"},
+    [ST_SPLIT_S] =
+        {"split_s", 0, 0,
+         "plan creation: the communicator splits and the group's merged layout"},
     [ST_GATHER_S] = {"gather_s", 1, 0,
                      "last call: the gather to (scatter from) the master, a part of "
                      "exchange_s"},
@@ -83,7 +84,8 @@ static int sg_check(collio_plan *p)
 {
     const collio__strategy *inner = collio__strategy_find(collio__opt_str(p, OPT_INNER));
     if (inner == NULL || inner == &collio__strategy_subgroup || !inner->canonical) {
-        collio__error_set(COLLIO_ERR_ARG, "hint subgroup.inner = %s: subgroup cannot run it",
+        collio__error_set(COLLIO_ERR_ARG,
+                          "hint subgroup.inner = %s: subgroup cannot run it",
                           collio__opt_str(p, OPT_INNER));
         return COLLIO_ERR_ARG;
     }

@@ -368,64 +368,46 @@ int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
     return rc;
 }
 
-/* Counts, then descriptors, to every peer (5 x int64 each); rc is
- * agreed before anything moves (and again before the descriptors move). */
+/* The descriptors desc[q] to every peer q (records of the 5 int64 of a
+ * collio__seg), through the library's sparse all-to-all. */
 int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
                          collio__seg **in, int *in_at)
 {
+    _Static_assert(sizeof(collio__seg) == 5 * sizeof(int64_t), "a seg is 5 int64");
     const int P = p->nranks;
-    int64_t *cnt = calloc((size_t)P * 2, sizeof *cnt);
-    int *sc = malloc((size_t)P * 4 * sizeof *sc);
+    int *sc = malloc((size_t)P * 3 * sizeof *sc);
     collio__seg *out = NULL;
-    if (cnt == NULL || sc == NULL)
+    int64_t tot_out = 0, nrecv = 0;
+    if (sc == NULL && rc == COLLIO_OK)
         rc = COLLIO_ERR_NOMEM;
-    rc = collio__agree(p->comm, rc);
-    if (rc != COLLIO_OK) {
-        free(cnt);
-        free(sc);
-        return rc;
+    for (int q = 0; rc == COLLIO_OK && q < P; q++) {
+        if (desc[q].n > INT32_MAX || tot_out > INT32_MAX - desc[q].n)
+            rc = COLLIO_ERR_OVERFLOW;
+        else {
+            sc[q] = (int)desc[q].n;
+            sc[P + q] = (int)tot_out;
+            tot_out += desc[q].n;
+        }
     }
-    int64_t tot_out = 0, tot_in = 0;
-    for (int q = 0; q < P; q++) {
-        cnt[q] = desc[q].n;
-        tot_out += desc[q].n;
-    }
-    if (MPI_Alltoall(cnt, 1, MPI_INT64_T, cnt + P, 1, MPI_INT64_T, p->comm)
-        != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    for (int q = 0; q < P && rc == COLLIO_OK; q++)
-        tot_in += cnt[P + q];
-    if (rc == COLLIO_OK && (tot_in > INT32_MAX / 5 || tot_out > INT32_MAX / 5))
-        rc = COLLIO_ERR_OVERFLOW;
     if (rc == COLLIO_OK) {
         out = malloc((size_t)(tot_out > 0 ? tot_out : 1) * sizeof *out);
-        *in = malloc((size_t)(tot_in > 0 ? tot_in : 1) * sizeof **in);
-        if (out == NULL || *in == NULL)
+        if (out == NULL)
             rc = COLLIO_ERR_NOMEM;
     }
-    rc = collio__agree(p->comm, rc);
-    if (rc == COLLIO_OK) {
-        int *scnt = sc, *sdsp = sc + P, *rcnt = sc + 2 * P, *rdsp = sc + 3 * P;
-        int64_t so = 0, ro = 0;
-        for (int q = 0; q < P; q++) {
-            if (desc[q].n > 0)
-                memcpy(out + so, desc[q].v, (size_t)desc[q].n * sizeof *out);
-            scnt[q] = (int)(5 * desc[q].n);
-            sdsp[q] = (int)(5 * so);
-            rcnt[q] = (int)(5 * cnt[P + q]);
-            rdsp[q] = (int)(5 * ro);
-            in_at[q] = (int)ro;
-            so += desc[q].n;
-            ro += cnt[P + q];
-        }
-        in_at[P] = (int)ro;
-        if (MPI_Alltoallv(out, scnt, sdsp, MPI_INT64_T, *in, rcnt, rdsp, MPI_INT64_T,
-                          p->comm)
-            != MPI_SUCCESS)
-            rc = COLLIO_ERR_MPI;
-    }
+    for (int q = 0; rc == COLLIO_OK && q < P; q++)
+        if (desc[q].n > 0)
+            memcpy(out + sc[P + q], desc[q].v, (size_t)desc[q].n * sizeof *out);
+    int64_t *recv = NULL;
+    int *rcount = sc != NULL ? sc + 2 * P : NULL;
+    /* (on a rank without its arrays the helper still takes part: all-NULL
+     * arguments are never read once rc is agreed to have failed) */
+    rc = collio__alltoall_records(p->comm, rc, (const int64_t *)out, 5, sc,
+                                  sc != NULL ? sc + P : NULL, rcount, in_at, &recv,
+                                  &nrecv);
+    if (rc == COLLIO_OK)
+        in_at[P] = (int)nrecv;
+    *in = (collio__seg *)recv;
     free(out);
-    free(cnt);
     free(sc);
     return rc;
 }

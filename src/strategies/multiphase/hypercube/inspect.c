@@ -20,7 +20,7 @@
  * as an error code into the next agreement), so all ranks stop at the
  * same point.
  */
-#include "multiphase.h"
+#include "hypercube.h"
 
 #include <string.h>
 
@@ -269,14 +269,14 @@ void collio__mp_pass_free(collio__mp_pass *ps)
 
 void collio__mp_drop_rounds(collio__mp_plan *mp)
 {
-    for (int r = 0; r < mp->nrounds; r++) {
-        collio__mp_pass_free(&mp->rounds[r].pass);
-        collio__mp_direct_free(mp->rounds[r].direct);
+    for (int r = 0; r < collio__mp_hc_of(mp)->nrounds; r++) {
+        collio__mp_pass_free(&collio__mp_hc_of(mp)->rounds[r].pass);
+        collio__mp_direct_free(collio__mp_hc_of(mp)->rounds[r].direct);
     }
-    free(mp->rounds);
-    mp->rounds = NULL;
-    mp->nrounds = 0;
-    mp->fsize = mp->spill = 0;
+    free(collio__mp_hc_of(mp)->rounds);
+    collio__mp_hc_of(mp)->rounds = NULL;
+    collio__mp_hc_of(mp)->nrounds = 0;
+    mp->fsize = collio__mp_hc_of(mp)->spill = 0;
 }
 
 /* Collective: agrees on rc and, for the automatic choice, keeps the
@@ -287,14 +287,15 @@ void collio__mp_drop_rounds(collio__mp_plan *mp)
  * can need more. */
 static int agree_and_choose(collio_plan *p, collio__mp_plan *mp, int rc)
 {
-    int64_t mine[3] = {rc, mp->fsize + mp->spill,
-                       mp->whole.bufsize[0] + mp->whole.bufsize[1]};
+    int64_t mine[3] = {rc, mp->fsize + collio__mp_hc_of(mp)->spill,
+                       collio__mp_hc_of(mp)->whole.bufsize[0]
+                           + collio__mp_hc_of(mp)->whole.bufsize[1]};
     int64_t most[3];
     if (MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, p->comm) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     rc = (int)most[0];
-    if (rc == COLLIO_OK && mp->nrounds > 0 && collio__opt(p, MP_OPT_WRITE_ROUNDS) == 0
-        && most[1] >= most[2])
+    if (rc == COLLIO_OK && collio__mp_hc_of(mp)->nrounds > 0
+        && collio__opt(p, MP_OPT_WRITE_ROUNDS) == 0 && most[1] >= most[2])
         collio__mp_drop_rounds(mp);
     return rc;
 }
@@ -312,21 +313,23 @@ void collio__mp_pass_init(collio__mp_pass *ps)
 static int rounds_setup(collio_plan *p, collio__mp_plan *mp, int64_t fsize)
 {
     const collio_layout *l = p->layout;
-    if (mp->nphases != mp->allphases || mp->allphases == 0 || collio__plan_opt(p, COLLIO__PLAN_DESTROY_INPUT)
+    if (mp->nphases != mp->allphases || mp->allphases == 0
+        || collio__plan_opt(p, COLLIO__PLAN_DESTROY_INPUT)
         || collio__opt(p, MP_OPT_WRITE_ROUNDS) < 0)
         return COLLIO_OK;
     int n = collio__mp_round_count(l->nglobal / p->nranks, l->esize,
                                    collio__opt(p, MP_OPT_WRITE_ROUNDS));
     if (n == 0)
         return COLLIO_OK;
-    mp->rounds = calloc((size_t)n, sizeof *mp->rounds);
-    if (mp->rounds == NULL)
+    collio__mp_hc_of(mp)->rounds =
+        calloc((size_t)n, sizeof *collio__mp_hc_of(mp)->rounds);
+    if (collio__mp_hc_of(mp)->rounds == NULL)
         return COLLIO_ERR_NOMEM;
-    mp->nrounds = n;
+    collio__mp_hc_of(mp)->nrounds = n;
     mp->fsize = fsize;
     for (int i = 0; i < n; i++) {
-        collio__mp_pass_init(&mp->rounds[i].pass);
-        mp->rounds[i].target = collio__mp_round_start(fsize, i, n);
+        collio__mp_pass_init(&collio__mp_hc_of(mp)->rounds[i].pass);
+        collio__mp_hc_of(mp)->rounds[i].target = collio__mp_round_start(fsize, i, n);
     }
     return COLLIO_OK;
 }
@@ -343,44 +346,47 @@ int collio__mp_inspect(collio_plan *p, collio__mp_plan *mp)
     int rc = rounds_setup(p, mp, dhi - dlo);
     /* the last round moves directly where the chooser says so (no slots:
      * no spill) */
-    const int last_direct = mp->nrounds > 0 && mp->last_direct;
-    const int npass = mp->nrounds - last_direct; /* rounds built as passes */
-    const int n = 1 + npass;                     /* <= MAX_PASSES */
+    const int last_direct = collio__mp_hc_of(mp)->nrounds > 0 && mp->last_direct;
+    const int npass =
+        collio__mp_hc_of(mp)->nrounds - last_direct; /* rounds built as passes */
+    const int n = 1 + npass;                         /* <= MAX_PASSES */
     pass_job jobs[MAX_PASSES];
-    jobs[0] = (pass_job){&mp->whole, {0}, l->nlocal, -1, -1, 1, -1};
+    jobs[0] = (pass_job){&collio__mp_hc_of(mp)->whole, {0}, l->nlocal, -1, -1, 1, -1};
     for (int64_t i = 0; i < l->nsegs && rc == COLLIO_OK; i++)
         rc = collio__segvec_push_seg(&jobs[0].held, &l->segs[i]);
     for (int i = 0; i < npass; i++) {
-        collio__mp_round *r = &mp->rounds[i];
+        collio__mp_round *r = &collio__mp_hc_of(mp)->rounds[i];
         pass_job *j = &jobs[1 + i];
-        *j = (pass_job){&r->pass,
-                        {0},
-                        0,
-                        dlo + r->target,
-                        dlo + collio__mp_round_start(mp->fsize, i + 1, mp->nrounds),
-                        0,
-                        -1};
+        *j = (pass_job){
+            &r->pass,
+            {0},
+            0,
+            dlo + r->target,
+            dlo + collio__mp_round_start(mp->fsize, i + 1, collio__mp_hc_of(mp)->nrounds),
+            0,
+            -1};
         if (rc == COLLIO_OK)
             rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, i,
-                                       mp->nrounds, &j->held);
+                                       collio__mp_hc_of(mp)->nrounds, &j->held);
         j->a_elems = collio__segs_elements(j->held.v, j->held.n);
     }
     rc = build_passes(p, jobs, n, mp->nphases, rc);
     for (int j = 0; j < n; j++)
         collio__segvec_free(&jobs[j].held);
     if (last_direct) { /* collective; agrees on rc first */
-        collio__mp_round *r = &mp->rounds[npass];
+        collio__mp_round *r = &collio__mp_hc_of(mp)->rounds[npass];
         collio__segvec piece = {0};
         if (rc == COLLIO_OK)
             rc = collio__mp_round_clip(l->segs, l->nsegs, l->nglobal, p->nranks, npass,
-                                       mp->nrounds, &piece);
+                                       collio__mp_hc_of(mp)->nrounds, &piece);
         rc = collio__mp_direct_new(p, piece.v, piece.n, rc, dlo, dlo + r->target, dhi, 0,
                                    &r->direct);
         collio__segvec_free(&piece);
     }
     for (int i = 0; i < npass && rc == COLLIO_OK; i++) {
-        end_in_slot1(&mp->rounds[i], mp->nphases);
-        collio__mp_round_place(&mp->rounds[i], mp->fsize, &mp->spill);
+        end_in_slot1(&collio__mp_hc_of(mp)->rounds[i], mp->nphases);
+        collio__mp_round_place(&collio__mp_hc_of(mp)->rounds[i], mp->fsize,
+                               &collio__mp_hc_of(mp)->spill);
     }
     return agree_and_choose(p, mp, rc);
 }

@@ -43,7 +43,7 @@
  * Every wait is on an earlier event, so every call completes
  * (tests/unit_relay.c runs the protocol for many P, K, G).
  */
-#include "multiphase.h"
+#include "shm.h"
 
 #include <stdatomic.h>
 #include <string.h>

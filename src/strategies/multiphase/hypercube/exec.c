@@ -27,7 +27,7 @@
  * Timing: stats.phase_s[ph] per phase, exchange_s = all phases plus the
  * final scatter / gather, file_s = the file requests.
  */
-#include "multiphase.h"
+#include "hypercube.h"
 
 #include <string.h>
 
@@ -134,13 +134,13 @@ static const char *write_phases(collio_plan *p, const collio__mp_pass *ps, char 
 static int write_whole(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_final *fin = &mp->whole.fin;
+    const collio__mp_final *fin = &collio__mp_hc_of(mp)->whole.fin;
     collio__mp_bufs wb;
-    int rc = collio__mp_bufs_alloc(p, &wb, mp->whole.bufsize, 1);
+    int rc = collio__mp_bufs_alloc(p, &wb, collio__mp_hc_of(mp)->whole.bufsize, 1);
     if (rc != COLLIO_OK)
         return rc;
     double tx = collio__now();
-    const char *F = write_phases(p, &mp->whole, wb.buf, stream, &rc);
+    const char *F = write_phases(p, &collio__mp_hc_of(mp)->whole, wb.buf, stream, &rc);
     if (!fin->identity) {
         scatter(p, fin, F, wb.buf[fin->dst_slot]);
         F = wb.buf[fin->dst_slot];
@@ -157,10 +157,10 @@ static int write_whole(collio_plan *p, collio_file *f, const char *stream)
 static int rounds_alloc(collio_plan *p, collio__mp_bufs *wb)
 {
     collio__mp_plan *mp = p->impl;
-    const int64_t need[2] = {mp->fsize + mp->spill, 0};
+    const int64_t need[2] = {mp->fsize + collio__mp_hc_of(mp)->spill, 0};
     int rc = collio__mp_bufs_alloc(p, wb, need, 0);
     if (rc == COLLIO_OK)
-        p->stats.nrounds = mp->nrounds;
+        p->stats.nrounds = collio__mp_hc_of(mp)->nrounds;
     return rc;
 }
 
@@ -168,7 +168,7 @@ static int rounds_alloc(collio_plan *p, collio__mp_bufs *wb)
  * round, built by the direct exchange's builder, no slots). */
 static int direct_round(const collio__mp_plan *mp, int i)
 {
-    return mp->last_direct && i == mp->nrounds - 1;
+    return mp->last_direct && i == collio__mp_hc_of(mp)->nrounds - 1;
 }
 
 /* Where the slots of round r lie in F. */
@@ -191,8 +191,8 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
         return rc;
     char *F = wb.buf[0];
     double tx = collio__now();
-    for (int i = 0; i < mp->nrounds; i++) {
-        const collio__mp_round *r = &mp->rounds[i];
+    for (int i = 0; i < collio__mp_hc_of(mp)->nrounds; i++) {
+        const collio__mp_round *r = &collio__mp_hc_of(mp)->rounds[i];
         if (direct_round(mp, i)) { /* straight from the stream into F (its
                                       stats go to the last phase) */
             int w = collio__mp_direct_move(p, r->direct, (char *)stream, F, 1,
@@ -208,7 +208,7 @@ static int write_rounds(collio_plan *p, collio_file *f, const char *stream)
     }
     p->stats.exchange_s += collio__now() - tx;
     if (rc == COLLIO_OK)
-        rc = collio__mp_file_runs(p, &mp->whole.fin, f, F, 1);
+        rc = collio__mp_file_runs(p, &collio__mp_hc_of(mp)->whole.fin, f, F, 1);
     collio__mp_bufs_done(p, &wb);
     return rc;
 }
@@ -219,7 +219,7 @@ int collio__mp_hypercube_write(collio_plan *p, collio_file *f, const char *strea
     /* the same path on every rank: decided at plan creation (a rank
      * whose stream happens to be scratch still writes in rounds when
      * another's is not) */
-    if (mp->nrounds > 0 && !mp->scratch_all)
+    if (collio__mp_hc_of(mp)->nrounds > 0 && !mp->scratch_all)
         return write_rounds(p, f, stream);
     return write_whole(p, f, stream);
 }
@@ -279,17 +279,17 @@ static int read_whole(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
     collio__mp_bufs wb;
-    int rc = collio__mp_bufs_alloc(p, &wb, mp->whole.bufsize, 1);
+    int rc = collio__mp_bufs_alloc(p, &wb, collio__mp_hc_of(mp)->whole.bufsize, 1);
     if (rc != COLLIO_OK)
         return rc;
-    const collio__mp_final *fin = &mp->whole.fin;
+    const collio__mp_final *fin = &collio__mp_hc_of(mp)->whole.fin;
     char *a = slot_ptr(wb.buf, stream, fin->src_slot);
     char *F = fin->identity ? a : wb.buf[fin->dst_slot];
     rc = collio__mp_file_runs(p, fin, f, F, 0);
     double tx = collio__now();
     if (!fin->identity)
         gather(p, fin, F, a);
-    read_phases(p, &mp->whole, wb.buf, stream, &rc);
+    read_phases(p, &collio__mp_hc_of(mp)->whole, wb.buf, stream, &rc);
     p->stats.exchange_s += collio__now() - tx;
     collio__mp_bufs_done(p, &wb);
     return rc;
@@ -306,10 +306,10 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
     if (rc != COLLIO_OK)
         return rc;
     char *F = wb.buf[0];
-    rc = collio__mp_file_runs(p, &mp->whole.fin, f, F, 0);
+    rc = collio__mp_file_runs(p, &collio__mp_hc_of(mp)->whole.fin, f, F, 0);
     double tx = collio__now();
-    for (int i = mp->nrounds - 1; i >= 0; i--) {
-        const collio__mp_round *r = &mp->rounds[i];
+    for (int i = collio__mp_hc_of(mp)->nrounds - 1; i >= 0; i--) {
+        const collio__mp_round *r = &collio__mp_hc_of(mp)->rounds[i];
         if (direct_round(mp, i)) { /* straight from F into the stream */
             int w = collio__mp_direct_move(p, r->direct, stream, F, 0, mp->nphases - 1);
             if (rc == COLLIO_OK)
@@ -332,7 +332,7 @@ static int read_rounds(collio_plan *p, collio_file *f, char *stream)
 int collio__mp_hypercube_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    if (mp->nrounds > 0)
+    if (collio__mp_hc_of(mp)->nrounds > 0)
         return read_rounds(p, f, stream);
     return read_whole(p, f, stream);
 }

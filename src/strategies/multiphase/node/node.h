@@ -32,7 +32,7 @@
 #ifndef COLLIO_MULTIPHASE_NODE_H
 #define COLLIO_MULTIPHASE_NODE_H
 
-#include "multiphase.h"
+#include "../multiphase.h"
 
 /* ---- the schedule (multiphase_node_sched.c; pure, no MPI) */
 

@@ -1,10 +1,11 @@
 /*
- * multiphase_direct.c -- the direct transport of the multiphase strategy:
- * all ceil(log2 P) hypercube phases merged into ONE phase, in which every
- * rank sends each piece of its data straight to the rank that writes it.
- * Also the builder and mover of a direct exchange that the hypercube's
- * last round (multiphase_inspect.c, multiphase_exec.c) and the shm
- * transport (copy ops instead of MPI types) use.
+ * exchange.c -- the direct exchange, a building block of the multiphase
+ * strategy's kit: all ceil(log2 P) hypercube phases merged into ONE
+ * phase, in which every rank sends each piece of its data straight to the
+ * rank that writes it. Its builder and mover serve the direct transport
+ * (direct/transport.c), the hypercube's last round (hypercube/inspect.c,
+ * hypercube/exec.c) and the shm transport (copy ops instead of MPI types,
+ * shm/transport.c).
  *
  * Why. A hypercube phase moves about half of a rank's data, so all phases
  * move each element up to log2 P times, through two work buffers, and end
@@ -19,7 +20,7 @@
  * scatter loop) while the messages move. No work buffers: the work memory
  * is F, exactly the rank's file domain. The price is P - 1 messages per rank instead of
  * ceil(log2 P), so the automatic choice (multiphase_choose.c) takes it
- * only for moderate P and long enough blocks -- measured, see
+ * only for moderate P and long enough blocks (choose.c) -- measured, see
  * docs/multiphase.md.
  *
  * Inspector (collective, once per plan): each layout segment is clipped to
@@ -296,82 +297,3 @@ int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *str
     }
     return rc;
 }
-
-/* Collective: F, the rank's domain buffer, as buffer 0. */
-static int alloc_f(collio_plan *p, collio__mp_bufs *wb)
-{
-    const collio__mp_plan *mp = p->impl;
-    const int64_t need[2] = {mp->fsize, 0};
-    int rc = collio__mp_bufs_alloc(p, wb, need, 0);
-    p->stats.nphases = 1;
-    return rc;
-}
-
-static int direct_write(collio_plan *p, collio_file *f, const char *stream)
-{
-    collio__mp_plan *mp = p->impl;
-    collio__mp_bufs wb;
-    int rc = alloc_f(p, &wb);
-    if (rc != COLLIO_OK)
-        return rc;
-    /* (the stream is only read) */
-    rc = collio__mp_direct_move(p, mp->direct, (char *)stream, wb.buf[0], 1, 0);
-    if (rc == COLLIO_OK)
-        rc = collio__mp_file_runs(p, &mp->direct->fin, f, wb.buf[0], 1);
-    collio__mp_bufs_done(p, &wb);
-    return rc;
-}
-
-/* A failed file read still takes part in the exchange (the others wait
- * for its messages); the error is returned at the end. */
-static int direct_read(collio_plan *p, collio_file *f, char *stream)
-{
-    collio__mp_plan *mp = p->impl;
-    collio__mp_bufs wb;
-    int rc = alloc_f(p, &wb);
-    if (rc != COLLIO_OK)
-        return rc;
-    rc = collio__mp_file_runs(p, &mp->direct->fin, f, wb.buf[0], 0);
-    int x = collio__mp_direct_move(p, mp->direct, stream, wb.buf[0], 0, 0);
-    if (rc == COLLIO_OK)
-        rc = x;
-    collio__mp_bufs_done(p, &wb);
-    return rc;
-}
-
-/* ---------------------------------------------------------- transport */
-
-/* Collective: the plan's direct exchange over messages, every rank's
- * whole layout into the domain it writes. */
-static int direct_build(collio_plan *p, collio__mp_plan *mp)
-{
-    const collio_layout *l = p->layout;
-    int64_t lo, hi;
-    collio__domain_range(l->nglobal, p->nranks,
-                         collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
-    p->stats.nphases = 1;
-    mp->fsize = hi - lo;
-    int rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, 0,
-                                   &mp->direct);
-    if (rc == COLLIO_OK)
-        rc = collio__mp_final_domain(&mp->direct->fin, lo, hi);
-    rc = collio__agree(p->comm, rc);
-    if (rc == COLLIO_OK)
-        p->stats.plan_bytes = (int64_t)sizeof *mp + collio__mp_direct_bytes(mp->direct);
-    return rc;
-}
-
-static void direct_plan_free(collio__mp_plan *mp)
-{
-    collio__mp_direct_free(mp->direct);
-    mp->direct = NULL;
-}
-
-const collio__mp_transport collio__mp_transport_direct = {
-    .name = "direct",
-    .exchange = COLLIO_EXCHANGE_DIRECT,
-    .build = direct_build,
-    .write = direct_write,
-    .read = direct_read,
-    .free = direct_plan_free,
-};

@@ -11,7 +11,7 @@
  * a node's ranks (ceil((M - 1) / m) per rank at most), and node pairs
  * (S, N) and (N, S) do not all land on the node's first rank.
  */
-#include "multiphase_node.h"
+#include "node.h"
 
 #include <stdlib.h>
 

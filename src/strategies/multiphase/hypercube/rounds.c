@@ -32,7 +32,7 @@
  * holding a block more than its share: 1.12x). Reads run the rounds
  * backwards in the same buffer (multiphase_exec.c).
  */
-#include "multiphase.h"
+#include "hypercube.h"
 
 /* Automatic choice: rounds only for domains of at least AUTO_MIN_DOMAIN
  * bytes; halve while the last round keeps at least ROUND_MIN_BYTES, at

@@ -19,7 +19,7 @@
  * buffers, each about the rank's share of the data (the first step of a
  * write reads the user's buffer, the last of a read writes it).
  */
-#include "multiphase_node.h"
+#include "node.h"
 
 #include <string.h>
 
@@ -354,7 +354,7 @@ static char *slot_ptr(collio__mp_bufs *wb, char *stream, int slot)
 int collio__mp_node_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_node *nd = mp->node;
+    const collio__mp_node *nd = ((collio__mp_node *)mp->state);
     collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, nd->need, 0); /* agreed */
     p->stats.nphases = nd->nsteps;
@@ -376,7 +376,7 @@ int collio__mp_node_write(collio_plan *p, collio_file *f, const char *stream)
 int collio__mp_node_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_node *nd = mp->node;
+    const collio__mp_node *nd = ((collio__mp_node *)mp->state);
     collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, nd->need, 0); /* agreed */
     p->stats.nphases = nd->nsteps;
@@ -413,10 +413,13 @@ static int64_t node_bytes(const collio__mp_node *nd)
 static int build_kind(collio_plan *p, collio__mp_plan *mp, int x)
 {
     collio__stat_set(p, MP_STAT_SHARED_MEMORY, 0);
-    int rc = collio__mp_node_build(p, x, &mp->node); /* agreed */
+    collio__mp_node *nd = NULL;
+    int rc = collio__mp_node_build(p, x, &nd); /* agreed */
+    mp->state = nd;
     if (rc == COLLIO_OK) {
-        p->stats.nphases = mp->node->nsteps;
-        p->stats.plan_bytes = (int64_t)sizeof *mp + node_bytes(mp->node);
+        p->stats.nphases = ((collio__mp_node *)mp->state)->nsteps;
+        p->stats.plan_bytes =
+            (int64_t)sizeof *mp + node_bytes(((collio__mp_node *)mp->state));
     }
     return rc;
 }
@@ -433,8 +436,8 @@ static int build_hypercube(collio_plan *p, collio__mp_plan *mp)
 
 static void node_free(collio__mp_plan *mp)
 {
-    collio__mp_node_free(mp->node);
-    mp->node = NULL;
+    collio__mp_node_free(((collio__mp_node *)mp->state));
+    mp->state = NULL;
 }
 
 const collio__mp_transport collio__mp_transport_node_direct = {

@@ -98,7 +98,8 @@ static int mp_plan(collio_plan *p)
     p->impl = mp;
     mp->esize = l->esize;
     mp->allphases = collio__mp_nphases(p->nranks);
-    int scratch = collio__plan_opt(p, COLLIO__PLAN_DESTROY_INPUT) || l->mem_kind != COLLIO__MEM_PACKED;
+    int scratch = collio__plan_opt(p, COLLIO__PLAN_DESTROY_INPUT)
+                  || l->mem_kind != COLLIO__MEM_PACKED;
     if (MPI_Allreduce(&scratch, &mp->scratch_all, 1, MPI_INT, MPI_MIN, p->comm)
         != MPI_SUCCESS)
         return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
@@ -148,7 +149,8 @@ static void mp_free(collio_plan *p)
 }
 
 const collio__strategy collio__strategy_multiphase = {
-    .section = {"multiphase", collio__mp_options, MP_NOPTIONS, collio__mp_stats, MP_NSTATS},
+    .section = {"multiphase", collio__mp_options, MP_NOPTIONS, collio__mp_stats,
+                MP_NSTATS},
     .summary = "pairwise hypercube exchange phases (inspector/executor), "
                "then one contiguous write per rank (seeds 001, 004)",
     .canonical = 1,

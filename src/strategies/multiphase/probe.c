@@ -20,7 +20,7 @@
  * enough), and rank 0's figures are broadcast, so that every rank
  * chooses the same exchange.
  */
-#include "multiphase_node.h"
+#include "node/node.h"
 
 #include <string.h>
 

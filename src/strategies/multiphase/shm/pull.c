@@ -43,7 +43,7 @@
  * Executor (multiphase_shm.c): per round stage, barrier, gather, barrier;
  * then the pushed tail, barrier, the file. Reads run it backwards.
  */
-#include "multiphase.h"
+#include "shm.h"
 
 #include <string.h>
 

@@ -53,11 +53,13 @@ const collio__stat collio__mp_stats[MP_NSTATS] = {
     [MP_STAT_SHARED_MEMORY] = {"shared_memory", 0, 0,
                                "1 if the direct exchange copies through a shared-memory "
                                "window"},
-    [MP_STAT_SHM_FALLBACK] = {"shm_fallback", 0, 0,
-                              "1 if /dev/shm (or the file size limit) had no room for the "
-                              "window: messages instead"},
-    [MP_STAT_NET_BW] = {"net_bw", 0, 0,
-                        "across nodes: the measured link rate, bytes/s, the choice compared"},
+    [MP_STAT_SHM_FALLBACK] =
+        {"shm_fallback", 0, 0,
+         "1 if /dev/shm (or the file size limit) had no room for the "
+         "window: messages instead"},
+    [MP_STAT_NET_BW] =
+        {"net_bw", 0, 0,
+         "across nodes: the measured link rate, bytes/s, the choice compared"},
     [MP_STAT_MEM_BW] = {"mem_bw", 0, 0,
                         "across nodes: the measured memory copy rate, bytes/s"},
 };

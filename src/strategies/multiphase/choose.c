@@ -27,7 +27,7 @@
  * The builders read mp->last_direct and mp->pull_rounds and decide
  * nothing themselves. Measurements behind the numbers: docs/multiphase.md.
  */
-#include "multiphase_node.h"
+#include "node/node.h"
 
 #include <sys/resource.h>
 #include <sys/statvfs.h>

@@ -34,7 +34,7 @@
  * (opts.multiphase.keep_buffers, freed with the plan: MPI_Win_free is collective,
  * as collio_plan_free is), else made and freed in every call.
  */
-#include "multiphase.h"
+#include "shm.h"
 
 /* Collective (MPI_Win_free): frees the window, if any (not the relay:
  * that lives as long as the plan). */
@@ -54,7 +54,7 @@ static void shm_free(collio__mp_shm *s)
 static int shm_open(collio_plan *p, collio__mp_shm *s)
 {
     collio__mp_plan *mp = p->impl;
-    collio__mp_pull *pl = mp->shm.pull;
+    collio__mp_pull *pl = SHM(mp)->pull;
     const size_t bytes = (size_t)(pl ? pl->seg_elems : mp->fsize) * mp->esize;
     int rc = COLLIO_OK;
     if (s->win == MPI_WIN_NULL) {
@@ -174,8 +174,8 @@ static int unpull_round(collio_plan *p, const collio__mp_pull *pl, int i,
 static void account(collio_plan *p, double t0, double t_file)
 {
     const collio__mp_plan *mp = p->impl;
-    const collio__mp_direct *d = mp->direct;
-    const collio__mp_pull *pl = mp->shm.pull;
+    const collio__mp_direct *d = SHM(mp)->direct;
+    const collio__mp_pull *pl = SHM(mp)->pull;
     double t = collio__now() - t0 - t_file;
     p->stats.exchange_s += t;
     p->stats.phase_s[0] += t;
@@ -192,20 +192,20 @@ static void account(collio_plan *p, double t0, double t_file)
 static int shm_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_pull *pl = mp->shm.pull;
-    int rc = shm_open(p, &mp->shm);
+    const collio__mp_pull *pl = SHM(mp)->pull;
+    int rc = shm_open(p, SHM(mp));
     if (rc != COLLIO_OK)
         return rc;
     double t0 = collio__now();
-    rc = shm_fence(p, &mp->shm); /* every F free */
+    rc = shm_fence(p, SHM(mp)); /* every F free */
     for (int i = 0; rc == COLLIO_OK && pl != NULL && i < pl->nrounds; i++)
-        rc = pull_round(p, pl, i, &mp->shm, stream);
+        rc = pull_round(p, pl, i, SHM(mp), stream);
     if (rc != COLLIO_OK)
         return rc; /* a rank of the node died: no shm_done, nothing agrees */
     double t_file = 0;
-    rc = collio__mp_relay_write(p, mp->direct, &mp->shm, f, stream, &t_file);
+    rc = collio__mp_relay_write(p, SHM(mp)->direct, SHM(mp), f, stream, &t_file);
     account(p, t0, t_file);
-    shm_done(p, &mp->shm);
+    shm_done(p, SHM(mp));
     return rc;
 }
 
@@ -214,24 +214,24 @@ static int shm_write(collio_plan *p, collio_file *f, const char *stream)
 static int shm_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_pull *pl = mp->shm.pull;
-    int rc = shm_open(p, &mp->shm);
+    const collio__mp_pull *pl = SHM(mp)->pull;
+    int rc = shm_open(p, SHM(mp));
     if (rc != COLLIO_OK)
         return rc;
     /* (the previous call ended with a barrier: nobody copies from F) */
-    rc = collio__mp_file_runs(p, &mp->direct->fin, f, mp->shm.base[p->rank], 0);
+    rc = collio__mp_file_runs(p, &SHM(mp)->direct->fin, f, SHM(mp)->base[p->rank], 0);
     double t0 = collio__now();
-    int wrc = shm_fence(p, &mp->shm); /* every F read */
+    int wrc = shm_fence(p, SHM(mp)); /* every F read */
     if (wrc == COLLIO_OK) {
-        push_back(p, mp->direct, &mp->shm, stream);
-        wrc = shm_fence(p, &mp->shm); /* the pushed parts are free */
+        push_back(p, SHM(mp)->direct, SHM(mp), stream);
+        wrc = shm_fence(p, SHM(mp)); /* the pushed parts are free */
     }
     for (int i = pl != NULL ? pl->nrounds - 1 : -1; wrc == COLLIO_OK && i >= 0; i--)
-        wrc = unpull_round(p, pl, i, &mp->shm, stream);
+        wrc = unpull_round(p, pl, i, SHM(mp), stream);
     if (wrc != COLLIO_OK)
         return wrc; /* a rank of the node died */
     account(p, t0, 0);
-    shm_done(p, &mp->shm);
+    shm_done(p, SHM(mp));
     return rc;
 }
 
@@ -244,10 +244,14 @@ static int shm_read(collio_plan *p, collio_file *f, char *stream)
  * and the node: made once, with the plan. */
 static int shm_build(collio_plan *p, collio__mp_plan *mp)
 {
+    collio__mp_shm *st = calloc(1, sizeof *st);
+    mp->state = st; /* (freed by shm_plan_free, also after a failure) */
+    if (collio__agree(p->comm, st != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM) != COLLIO_OK)
+        return COLLIO_ERR_NOMEM;
     const collio_layout *l = p->layout;
     const int R = mp->pull_rounds;
-    mp->shm.win = MPI_WIN_NULL;
-    mp->shm.relay.win = MPI_WIN_NULL;
+    SHM(mp)->win = MPI_WIN_NULL;
+    SHM(mp)->relay.win = MPI_WIN_NULL;
     p->stats.nphases = 1;
     int64_t lo, hi;
     collio__domain_range(l->nglobal, p->nranks,
@@ -256,36 +260,41 @@ static int shm_build(collio_plan *p, collio__mp_plan *mp)
     int rc;
     if (R > 0) {
         collio__segvec tail = {0};
-        rc = collio__mp_pull_build(p, R, lo, hi, &mp->shm.pull); /* agreed */
+        rc = collio__mp_pull_build(p, R, lo, hi, &SHM(mp)->pull); /* agreed */
         if (rc == COLLIO_OK)
             rc = collio__mp_pull_tail(p, R, &tail);
         rc = collio__mp_direct_new(p, tail.v, tail.n, rc, lo,
                                    lo + collio__mp_pull_cut(hi - lo, R), hi, 1,
-                                   &mp->direct);
+                                   &SHM(mp)->direct);
         collio__segvec_free(&tail);
     } else {
         rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, 1,
-                                   &mp->direct);
+                                   &SHM(mp)->direct);
     }
     if (rc == COLLIO_OK)
-        rc = collio__mp_final_domain(&mp->direct->fin, lo, hi);
+        rc = collio__mp_final_domain(&SHM(mp)->direct->fin, lo, hi);
     rc = collio__agree(p->comm, rc);
     if (rc == COLLIO_OK)
-        rc = collio__agree(p->comm, collio__mp_relay_init(p, &mp->shm.relay));
+        rc = collio__agree(p->comm, collio__mp_relay_init(p, &SHM(mp)->relay));
     if (rc == COLLIO_OK)
-        p->stats.plan_bytes = (int64_t)sizeof *mp + collio__mp_direct_bytes(mp->direct);
+        p->stats.plan_bytes =
+            (int64_t)sizeof *mp + collio__mp_direct_bytes(SHM(mp)->direct);
     return rc;
 }
 
 /* Collective, as collio_plan_free is: the window and the relay's words. */
 static void shm_plan_free(collio__mp_plan *mp)
 {
-    shm_free(&mp->shm);
-    collio__mp_relay_free(&mp->shm.relay);
-    collio__mp_pull_free(mp->shm.pull);
-    mp->shm.pull = NULL;
-    collio__mp_direct_free(mp->direct);
-    mp->direct = NULL;
+    if (mp->state == NULL)
+        return;
+    shm_free(SHM(mp));
+    collio__mp_relay_free(&SHM(mp)->relay);
+    collio__mp_pull_free(SHM(mp)->pull);
+    SHM(mp)->pull = NULL;
+    collio__mp_direct_free(SHM(mp)->direct);
+    SHM(mp)->direct = NULL;
+    free(mp->state);
+    mp->state = NULL;
 }
 
 const collio__mp_transport collio__mp_transport_shm = {

@@ -1,0 +1,91 @@
+/*
+ * internal/files.h -- files: the backends, atomic create's temporaries, data access (file*.c).
+ * Part of collio_internal.h, which includes every part in order.
+ */
+#ifndef COLLIO_INTERNAL_FILES_H
+#define COLLIO_INTERNAL_FILES_H
+
+/* ------------------------------------------------------------------ files */
+
+typedef struct collio__file_ops {
+    const char *name;
+    int (*open)(collio_file *f, const char *path, int create);
+    int (*close)(collio_file *f);
+    int (*sync)(collio_file *f);
+    /* absolute byte offsets; loops until done (short writes / EINTR) */
+    int (*pwrite)(collio_file *f, int64_t off, const void *buf, size_t n);
+    int (*pread)(collio_file *f, int64_t off, void *buf, size_t n);
+    /* one file-contiguous range gathered from / scattered to iov[] */
+    int (*pwritev)(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+    int (*preadv)(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+    int (*size)(collio_file *f, int64_t *bytes);
+} collio__file_ops;
+
+extern const collio__file_ops collio__file_posix_ops;
+extern const collio__file_ops collio__file_mpiio_ops;
+
+struct collio_file {
+    MPI_Comm comm; /* dup */
+    int rank, nranks;
+    char *path;     /* target path */
+    char *tmp_path; /* CREATE: temporary beside path, else NULL */
+    collio_file_mode mode;
+    collio_file_options opts;
+    const collio__file_ops *ops;
+    int fd;      /* POSIX backend */
+    MPI_File fh; /* MPI-IO backend, or the collective handle below */
+    int fh_open;
+    MPI_File coll_fh; /* collective MPI-IO handle for two_phase (lazy) */
+    int coll_fh_open;
+    int64_t id;    /* drawn by rank 0 at open: the same on every rank of
+                      this file, another for every other open */
+    int failed;    /* a call on this file failed: do not commit */
+    char why[400]; /* the first failure's agreed detail (for close) */
+    int lock_fd;   /* CREATE, rank 0: holds the temporary's lock, else -1 */
+};
+
+/* Local: a write or read on f failed (agreed over the plan's ranks):
+ * collio_file_close commits nothing and says why. */
+void collio__file_mark_failed(collio_file *f);
+
+/* Temporaries of CREATE (file_tmp.c), rank 0 only. tmp_create sweeps the
+ * temporaries of path whose writers are gone, then makes a new one beside
+ * path, unique and locked: *tmp (malloc'd) its name, *lock_fd the
+ * descriptor that holds the lock (kept open until the temporary is
+ * renamed or removed). Errors (OPEN, NOMEM) are recorded. tmp_release
+ * drops the lock (closes *lock_fd; -1 is a no-op) and sets it to -1. */
+int collio__tmp_create(const char *path, char **tmp, int *lock_fd);
+/* Local: 64 random bits (getrandom, else the clock), mixed with the pid
+ * and a counter: never the same twice in a process. */
+uint64_t collio__random64(void);
+void collio__tmp_release(int *lock_fd);
+
+/* Path the data is written to right now (tmp_path for CREATE). */
+static inline const char *collio__file_data_path(const collio_file *f)
+{
+    return f->tmp_path ? f->tmp_path : f->path;
+}
+
+/* Data access relative to the data start (base_offset added here). Record
+ * failures in f->failed. */
+int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n);
+int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n);
+int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov,
+                           int niov);
+int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, int niov);
+
+/* Collective over comm, a subset of f's ranks (the others do not call):
+ * a file object on the same data file (the temporary of a CREATE file),
+ * same mode, backend, base offset and hints, for an inner plan that runs
+ * on comm. It never creates, renames or removes anything. Its writes'
+ * failures stay in sub->failed until collio__file_sub_close, which copies
+ * them into f->failed and frees it (collective over comm). */
+int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **sub);
+int collio__file_sub_close(collio_file *f, collio_file **sub);
+
+/* Collective: an MPI_File opened on every rank of f->comm on the data path
+ * (opened on first use, closed with f). For strategies that use MPI-IO's
+ * collective calls. */
+int collio__file_collective_handle(collio_file *f, MPI_File *out);
+
+#endif /* COLLIO_INTERNAL_FILES_H */

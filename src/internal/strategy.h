@@ -1,0 +1,147 @@
+/*
+ * internal/strategy.h -- strategies, plans, nodes and file domains (strategies.c, plan.c, nodes.c, domains.c).
+ * Part of collio_internal.h, which includes every part in order.
+ */
+#ifndef COLLIO_INTERNAL_STRATEGY_H
+#define COLLIO_INTERNAL_STRATEGY_H
+
+/* ------------------------------------------------------------- strategies */
+
+/*
+ * A strategy: a small table of functions and of its options and stats,
+ * registered once in strategies.c. plan() is the inspector;
+ * write()/read() are the executor and work on the packed stream (the
+ * rank's elements in layout order, contiguous; plan.c packs/unpacks other
+ * memory kinds). Each returns a local code; plan.c agrees on it across
+ * ranks afterwards, so a function must still complete every collective /
+ * matching message it started when a local step fails (record the error,
+ * carry on with the communication, return it at the end). Timing: add
+ * exchange time to p->stats.exchange_s and file time to p->stats.file_s;
+ * count into p->stats counters. plan.c resets these per execution and
+ * measures total_s.
+ *
+ * Options and stats of one strategy are its own section of the catalogue:
+ * `section.name` is the strategy's name, its tables are static in its
+ * file, and it reads its values with collio__opt(p, i) (i: the index in
+ * its table) and keeps its stats with collio__stat_set / _add. Values are
+ * parsed and range-checked by the catalogue; check() (may be NULL) is
+ * for what the table cannot say -- options that do not go together --
+ * and runs at plan creation once every rank is known to hold the same
+ * options (so it returns the same code everywhere; plan.c agrees all the
+ * same), recording its error. A strategy that runs another (subgroup)
+ * hands it every option as hints; the inner plan checks its own.
+ *
+ * Hooks for the replica policies (replicas_plan.c, replicas_policy.c),
+ * so that no policy knows a strategy by name: replicas_auto, the policy
+ * AUTO becomes under this strategy (0: the default, IDG); rank_domain,
+ * the file domain (of P balanced ones) a rank writes (NULL: domain r on
+ * rank r), which the DOMAIN policy keeps elements on.
+ */
+typedef struct collio__strategy {
+    collio__section section; /* name, options and stats */
+    const char *summary;
+    int canonical; /* writes canonical file order */
+    int (*check)(collio_plan *p);
+    int (*plan)(collio_plan *p);
+    int (*write)(collio_plan *p, collio_file *f, const char *stream);
+    int (*read)(collio_plan *p, collio_file *f, char *stream);
+    void (*free)(collio_plan *p);
+    int replicas_auto;
+    int (*rank_domain)(int nranks, int rank);
+} collio__strategy;
+
+/* A strategy added to the registry from outside strategies.c (a test's,
+ * or a program's own): before the first use of the catalogue (any plan,
+ * hint or catalogue call), which seals the registry; COLLIO_ERR_STATE
+ * after that, when the table is full or the name is taken. Not thread
+ * safe: call it first thing. */
+int collio__strategy_register(const collio__strategy *s);
+void collio__strategies_seal(void);
+
+/* Lookup in the registry; NULL if unknown. collio__strategy_at: the i-th. */
+const collio__strategy *collio__strategy_find(const char *name);
+const collio__strategy *collio__strategy_at(int i);
+
+/* Collective over p's communicator: one execution of plan p on a packed
+ * stream, for collio_write / collio_read and for strategies that run an
+ * inner plan on a sub-communicator (subgroup): resets p's execution
+ * stats, runs its strategy's write (or read into stream), agrees on the
+ * result over p->comm and marks f failed after a failure. scratch: stream
+ * may be overwritten (a write's work space; a read's output always is).
+ * The caller has checked sizes. */
+int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
+                      int scratch);
+
+struct collio_plan {
+    MPI_Comm comm; /* dup */
+    int rank, nranks;
+    const collio__strategy *strategy;
+    collio_layout *layout; /* the plan's own copy */
+    collio__optvals opts;  /* every option's value (the catalogue's order) */
+    int own_opt, own_stat; /* where the strategy's section starts in them */
+    collio_stats stats;
+    double *statv;      /* every section's stats (the catalogue's order) */
+    int oversubscribed; /* more ranks than cores on some node: wait politely */
+    /* During an execution: the stream the strategy gets, when it may also
+     * serve as scratch space (a read's output, the library's own packed
+     * copy, or the user's buffer under destroy_input); else NULL. */
+    char *scratch;
+    void *impl; /* the strategy's state */
+    /* Replicated layouts: what maps the user's layout (which the user's
+     * buffer follows) to `layout`, which then holds only the elements this
+     * rank writes; NULL for every other layout. */
+    collio__repl *repl;
+    int *node_of; /* node index of every rank (nodes.c) */
+};
+
+/* A strategy's own option i (its table's index) and stat i. */
+static inline int64_t collio__opt(const collio_plan *p, int i)
+{
+    return p->opts.v[p->own_opt + i];
+}
+static inline const char *collio__opt_str(const collio_plan *p, int i)
+{
+    return p->opts.str[p->own_opt + i];
+}
+static inline void collio__stat_set(collio_plan *p, int i, double v)
+{
+    p->statv[p->own_stat + i] = v;
+}
+static inline void collio__stat_add(collio_plan *p, int i, double v)
+{
+    p->statv[p->own_stat + i] += v;
+}
+/* A generic option ("plan" section, COLLIO__PLAN_*). */
+static inline int64_t collio__plan_opt(const collio_plan *p, int i)
+{
+    return p->opts.v[i];
+}
+
+/* Stats (stats.c): the generic fields of collio_stats as a table (the
+ * stats of section "plan"), so that resets, sums and every binding walk
+ * one list. reset: the per-call ones, generic and every section's. add:
+ * an inner plan's execution into an outer one's (subgroup): the generic
+ * per-call counters and times summed, nphases / nrounds taken, every
+ * section's stats taken (or summed where `sum`) but the outer plan's own
+ * strategy's. */
+void collio__stats_reset(collio_plan *p);
+void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
+
+/* Nodes (nodes.c). Collective, at plan creation: p->node_of and
+ * p->stats.nnodes. Agreed code. */
+int collio__plan_nodes(collio_plan *p);
+/* Local: one point-to-point message with rank `peer` posted by this rank
+ * (sent_bytes: what it sends, 0 for a receive): counted in messages and
+ * bytes_sent, and in messages_offnode / bytes_offnode when the peer is on
+ * another node. */
+void collio__count_p2p(collio_plan *p, int peer, int64_t sent_bytes);
+
+/* ------------------------------------------- file domains (domains.c) */
+
+/* Domain d of ndomains balanced contiguous domains of [0, nglobal):
+ * elements [*lo, *hi) (the first nglobal % ndomains hold one more). */
+void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int64_t *hi);
+/* The domain holding element x, 0 <= x < nglobal. */
+int collio__domain_of(int64_t nglobal, int ndomains, int64_t x);
+
+#endif /* COLLIO_INTERNAL_STRATEGY_H */
