@@ -11,8 +11,8 @@
 #include "collio_internal.h"
 
 int collio__alltoall_records(MPI_Comm comm, int rc, const int64_t *sbuf, int words,
-                             const int *scount, const int *sdispl, int *rcount, int *rdispl,
-                             int64_t **rbuf, int64_t *nrecv)
+                             const int *scount, const int *sdispl, int *rcount,
+                             int *rdispl, int64_t **rbuf, int64_t *nrecv)
 {
     int P = 0;
     MPI_Comm_size(comm, &P);

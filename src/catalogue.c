@@ -15,9 +15,10 @@
 /* ---------------------------------------------------- section "plan" */
 
 static const collio__option plan_options[] = {
-    [COLLIO__PLAN_DESTROY_INPUT] = {"destroy_input", COLLIO__OPT_BOOL, 0, 0, 1, NULL, NULL,
-                                    "collio_write may use the buffer as scratch space (its "
-                                    "contents are undefined after the call)"},
+    [COLLIO__PLAN_DESTROY_INPUT] =
+        {"destroy_input", COLLIO__OPT_BOOL, 0, 0, 1, NULL, NULL,
+         "collio_write may use the buffer as scratch space (its "
+         "contents are undefined after the call)"},
     [COLLIO__PLAN_KEEP_BUFFERS] = {"keep_buffers", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
                                    "the plan keeps its work buffers between calls (freed "
                                    "with the plan)"},
@@ -145,4 +146,3 @@ const collio__option *collio__option_at(int i, const collio__section **sec)
         }
     return NULL;
 }
-

@@ -43,7 +43,8 @@ static int parse_i64(const char *text, int sizes, int64_t *out)
         for (const char *q = u; q <= k; q++)
             mul *= 1024;
         end++;
-        if (strcasecmp(end, "b") == 0 || strcasecmp(end, "ib") == 0 || strcmp(end, "i") == 0)
+        if (strcasecmp(end, "b") == 0 || strcasecmp(end, "ib") == 0
+            || strcmp(end, "i") == 0)
             end += strlen(end);
     }
     if (*end != '\0' || __builtin_mul_overflow((int64_t)v, mul, out))
@@ -77,14 +78,16 @@ int collio__option_parse(const collio__option *o, const char *key, const char *t
         if (parse_i64(text, o->type == COLLIO__OPT_SIZE, value) != 0 || *value < o->min
             || *value > o->max) {
             snprintf(want, sizeof want, "takes %s from %" PRId64 " to %" PRId64,
-                     o->type == COLLIO__OPT_SIZE ? "a size in bytes (K, M, G)" : "an integer",
+                     o->type == COLLIO__OPT_SIZE ? "a size in bytes (K, M, G)"
+                                                 : "an integer",
                      o->min, o->max);
             return bad_value(key, text, want);
         }
         return COLLIO_OK;
     case COLLIO__OPT_BOOL:
         if (parse_bool(text, value) != 0)
-            return bad_value(key, text, "takes a boolean: 1/0, true/false, yes/no, on/off");
+            return bad_value(key, text,
+                             "takes a boolean: 1/0, true/false, yes/no, on/off");
         return COLLIO_OK;
     case COLLIO__OPT_NAME: {
         int n = 0;
@@ -92,8 +95,8 @@ int collio__option_parse(const collio__option *o, const char *key, const char *t
         for (int64_t i = 0; i <= o->max; i++) {
             if (strcmp(o->names[i], text) == 0)
                 return *value = i, COLLIO_OK;
-            n += snprintf(want + n, sizeof want - (size_t)n, "%s%s", i ? ", " : "takes one of ",
-                          o->names[i]);
+            n += snprintf(want + n, sizeof want - (size_t)n, "%s%s",
+                          i ? ", " : "takes one of ", o->names[i]);
             if (n >= (int)sizeof want)
                 n = (int)sizeof want - 1;
         }
@@ -102,8 +105,8 @@ int collio__option_parse(const collio__option *o, const char *key, const char *t
     case COLLIO__OPT_STRATEGY: {
         const collio__strategy *s = collio__strategy_find(text);
         if (s == NULL) {
-            collio__error_set(COLLIO_ERR_STRATEGY, "hint %s = '%.64s': no such strategy", key,
-                              text);
+            collio__error_set(COLLIO_ERR_STRATEGY, "hint %s = '%.64s': no such strategy",
+                              key, text);
             return COLLIO_ERR_STRATEGY;
         }
         *value = 0;
@@ -145,4 +148,3 @@ void collio__option_format(const collio__option *o, int64_t value, const char *s
         snprintf(out, n, "%" PRId64, value);
     }
 }
-

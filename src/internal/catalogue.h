@@ -1,6 +1,6 @@
 /*
- * internal/catalogue.h -- options (hints) and statistics: the catalogue and a plan's values.
- * Part of collio_internal.h, which includes every part in order.
+ * internal/catalogue.h -- options (hints) and statistics: the catalogue and a plan's
+ * values. Part of collio_internal.h, which includes every part in order.
  */
 #ifndef COLLIO_INTERNAL_CATALOGUE_H
 #define COLLIO_INTERNAL_CATALOGUE_H

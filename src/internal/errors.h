@@ -1,6 +1,6 @@
 /*
- * internal/errors.h -- errors, agreement, checked arithmetic, waiting, shared words, big buffers.
- * Part of collio_internal.h, which includes every part in order.
+ * internal/errors.h -- errors, agreement, checked arithmetic, waiting, shared words, big
+ * buffers. Part of collio_internal.h, which includes every part in order.
  */
 #ifndef COLLIO_INTERNAL_ERRORS_H
 #define COLLIO_INTERNAL_ERRORS_H
@@ -63,8 +63,8 @@ int collio__add_i64(int64_t a, int64_t b, int64_t *out);
  * *nrecv records, rank q's at rdispl[q]). rc: this rank's result so far,
  * agreed first. Returns the agreed code; on failure *rbuf is NULL. */
 int collio__alltoall_records(MPI_Comm comm, int rc, const int64_t *sbuf, int words,
-                             const int *scount, const int *sdispl, int *rcount, int *rdispl,
-                             int64_t **rbuf, int64_t *nrecv);
+                             const int *scount, const int *sdispl, int *rcount,
+                             int *rdispl, int64_t **rbuf, int64_t *nrecv);
 
 /* MPI_Alltoallv displacements: displ[q] = count[0] + ... + count[q-1],
  * *total the sum; COLLIO_ERR_OVERFLOW where an int no longer holds it. */

@@ -1,6 +1,6 @@
 /*
- * internal/files.h -- files: the backends, atomic create's temporaries, data access (file*.c).
- * Part of collio_internal.h, which includes every part in order.
+ * internal/files.h -- files: the backends, atomic create's temporaries, data access
+ * (file*.c). Part of collio_internal.h, which includes every part in order.
  */
 #ifndef COLLIO_INTERNAL_FILES_H
 #define COLLIO_INTERNAL_FILES_H

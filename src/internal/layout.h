@@ -119,8 +119,9 @@ void collio__repl_dom_free(collio__repl_dom *d);
  * strategy's hook (DOMAIN keeps elements on the rank whose file domain
  * holds them; NULL: domain r on rank r). Collective. */
 int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglobal,
-                          int policy, uint64_t seed, int (*rank_domain)(int nranks, int rank),
-                          int32_t *writer, int32_t *prev_writer);
+                          int policy, uint64_t seed,
+                          int (*rank_domain)(int nranks, int rank), int32_t *writer,
+                          int32_t *prev_writer);
 /* The policies' names, index = collio_replicas (hint replicas.policy). */
 extern const char *const collio__replicas_names[COLLIO_REPLICAS__COUNT];
 
@@ -134,7 +135,8 @@ typedef struct collio__strategy collio__strategy;
  * writer layout) from user (the plan's copy of the replicated layout,
  * which p->repl keeps) and the read's fill plan; fills the "replicas"
  * stats. */
-int collio__repl_plan(collio_plan *p, collio_layout *user, const collio__strategy *strategy);
+int collio__repl_plan(collio_plan *p, collio_layout *user,
+                      const collio__strategy *strategy);
 /* Local: the written elements of the user stream, packed in writer order. */
 void collio__repl_select(const collio__repl *r, const char *user_stream, char *out);
 /* Collective: the user stream from the writer stream read from the file:

@@ -1,6 +1,6 @@
 /*
- * internal/strategy.h -- strategies, plans, nodes and file domains (strategies.c, plan.c, nodes.c, domains.c).
- * Part of collio_internal.h, which includes every part in order.
+ * internal/strategy.h -- strategies, plans, nodes and file domains (strategies.c, plan.c,
+ * nodes.c, domains.c). Part of collio_internal.h, which includes every part in order.
  */
 #ifndef COLLIO_INTERNAL_STRATEGY_H
 #define COLLIO_INTERNAL_STRATEGY_H

@@ -1,22 +1,22 @@
 /*
- * multiphase_choose.c -- which transport a multiphase plan uses: the one
+ * choose.c -- which transport a multiphase plan uses: the one
  * place that decides, and that holds every threshold of the decision.
  *
  * The choice, in order (collective: every rank takes the same steps and
  * gets the same answer):
- *   1. opts.multiphase.exchange names a transport (by_exchange below); a value
+ *   1. hint multiphase.exchange names a transport (by_exchange below); a value
  *      without one yet is COLLIO_ERR_ARG, and so is DIRECT with fewer
  *      phases asked for than all (the direct exchange merges all of them).
  *   2. Shared memory (shm_wanted): where the exchange may be direct and
- *      runs all phases, opts.multiphase.shared_memory and every rank on one node, and
+ *      runs all phases, hint multiphase.shared_memory and every rank on one node, and
  *      /dev/shm has room for the window. Else messages, and
- *      stats.multiphase.shm_fallback says when only the room was missing.
+ *      stat multiphase.shm_fallback says when only the room was missing.
  *   3. AUTO with all phases across nodes (node_wanted): the direct
  *      exchange where the network is not the bottleneck (the link,
- *      measured once per process by multiphase_probe.c, carries more
+ *      measured once per process by probe.c, carries more
  *      than 1 / NODE_NETWORK_BOUND_RATIO of a memory copy) and
  *      P <= DIRECT_MAX_RANKS; else a node-aware exchange, node-direct or
- *      node-hypercube by the cost model of multiphase_node_sched.c.
+ *      node-hypercube by the cost model of node/sched.c.
  *   4. AUTO on one node: direct with all phases where shared memory was
  *      chosen or direct_wanted holds (P <= DIRECT_MAX_RANKS and a mean
  *      block of at least DIRECT_MIN_BLOCK_BYTES); the hypercube otherwise.
@@ -71,22 +71,15 @@
  * transport and other processes on the node need /dev/shm too. */
 #define SHM_MARGIN_BYTES ((uint64_t)64 << 20)
 
-/* The transport of each exchange a plan can ask for; NULL: not built yet
- * (COLLIO_ERR_ARG). DIRECT is the version over messages: collio__mp_choose
- * takes the shm transport instead where the window fits. AUTO is resolved
- * in collio__mp_choose.
- *
- * Adding a transport: its file defines collio__mp_transport_mine (build,
- * write, read, free), multiphase.h declares it, and its exchange's line
- * below points to it; if AUTO should ever take it, the AUTO step of
- * collio__mp_choose says when, with its thresholds here. */
-static const collio__mp_transport *const by_exchange[COLLIO_EXCHANGE__COUNT] = {
-    [COLLIO_EXCHANGE_AUTO] = NULL,
-    [COLLIO_EXCHANGE_HYPERCUBE] = &collio__mp_transport_hypercube,
-    [COLLIO_EXCHANGE_DIRECT] = &collio__mp_transport_direct,
-    [COLLIO_EXCHANGE_NODE_DIRECT] = &collio__mp_transport_node_direct,
-    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = &collio__mp_transport_node_hypercube,
-};
+/* The transport of each exchange a plan can name (MP_TRANSPORTS,
+ * multiphase.h); AUTO (NULL here) is resolved in collio__mp_choose.
+ * DIRECT is the version over messages: collio__mp_choose takes the shm
+ * transport instead where the window fits. If AUTO should ever take a new
+ * transport, the AUTO step of collio__mp_choose says when, with its
+ * thresholds here. */
+#define MP_TRANSPORT_ENTRY(name, entry) &entry,
+static const collio__mp_transport *const by_exchange[MP_NEXCHANGES] = {
+    NULL, MP_TRANSPORTS(MP_TRANSPORT_ENTRY)};
 
 /* Collective: the layout's mean block in bytes (elements over blocks,
  * summed over all ranks), or -1 if it has no blocks or MPI failed. */
@@ -166,8 +159,8 @@ static int shm_fits(uint64_t bytes)
 }
 
 /* Collective: 1 where a direct exchange copies through a shared-memory
- * window: opts.multiphase.shared_memory, every rank on one node, and room for the
- * window; sets stats.multiphase.shm_fallback. */
+ * window: hint multiphase.shared_memory, every rank on one node, and room for the
+ * window; sets stat multiphase.shm_fallback. */
 static int shm_wanted(collio_plan *p)
 {
     collio__stat_set(p, MP_STAT_SHM_FALLBACK, 0);
@@ -224,7 +217,7 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
     mp->last_direct = 0;
     mp->pull_rounds = 0;
     /* same options on every rank: all fail here */
-    if (x < 0 || x >= COLLIO_EXCHANGE__COUNT
+    if (x < 0 || x >= MP_NEXCHANGES
         || (x != COLLIO_EXCHANGE_AUTO && by_exchange[x] == NULL)) {
         *rc = COLLIO_ERR_ARG;
         return NULL;
@@ -247,6 +240,7 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
     if (x == COLLIO_EXCHANGE_AUTO)
         x = all && (shm || direct_wanted(p)) ? COLLIO_EXCHANGE_DIRECT
                                              : COLLIO_EXCHANGE_HYPERCUBE;
+    mp->exchange = x;
     if (x == COLLIO_EXCHANGE_HYPERCUBE) {
         /* the last round of a write in rounds has no slots, so no spill */
         mp->last_direct = collio__opt(p, MP_OPT_EXCHANGE) == COLLIO_EXCHANGE_AUTO

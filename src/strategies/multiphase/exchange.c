@@ -19,7 +19,7 @@
  * rank's own pieces are copied locally (stream <-> F, the final step's
  * scatter loop) while the messages move. No work buffers: the work memory
  * is F, exactly the rank's file domain. The price is P - 1 messages per rank instead of
- * ceil(log2 P), so the automatic choice (multiphase_choose.c) takes it
+ * ceil(log2 P), so the automatic choice (choose.c) takes it
  * only for moderate P and long enough blocks (choose.c) -- measured, see
  * docs/multiphase.md.
  *

@@ -1,5 +1,5 @@
 /*
- * multiphase_kit.c -- what the transports of the multiphase strategy
+ * kit.c -- what the transports of the multiphase strategy
  * share (multiphase.h, "the kit"): the copies between a buffer held
  * segment-major and file order (scatter / gather), the work buffers of an
  * execution, the file requests of F, the final step that writes F as one
@@ -109,7 +109,7 @@ void collio__mp_gather(const collio__mp_final *fin, size_t esize, const char *f,
 /* ------------------------------------------------------------ buffers */
 
 /* End of an execution: the plan keeps its own buffers for the next one
- * (opts.multiphase.keep_buffers) or frees them. */
+ * (hint plan.keep_buffers) or frees them. */
 void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w)
 {
     collio__mp_plan *mp = p->impl;
@@ -136,7 +136,7 @@ void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w)
  * the slots alternate -1 (stream), 0, 1, 0, ... (multiphase.c). Extra
  * memory is then one buffer, not two.
  *
- * With opts.multiphase.keep_buffers the plan's buffers of the previous execution are
+ * With hint plan.keep_buffers the plan's buffers of the previous execution are
  * reused when large enough: a fresh 12 MB mapping per call and buffer
  * costs its page faults every call, and on this machine (8 ranks, 2 cores,
  * huge pages) every other call became 3-4x slower (docs/multiphase.md). */

@@ -5,7 +5,7 @@
  * distributions), generalised to every layout and every P.
  *
  * Algorithm. [0, nglobal) is cut into P contiguous balanced file domains
- * (domains.c; the schedule: multiphase_schedule.c). Phase ph (ph = 0, 1, ..., lowest
+ * (domains.c; the schedule: schedule.c). Phase ph (ph = 0, 1, ..., lowest
  * hypercube dimension first) splits every group of ranks that share a file range in two
  * by bit ph of the rank: rank r sends its partner r XOR 2^ph every piece whose file
  * offset lies in the partner's half and keeps the rest, so each phase
@@ -25,38 +25,38 @@
  * file-order buffers F is one of a table of transports
  * (collio__mp_transport in multiphase.h: name, the exchange it reports,
  * build, write, read, free), like the table of strategies one level up:
- *   hypercube  the phases above (multiphase_hypercube.c: the entry;
- *              multiphase_inspect.c builds, on the pure steps of
- *              multiphase_plan.c and multiphase_rounds.c;
- *              multiphase_exec.c executes);
- *   direct     all phases merged into one (multiphase_direct.c): each
+ *   hypercube  the phases above (hypercube/transport.c: the entry;
+ *              hypercube/inspect.c builds, on the pure steps of
+ *              hypercube/phases.c and hypercube/rounds.c;
+ *              hypercube/exec.c executes);
+ *   direct     all phases merged into one (exchange.c): each
  *              rank sends each piece straight from the user's buffer to
  *              the rank that writes it, MPI datatypes placing it in that
  *              rank's F: each element moves once instead of up to log2 P
  *              times, no work buffers beyond F, P - 1 messages per rank;
  *   shm        the direct exchange through an MPI-3 shared-memory window
- *              on one node (multiphase_shm.c; pull rounds for small
- *              blocks, multiphase_pull.c; the order of the writes,
- *              multiphase_relay.c).
- * multiphase_choose.c picks the transport from opts.multiphase.exchange, the layout,
+ *              on one node (shm/transport.c; pull rounds for small
+ *              blocks, shm/pull.c; the order of the writes,
+ *              shm/relay.c).
+ * choose.c picks the transport from hint multiphase.exchange, the layout,
  * P and the nodes, and holds every threshold of that choice (AUTO: the
- * direct exchange for a mean block >= 16 bytes at 2 <= P <= 64 or ranks
- * on several nodes, through shared memory on one node; the hypercube
- * otherwise, whose writes in rounds then move their last round
- * directly). This file runs what every plan shares -- the agreement on
+ * direct exchange where the layout's blocks are long enough and P small
+ * enough, or ranks on several nodes, through shared memory on one node;
+ * the hypercube otherwise, whose writes in rounds then move their last
+ * round directly). This file runs what every plan shares -- the agreement on
  * scratch space, the phase count, the choice -- and then dispatches plan,
- * write, read and free through the chosen transport. multiphase_kit.c
+ * write, read and free through the chosen transport. kit.c
  * holds what the transports share (scatter / gather, work buffers, file
  * requests, descriptor exchange). Files call downward only: kit and
  * schedule at the bottom, transports above, the chooser and this file on
  * top (scripts/check-cycles keeps the call graph a DAG).
  *
- * Hypercube inspector (multiphase_plan.c for the pure steps,
- * multiphase_inspect.c for the collective driver; run once per plan): per phase the kept
+ * Hypercube inspector (hypercube/phases.c for the pure steps,
+ * hypercube/inspect.c for the collective driver; run once per plan): per phase the kept
  * copies, the sent pieces (an MPI hindexed type over the buffer: a few
  * large contiguous ranges, since buffers hold data segment-major) and where
  * received data lands; descriptors exchanged once with the partner; the
- * final scatter ops and file runs. The executor (multiphase_exec.c) only
+ * final scatter ops and file runs. The executor (hypercube/exec.c) only
  * moves data: per phase one Isend/Irecv pair with the partner overlapped
  * with the kept copies; then one strided scatter into file order and the
  * file requests.
@@ -79,7 +79,7 @@
  * with destroy_input or a non-packed memory kind) and is large enough:
  * then the extra memory is one buffer, about 1x the local data. A write
  * that must leave the stream intact runs in rounds instead
- * (multiphase_rounds.c; opts.multiphase.write_rounds): the same phases once per
+ * (hypercube/rounds.c; hint multiphase.write_rounds): the same phases once per
  * round, over the data of half of every domain, then a quarter, ..., with
  * the work buffers inside the rank's domain buffer F: F plus a small spill
  * area, about (1 + 2^-(rounds-1)) x the local data; reads through such a
@@ -118,7 +118,7 @@ static int mp_plan(collio_plan *p)
     if (t == NULL)
         return rc; /* the same on every rank */
     mp->transport = t;
-    collio__stat_set(p, MP_STAT_EXCHANGE, t->exchange);
+    collio__stat_set(p, MP_STAT_EXCHANGE, mp->exchange);
     return t->build(p, mp);
 }
 

@@ -1,7 +1,7 @@
 /*
  * multiphase.h -- the plan of the multiphase strategy (private to
  * multiphase*.c and tests/unit_multiphase.c). See multiphase.c for the
- * algorithm, multiphase_schedule.c for the hypercube schedule and domains.c
+ * algorithm, schedule.c for the hypercube schedule and domains.c
  * for the file domains.
  *
  * The plan is a list of phases plus a final step, each described with
@@ -22,7 +22,7 @@
  * for elements of up to 2 bytes, else in units of an element type). */
 #define COLLIO_MP_MAX_BLOCK ((int64_t)1 << 30)
 
-/* ---- the hypercube schedule (multiphase_schedule.c; pure) */
+/* ---- the hypercube schedule (schedule.c; pure) */
 
 /* ceil(log2 nranks) phases; phase ph pairs rank r with r XOR 2^ph and
  * splits each group's file range in two. What rank `rank` does in phase
@@ -41,7 +41,7 @@ typedef struct collio__mp_step {
 /* Phases of a full schedule: ceil(log2 nranks). */
 int collio__mp_nphases(int nranks);
 /* The domain a rank holds after all phases of the hypercube schedule (bit
- * reversal for P = 2^n; multiphase_schedule.c). Also the strategy's
+ * reversal for P = 2^n; schedule.c). Also the strategy's
  * rank_domain hook, which the DOMAIN replica policy follows. */
 int collio__mp_domain_of_rank(int nranks, int rank);
 void collio__mp_step_of(int nranks, int64_t nglobal, int rank, int ph,
@@ -73,7 +73,7 @@ typedef struct collio__mp_final {
     int src_slot, dst_slot; /* A's and F's buffer (-1 = user stream) */
 } collio__mp_final;
 
-/* The direct exchange (multiphase_direct.c): all phases merged into one.
+/* The direct exchange (exchange.c): all phases merged into one.
  * Per peer rank (arrays of P): what goes to it, an MPI type over the
  * stream, and where its data lands, an MPI type over F (the rank's domain
  * buffer, file order). MPI_DATATYPE_NULL where nothing moves. */
@@ -99,8 +99,7 @@ typedef struct collio__mp_plan collio__mp_plan;
  * picked; multiphase.c dispatches through it. Each transport's file
  * defines its entry with designated initializers. */
 typedef struct collio__mp_transport {
-    const char *name; /* "hypercube", "direct", "shm" */
-    int exchange;     /* the collio_exchange it reports in stats.multiphase.exchange */
+    const char *name; /* "hypercube", "direct", "shm", ... */
     /* Collective inspector: builds the transport's part of mp from
      * p->layout (mp->nphases, allphases, esize and the chooser's fields
      * set); sets stats.plan_bytes. Returns the code every rank agreed on. */
@@ -113,13 +112,28 @@ typedef struct collio__mp_transport {
     void (*free)(collio__mp_plan *mp);
 } collio__mp_transport;
 
-/* The entries, one per transport's folder (hypercube/, direct/, shm/,
- * node/); choose.c maps the exchanges to them. */
-extern const collio__mp_transport collio__mp_transport_hypercube;
-extern const collio__mp_transport collio__mp_transport_direct;
+/* The exchanges a plan can name (hint multiphase.exchange, stat
+ * multiphase.exchange): "auto", resolved by the chooser (choose.c), then
+ * one line per transport, in the order of the public collio_exchange for
+ * the built-in ones. Adding a transport: its folder defines its entry
+ * (collio__mp_transport with designated initializers) and one line here
+ * names it; the option's names, its range and the chooser's table follow
+ * (choose.c, options.c). */
+#define MP_TRANSPORTS(X)                                                                 \
+    X("hypercube", collio__mp_transport_hypercube)                                       \
+    X("direct", collio__mp_transport_direct)                                             \
+    X("node-direct", collio__mp_transport_node_direct)                                   \
+    X("node-hypercube", collio__mp_transport_node_hypercube)
+#define MP_DECLARE_TRANSPORT(name, entry) extern const collio__mp_transport entry;
+MP_TRANSPORTS(MP_DECLARE_TRANSPORT)
+#define MP_COUNT_TRANSPORT(name, entry) +1
+enum { MP_NEXCHANGES = 1 MP_TRANSPORTS(MP_COUNT_TRANSPORT) };
+/* The names, index = exchange (options.c). */
+extern const char *const collio__mp_exchange_names[MP_NEXCHANGES];
+
+/* The shm transport (shm/): the chooser's form of "direct" on one node,
+ * not an exchange of its own. */
 extern const collio__mp_transport collio__mp_transport_shm;
-extern const collio__mp_transport collio__mp_transport_node_direct;
-extern const collio__mp_transport collio__mp_transport_node_hypercube;
 
 struct collio__mp_plan {
     /* collio__mp_choose's transport (NULL until chosen) and what it set
@@ -127,8 +141,10 @@ struct collio__mp_plan {
      * their last round directly; pull_rounds, the shm transport's pull
      * rounds before the push (0: push only) */
     const collio__mp_transport *transport;
-    void *state; /* the transport's own (its build makes it, its free frees
-                    it; each transport's header says what it is) */
+    void *state;  /* the transport's own (its build makes it, its free frees
+                     it; each transport's header says what it is) */
+    int exchange; /* what the chooser resolved the hint to (stat
+                     multiphase.exchange; the shm transport's is "direct") */
     int last_direct;
     int pull_rounds;
     int nphases;   /* phases run (k) */
@@ -145,18 +161,18 @@ struct collio__mp_plan {
     size_t held_bytes[2];
 };
 
-/* ---- the chooser (multiphase_choose.c) */
+/* ---- the chooser (choose.c) */
 
-/* Collective: the transport of this plan for opts.multiphase.exchange, from the
+/* Collective: the transport of this plan for hint multiphase.exchange, from the
  * layout, P and the node (mp->nphases, allphases set); sets mp->last_direct
- * and mp->pull_rounds, and stats.multiphase.shm_fallback where it asked about shared
+ * and mp->pull_rounds, and stat multiphase.shm_fallback where it asked about shared
  * memory. Every threshold of the choice lives there. NULL with *rc set
  * (COLLIO_ERR_ARG for an exchange without a transport yet, or one that
- * contradicts opts.multiphase.phases): the same on every rank. */
+ * contradicts hint multiphase.phases): the same on every rank. */
 const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *mp,
                                               int *rc);
 
-/* ---- the kit: what the transports share (multiphase_kit.c) */
+/* ---- the kit: what the transports share (kit.c) */
 
 /* The message to one peer: the buffer ranges of its pieces dv (mem =
  * buffer position; merged where they touch) as an MPI type in bytes, and
@@ -189,7 +205,7 @@ typedef struct collio__mp_bufs {
 int collio__mp_bufs_alloc(collio_plan *p, collio__mp_bufs *w, const int64_t need[2],
                           int stream_ok);
 
-/* End of an execution: the plan keeps its buffers (opts.multiphase.keep_buffers) or
+/* End of an execution: the plan keeps its buffers (hint plan.keep_buffers) or
  * frees them. */
 void collio__mp_bufs_done(collio_plan *p, collio__mp_bufs *w);
 
@@ -215,7 +231,7 @@ int collio__mp_ranges_type(const collio__mp_range *r, int64_t n, size_t esize,
 int collio__mp_swap_desc(collio_plan *p, const collio__segvec *desc, int rc,
                          collio__seg **in, int *in_at);
 
-/* ---- the direct exchange (multiphase_direct.c; its transport's entry,
+/* ---- the direct exchange (exchange.c; its transport's entry,
  * and the builder the hypercube's last round and the shm transport use) */
 
 /* Collective: a direct exchange of the pieces segs[0..nsegs) (stream
@@ -239,7 +255,7 @@ int64_t collio__mp_direct_bytes(const collio__mp_direct *d);
 int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *stream,
                            char *F, int write, int phase);
 
-/* ---- options and stats (multiphase_options.c): the section's tables,
+/* ---- options and stats (options.c): the section's tables,
  * indexed by these (collio__opt(p, MP_OPT_*), collio__stat_set(p,
  * MP_STAT_*, ...)). */
 enum {

@@ -1,32 +1,31 @@
 /*
- * multiphase_options.c -- the multiphase strategy's section of the
+ * options.c -- the multiphase strategy's section of the
  * catalogue: its options (hints "multiphase.NAME") and its statistics
- * (collio_plan_stat "multiphase.NAME"), and the names of its exchanges.
+ * (collio_plan_stat "multiphase.NAME"), and the names of its exchanges
+ * (from MP_TRANSPORTS, multiphase.h).
  * The ranges are the tables'; what depends on the rank count (an exchange
  * that needs all phases, with fewer asked for) is rejected by the chooser
- * (multiphase_choose.c), whose thresholds docs/multiphase.md describes.
+ * (choose.c), whose thresholds docs/multiphase.md describes.
  */
 #include "multiphase.h"
 
 #include <string.h>
 
-static const char *const exchange_names[COLLIO_EXCHANGE__COUNT] = {
-    [COLLIO_EXCHANGE_AUTO] = "auto",
-    [COLLIO_EXCHANGE_HYPERCUBE] = "hypercube",
-    [COLLIO_EXCHANGE_DIRECT] = "direct",
-    [COLLIO_EXCHANGE_NODE_DIRECT] = "node-direct",
-    [COLLIO_EXCHANGE_NODE_HYPERCUBE] = "node-hypercube",
-};
+#define MP_EXCHANGE_NAME(name, entry) name,
+const char *const collio__mp_exchange_names[MP_NEXCHANGES] = {
+    "auto", MP_TRANSPORTS(MP_EXCHANGE_NAME)};
+_Static_assert((int)MP_NEXCHANGES >= (int)COLLIO_EXCHANGE__COUNT,
+               "every built-in collio_exchange has its transport");
 
 const char *collio_exchange_name(int x)
 {
-    return x >= 0 && x < COLLIO_EXCHANGE__COUNT ? exchange_names[x] : NULL;
+    return x >= 0 && x < MP_NEXCHANGES ? collio__mp_exchange_names[x] : NULL;
 }
 
 int collio_exchange_from_name(const char *name)
 {
-    for (int x = 0; name != NULL && x < COLLIO_EXCHANGE__COUNT; x++)
-        if (strcmp(exchange_names[x], name) == 0)
+    for (int x = 0; name != NULL && x < MP_NEXCHANGES; x++)
+        if (strcmp(collio__mp_exchange_names[x], name) == 0)
             return x;
     return -1;
 }
@@ -39,7 +38,7 @@ const collio__option collio__mp_options[MP_NOPTIONS] = {
                              "writes that keep the buffer move the data in r + 1 rounds "
                              "inside the final buffer: 0 = automatic, -1 = one pass"},
     [MP_OPT_EXCHANGE] = {"exchange", COLLIO__OPT_NAME, COLLIO_EXCHANGE_AUTO, 0,
-                         COLLIO_EXCHANGE__COUNT - 1, exchange_names, NULL,
+                         MP_NEXCHANGES - 1, collio__mp_exchange_names, NULL,
                          "the transport: auto chooses by the layout and the link "
                          "(docs/multiphase.md)"},
     [MP_OPT_SHARED_MEMORY] = {"shared_memory", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,

@@ -1,7 +1,7 @@
 /*
- * multiphase_probe.c -- how fast the network between nodes is against a
+ * probe.c -- how fast the network between nodes is against a
  * copy in memory, measured once per process for the automatic choice of
- * an exchange across nodes (multiphase_node.c, collio__mp_node_wanted).
+ * an exchange across nodes (node/transport.c, collio__mp_node_wanted).
  *
  * Why measure. Across nodes the node-aware exchanges move each byte that
  * crosses nodes once more within each node (to the port, from the port),

@@ -1,5 +1,5 @@
 /*
- * multiphase_schedule.c -- the hypercube schedule of the multiphase
+ * schedule.c -- the hypercube schedule of the multiphase
  * strategy: which rank exchanges with which in each phase, and which file
  * range it keeps. Pure integer arithmetic (no MPI), unit-tested in
  * tests/unit_multiphase.c; the file domains it splits are domains.c's.

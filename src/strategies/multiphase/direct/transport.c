@@ -86,7 +86,6 @@ static void direct_plan_free(collio__mp_plan *mp)
 
 const collio__mp_transport collio__mp_transport_direct = {
     .name = "direct",
-    .exchange = COLLIO_EXCHANGE_DIRECT,
     .build = direct_build,
     .write = direct_write,
     .read = direct_read,

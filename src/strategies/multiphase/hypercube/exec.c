@@ -1,15 +1,15 @@
 /*
- * multiphase_exec.c -- the executor of the hypercube transport of the
- * multiphase strategy: runs a plan made by multiphase_inspect.c, moving
+ * hypercube/exec.c -- the executor of the hypercube transport of the
+ * multiphase strategy: runs a plan made by hypercube/inspect.c, moving
  * data only (the scatter loop, work buffers and file requests are the
- * kit's, multiphase_kit.c).
+ * kit's, kit.c).
  *
  * Write: for each phase, post the receives into buffer B (one contiguous
  * region per sender), send the pieces of A (one message, an MPI hindexed
  * type over a few large ranges), copy the kept pieces A -> B meanwhile,
  * wait; A = B. Then scatter A into file order (F) unless it already is, and
  * issue the file runs (one request after all phases). A write that must
- * leave the stream intact runs that once per round (multiphase_rounds.c),
+ * leave the stream intact runs that once per round (hypercube/rounds.c),
  * with the round's A and B inside F, each round scattering into its range
  * of F; then F goes out in one request. Read: the same backwards: file
  * runs into F, gather F -> A, phases in reverse (what was received goes
@@ -20,7 +20,7 @@
  * Memory: the two work buffers of a pass (their sizes are the largest
  * amounts held in any phase), the second one the stream when it may serve
  * as scratch (bufs_alloc); or, in rounds, F plus its spill area. Kept by
- * the plan between calls under opts.multiphase.keep_buffers. Phase 0 of a write
+ * the plan between calls under hint plan.keep_buffers. Phase 0 of a write
  * reads the user's stream, and the last phase of a read writes it,
  * directly.
  *
@@ -179,7 +179,7 @@ static void round_slot_ptrs(const collio__mp_round *r, char *F, size_t esize,
         slot[s] = r->pass.bufsize[s] > 0 ? F + r->slot_pos[s] * (int64_t)esize : NULL;
 }
 
-/* In rounds (multiphase_rounds.c): each round's pass runs in slots placed
+/* In rounds (hypercube/rounds.c): each round's pass runs in slots placed
  * in F (and the spill area after it) and scatters into its range of F;
  * then F, the rank's domain in file order, goes out in one request. */
 static int write_rounds(collio_plan *p, collio_file *f, const char *stream)

@@ -24,7 +24,7 @@ typedef struct collio__mp_phase {
     int64_t recv_pos, recv_elems;   /* from partner: B[recv_pos, +recv_elems) */
     int64_t xrecv_pos, xrecv_elems; /* from the lonely rank (extra_from) */
     int64_t tuples;                 /* strided descriptors of what is sent */
-    /* MPI datatypes in units of bytes (built by multiphase_plan.c): send =
+    /* MPI datatypes in units of bytes (built by hypercube/phases.c): send =
      * the pieces of A, recv / xrecv = the regions of B. NULL if empty. */
     MPI_Datatype send_type, recv_type, xrecv_type;
 } collio__mp_phase;
@@ -37,7 +37,7 @@ typedef struct collio__mp_pass {
     int64_t bufsize[2]; /* elements of slot 0 and slot 1 */
 } collio__mp_pass;
 
-/* One round of a low-memory write (multiphase_rounds.c): the pass over the
+/* One round of a low-memory write (hypercube/rounds.c): the pass over the
  * data that lands in F[target, target + fin.nelems) of the rank's domain
  * buffer F, its slots placed in F from there on (running into the spill
  * area after F where F has no room left). */
@@ -64,7 +64,7 @@ static inline collio__mp_hc *collio__mp_hc_of(const collio__mp_plan *mp)
     return (collio__mp_hc *)mp->state;
 }
 
-/* ---- the hypercube: pure inspector steps (multiphase_plan.c; no MPI),
+/* ---- the hypercube: pure inspector steps (hypercube/phases.c; no MPI),
  * used by its inspector and the unit test */
 
 /* Phase, local half: splits the held segments (buffer A, a_elems elements)
@@ -93,7 +93,7 @@ int collio__mp_final_build(const collio__seg *held, int64_t nheld, int64_t lo, i
 
 void collio__mp_phase_free(collio__mp_phase *ph);
 
-/* ---- the hypercube: rounds (multiphase_rounds.c; pure) */
+/* ---- the hypercube: rounds (hypercube/rounds.c; pure) */
 
 /* Start, relative to a domain of m elements, of round i of a write in
  * nrounds rounds (i = nrounds gives m): round i < nrounds - 1 takes half of
@@ -102,7 +102,7 @@ int64_t collio__mp_round_start(int64_t m, int i, int nrounds);
 
 /* Halving rounds for domains of at least m_min elements of esize bytes:
  * `want` > 0 asks for want + 1 rounds, at most as many as leave every
- * round non-empty; 0 for the automatic choice (multiphase_rounds.c).
+ * round non-empty; 0 for the automatic choice (hypercube/rounds.c).
  * Returns the number of rounds, 0 for none (fewer than 2 make no sense). */
 int collio__mp_round_count(int64_t m_min, size_t esize, int want);
 
@@ -116,7 +116,7 @@ int collio__mp_round_clip(const collio__seg *segs, int64_t nsegs, int64_t ngloba
  * run past F's end. */
 void collio__mp_round_place(collio__mp_round *r, int64_t fsize, int64_t *spill);
 
-/* ---- the hypercube: the collective inspector (multiphase_inspect.c) */
+/* ---- the hypercube: the collective inspector (hypercube/inspect.c) */
 
 /* Collective: builds mp->whole and, for writes that leave the stream
  * intact, mp->rounds from p->layout (mp->nphases, allphases, esize and
@@ -134,7 +134,7 @@ void collio__mp_pass_free(collio__mp_pass *ps);
 /* Frees a plan's rounds; the plan then has none. */
 void collio__mp_drop_rounds(collio__mp_plan *mp);
 
-/* ---- the hypercube: the executor (multiphase_exec.c) */
+/* ---- the hypercube: the executor (hypercube/exec.c) */
 
 /* Collective: a write / read through the plan's passes or rounds. */
 int collio__mp_hypercube_write(collio_plan *p, collio_file *f, const char *stream);

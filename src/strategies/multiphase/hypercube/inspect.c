@@ -1,5 +1,5 @@
 /*
- * multiphase_inspect.c -- the collective inspector of the hypercube
+ * hypercube/inspect.c -- the collective inspector of the hypercube
  * transport of the multiphase strategy: builds the passes of a plan
  * (multiphase.h) from the layout, exchanging descriptors with the phase
  * partners once, at plan time. The last round of a write in rounds, where
@@ -7,10 +7,10 @@
  * builder (collio__mp_direct_new).
  *
  * A plan has one pass over all data (`whole`) and, for writes that leave
- * the user's buffer intact, one pass per round (multiphase_rounds.c). The
+ * the user's buffer intact, one pass per round (hypercube/rounds.c). The
  * passes are independent of each other but follow the same schedule, so
  * they are built side by side: per phase, every pass is split
- * (multiphase_plan.c), the descriptors of all passes go to the partner in
+ * (hypercube/phases.c), the descriptors of all passes go to the partner in
  * ONE count message and ONE descriptor message, and every pass is joined
  * with its slice. Nine rounds plus the whole pass therefore cost the
  * messages of one pass (measured: P = 16, 16 MB, bx = 1, 9 rounds, plan

@@ -1,9 +1,9 @@
 /*
- * multiphase_plan.c -- the pure inspector steps of the multiphase
+ * hypercube/phases.c -- the pure inspector steps of the multiphase
  * strategy's hypercube transport: everything that depends only on the
  * layout, computed once per plan (seed 004's "inspector", generalised to
  * any layout and any P; see multiphase.c for the algorithm and
- * multiphase_schedule.c for the schedule).
+ * schedule.c for the schedule).
  *
  * What a rank holds is tracked as strided segments (collio__seg: file
  * offsets -> buffer positions), never element by element. Per phase:

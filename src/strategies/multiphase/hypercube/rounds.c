@@ -1,5 +1,5 @@
 /*
- * multiphase_rounds.c -- the low-memory write of the multiphase
+ * hypercube/rounds.c -- the low-memory write of the multiphase
  * strategy's hypercube transport: the pure inspector steps that split a
  * write into rounds (no MPI).
  *
@@ -21,7 +21,7 @@
  *   memory: F + spill, about (1 + 2^-(nrounds-1)) x the local data for
  *   balanced layouts.
  *
- * A round is an ordinary pass of phases (multiphase_inspect.c builds it
+ * A round is an ordinary pass of phases (hypercube/inspect.c builds it
  * from the round's pieces of the layout, with the same schedule, side by
  * side with the other rounds), so every rank
  * still ends with one contiguous domain and writes it once. Where a round
@@ -30,7 +30,7 @@
  * room they need, and the spill area grows to the largest overrun (at
  * P = 16, 100 MB, bx = 65536 a round of a few 256 KiB blocks has a rank
  * holding a block more than its share: 1.12x). Reads run the rounds
- * backwards in the same buffer (multiphase_exec.c).
+ * backwards in the same buffer (hypercube/exec.c).
  */
 #include "hypercube.h"
 

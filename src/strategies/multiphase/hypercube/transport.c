@@ -31,7 +31,7 @@ static int64_t plan_bytes(const collio__mp_plan *mp)
     return b;
 }
 
-/* Collective: the whole pass and the rounds (multiphase_inspect.c). */
+/* Collective: the whole pass and the rounds (hypercube/inspect.c). */
 static int hypercube_build(collio_plan *p, collio__mp_plan *mp)
 {
     collio__mp_hc *hc = calloc(1, sizeof *hc);
@@ -57,7 +57,6 @@ static void hypercube_free(collio__mp_plan *mp)
 
 const collio__mp_transport collio__mp_transport_hypercube = {
     .name = "hypercube",
-    .exchange = COLLIO_EXCHANGE_HYPERCUBE,
     .build = hypercube_build,
     .write = collio__mp_hypercube_write,
     .read = collio__mp_hypercube_read,

@@ -1,6 +1,6 @@
 /*
- * multiphase_node.h -- the node-aware exchanges of the multiphase strategy
- * (multiphase_node.c; their schedule in multiphase_node_sched.c, pure and
+ * node/node.h -- the node-aware exchanges of the multiphase strategy
+ * (node/transport.c; their schedule in node/sched.c, pure and
  * unit-tested in tests/unit_node_sched.c).
  *
  * Both move every piece of data from the rank that holds it to the rank
@@ -34,7 +34,7 @@
 
 #include "../multiphase.h"
 
-/* ---- the schedule (multiphase_node_sched.c; pure, no MPI) */
+/* ---- the schedule (node/sched.c; pure, no MPI) */
 
 /* Which ranks run on which node. */
 typedef struct collio__mp_nodes {
@@ -59,7 +59,7 @@ int collio__mp_node_nsteps(const collio__mp_nodes *n, int x);
 int collio__mp_node_route(const collio__mp_nodes *n, int x, int step, int holder,
                           int owner);
 
-/* ---- the exchange (multiphase_node.c) */
+/* ---- the exchange (node/transport.c) */
 
 /* Pure: the modelled time of exchange kind x over the node map for
  * `bytes` bytes per rank spread evenly over the file (seconds), on links
@@ -67,7 +67,7 @@ int collio__mp_node_route(const collio__mp_nodes *n, int x, int step, int holder
 double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes, double net_bw,
                             double mem_bw);
 
-/* Collective (multiphase_probe.c): the link rate between two nodes and
+/* Collective (probe.c): the link rate between two nodes and
  * the rate of a memory copy, bytes per second, measured once per process
  * (a ping-pong between the first two nodes), rank 0's figures on every
  * rank. Agreed code. */

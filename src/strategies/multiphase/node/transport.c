@@ -1,7 +1,7 @@
 /*
- * multiphase_node.c -- the node-aware exchanges of the multiphase strategy:
- * inspector and executor of the route steps that multiphase_node_sched.c
- * schedules (see multiphase_node.h for the two schedules and why).
+ * node/transport.c -- the node-aware exchanges of the multiphase strategy:
+ * inspector and executor of the route steps that node/sched.c
+ * schedules (see node/node.h for the two schedules and why).
  *
  * Inspector (collective, once per plan). What a rank holds is a list of
  * segments (file offsets -> buffer positions, segment-major as in the
@@ -354,7 +354,7 @@ static char *slot_ptr(collio__mp_bufs *wb, char *stream, int slot)
 int collio__mp_node_write(collio_plan *p, collio_file *f, const char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_node *nd = ((collio__mp_node *)mp->state);
+    const collio__mp_node *nd = mp->state;
     collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, nd->need, 0); /* agreed */
     p->stats.nphases = nd->nsteps;
@@ -376,7 +376,7 @@ int collio__mp_node_write(collio_plan *p, collio_file *f, const char *stream)
 int collio__mp_node_read(collio_plan *p, collio_file *f, char *stream)
 {
     collio__mp_plan *mp = p->impl;
-    const collio__mp_node *nd = ((collio__mp_node *)mp->state);
+    const collio__mp_node *nd = mp->state;
     collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, nd->need, 0); /* agreed */
     p->stats.nphases = nd->nsteps;
@@ -417,9 +417,8 @@ static int build_kind(collio_plan *p, collio__mp_plan *mp, int x)
     int rc = collio__mp_node_build(p, x, &nd); /* agreed */
     mp->state = nd;
     if (rc == COLLIO_OK) {
-        p->stats.nphases = ((collio__mp_node *)mp->state)->nsteps;
-        p->stats.plan_bytes =
-            (int64_t)sizeof *mp + node_bytes(((collio__mp_node *)mp->state));
+        p->stats.nphases = nd->nsteps;
+        p->stats.plan_bytes = (int64_t)sizeof *mp + node_bytes(nd);
     }
     return rc;
 }
@@ -442,7 +441,6 @@ static void node_free(collio__mp_plan *mp)
 
 const collio__mp_transport collio__mp_transport_node_direct = {
     .name = "node-direct",
-    .exchange = COLLIO_EXCHANGE_NODE_DIRECT,
     .build = build_direct,
     .write = collio__mp_node_write,
     .read = collio__mp_node_read,
@@ -451,7 +449,6 @@ const collio__mp_transport collio__mp_transport_node_direct = {
 
 const collio__mp_transport collio__mp_transport_node_hypercube = {
     .name = "node-hypercube",
-    .exchange = COLLIO_EXCHANGE_NODE_HYPERCUBE,
     .build = build_hypercube,
     .write = collio__mp_node_write,
     .read = collio__mp_node_read,

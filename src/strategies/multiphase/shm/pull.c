@@ -1,10 +1,10 @@
 /*
- * multiphase_pull.c -- the direct exchange through shared memory for
+ * shm/pull.c -- the direct exchange through shared memory for
  * layouts with small blocks: every rank stages its pieces, then every
  * owner gathers its own domain ("pull"), in halving rounds whose staging
  * areas lie inside the ranks' own file-order buffers F.
  *
- * Why. Through the shared-memory window (multiphase_shm.c) each rank can
+ * Why. Through the shared-memory window (shm/transport.c) each rank can
  * copy its pieces straight into their owners' F ("push"). With blocks of a
  * few bytes that is slow: every rank writes 4- or 16-byte pieces into
  * cache lines that the other ranks write too, each line is fetched again
@@ -14,7 +14,7 @@
  * read them: each rank first copies them, as a few contiguous ranges of its
  * stream, into a staging area of the window; after a barrier each owner
  * gathers its domain tile by tile (the hypercube's final-scatter loop,
- * multiphase_kit.c), reading every source sequentially and writing each
+ * kit.c), reading every source sequentially and writing each
  * cache line of F once. Two copies per element, both streaming.
  *
  * Memory. The staging area is the part of the rank's own F that is not
@@ -36,11 +36,11 @@
  * gather. The positions in the sources' segments become byte offsets from
  * the window's first segment when the window is made (pull_rebase).
  *
- * How many rounds, and whether to pull at all, is multiphase_choose.c's
+ * How many rounds, and whether to pull at all, is choose.c's
  * decision (mp->pull_rounds): halvings stop where a part gets small, and
  * large blocks are pushed only.
  *
- * Executor (multiphase_shm.c): per round stage, barrier, gather, barrier;
+ * Executor (shm/transport.c): per round stage, barrier, gather, barrier;
  * then the pushed tail, barrier, the file. Reads run it backwards.
  */
 #include "shm.h"
@@ -111,7 +111,7 @@ typedef struct src_op {
     int src;
 } src_op;
 
-/* Interleaved groups for the tiled gather (multiphase_kit.c, group_end):
+/* Interleaved groups for the tiled gather (kit.c, group_end):
  * same shape adjacent, then by F position. */
 static int cmp_src_op(const void *x, const void *y)
 {

@@ -1,5 +1,5 @@
 /*
- * multiphase_relay.c -- the order of a shared-memory write: who copies
+ * shm/relay.c -- the order of a shared-memory write: who copies
  * into which F when, and when each owner writes its F (the relay).
  *
  * Why. Buffered writes to one file take turns: ext4 holds the inode lock

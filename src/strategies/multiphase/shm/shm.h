@@ -9,7 +9,7 @@
 
 #include "../multiphase.h"
 
-/* The order of a shared-memory write (multiphase_relay.c). Owners in ngroups groups of
+/* The order of a shared-memory write (shm/relay.c). Owners in ngroups groups of
  * consecutive ranks (group h: lo[h] .. lo[h + 1] - 1); copies for each group in nlanes
  * token-passing lanes; prev / next: this rank's lane neighbours in group h (-1: none). */
 typedef struct collio__mp_relay {
@@ -19,7 +19,7 @@ typedef struct collio__mp_relay {
     int ntokens;                       /* lane tokens this rank gets per call */
     uint32_t calls;                    /* writes so far (the words only grow) */
     uint32_t barriers;                 /* barriers so far */
-    MPI_Win win;                       /* the words (struct in multiphase_relay.c) */
+    MPI_Win win;                       /* the words (struct in shm/relay.c) */
     struct collio__mp_relay_ctl **ctl; /* every rank's words */
     _Atomic int32_t **pids;            /* every rank's process id (in ctl) */
     collio__peers peers;               /* the waits' liveness checks */
@@ -31,7 +31,7 @@ typedef struct collio__mp_shm {
     MPI_Win win;                  /* MPI_WIN_NULL until the first execution */
     char **base;                  /* F of each rank, in this process's address space */
     size_t bytes;                 /* this rank's segment */
-    collio__mp_relay relay;       /* the order of a write (multiphase_relay.c);
+    collio__mp_relay relay;       /* the order of a write (shm/relay.c);
                                      made with the plan, kept while F comes and goes */
     struct collio__mp_pull *pull; /* small blocks: the pull rounds
                                      (pull.c); NULL: push only */
@@ -42,7 +42,7 @@ typedef struct collio__mp_shm {
 /* The transport's state (mp->state). */
 #define SHM(mp) ((collio__mp_shm *)(mp)->state)
 
-/* ---- the pull rounds of the shm transport (multiphase_pull.c) */
+/* ---- the pull rounds of the shm transport (shm/pull.c) */
 
 /* Rounds i = 0 .. nrounds - 1 each gather part i, [c_i, c_i+1), of every
  * domain from staging areas in the sources' F[c_i+1, ...); the rest of
@@ -77,7 +77,7 @@ int collio__mp_pull_rebase(collio__mp_pull *pl, char *const *base, size_t esize)
 
 void collio__mp_pull_free(collio__mp_pull *pl);
 
-/* ---- the order of a shm write (multiphase_relay.c) */
+/* ---- the order of a shm write (shm/relay.c) */
 
 /* Pure: the group count for P ranks and K lanes, and the lanes of group
  * h (group 0: every rank at once, as no write runs beside it). */

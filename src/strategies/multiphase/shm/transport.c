@@ -1,27 +1,27 @@
 /*
- * multiphase_shm.c -- the shm transport of the multiphase strategy: the
+ * shm/transport.c -- the shm transport of the multiphase strategy: the
  * direct exchange through shared memory. When all ranks run on one node
- * (multiphase_choose.c decides; opts.multiphase.shared_memory = 0 turns it off),
+ * (choose.c decides; hint multiphase.shared_memory = 0 turns it off),
  * every rank's file-order buffer F is its segment of one MPI-3
  * shared-memory window (MPI_Win_allocate_shared), and each rank copies
  * its pieces straight from its stream into the other ranks' F (write), or
  * back (read). Its plan is the direct exchange's copy ops per peer
  * (collio__mp_direct_new with shm), the pull rounds for small blocks
- * (multiphase_pull.c) and the relay (multiphase_relay.c).
+ * (shm/pull.c) and the relay (shm/relay.c).
  *
  * Why. With MPI messages, a receive into a non-contiguous datatype (F
  * positions are strided for every sender) takes Open MPI's copy-in /
  * copy-out path through the shared-memory transport: every byte is copied
  * twice, and the transfers need both ranks to be scheduled. Through the
  * window every byte is copied once, by its sender, with the same strided
- * copy loop as the final scatter (multiphase_kit.c), and nobody waits for
+ * copy loop as the final scatter (kit.c), and nobody waits for
  * a partner in between. Measured in a stand-alone test at P = 16, 100 MB
  * (exchange plus the write of F, against `block` in the same run): 1.30-
  * 1.52x `block` against 1.57-1.81x with messages (docs/multiphase.md).
  *
  * Synchronisation (the "unified" memory model, passive target, lock_all
  * for the window's lifetime). A fence is MPI_Win_sync around a barrier
- * on the relay's words (multiphase_relay.c), which the waiting ranks
+ * on the relay's words (shm/relay.c), which the waiting ranks
  * sleep on instead of polling in MPI. Write = fence (every F is free: its
  * owner wrote it out in the previous call), the pull rounds if any, then
  * the relay: the pushes, group of owners after group, and each owner's
@@ -31,7 +31,7 @@
  * others still copy from it), the pull rounds backwards.
  *
  * The window is F, the only work memory: kept by the plan between calls
- * (opts.multiphase.keep_buffers, freed with the plan: MPI_Win_free is collective,
+ * (hint plan.keep_buffers, freed with the plan: MPI_Win_free is collective,
  * as collio_plan_free is), else made and freed in every call.
  */
 #include "shm.h"
@@ -239,7 +239,7 @@ static int shm_read(collio_plan *p, collio_file *f, char *stream)
 
 /* Collective: the pieces of every rank's layout as copy ops into the
  * owners' F (the direct exchange's builder, shm = 1); with pull rounds
- * (mp->pull_rounds, multiphase_choose.c) the rounds first, and only the
+ * (mp->pull_rounds, choose.c) the rounds first, and only the
  * tail of every domain pushed. Then the relay, which depends only on P
  * and the node: made once, with the plan. */
 static int shm_build(collio_plan *p, collio__mp_plan *mp)
@@ -299,7 +299,6 @@ static void shm_plan_free(collio__mp_plan *mp)
 
 const collio__mp_transport collio__mp_transport_shm = {
     .name = "shm",
-    .exchange = COLLIO_EXCHANGE_DIRECT,
     .build = shm_build,
     .write = shm_write,
     .read = shm_read,
