@@ -172,7 +172,7 @@ static int add_row(bench_ctx *x, const bench_row *r)
         x->cap = cap;
     }
     x->rows[x->nrows] = *r;
-    x->rows[x->nrows++].extra = NULL; /* the next run's: written out below */
+    x->rows[x->nrows++].extra = NULL; /* valid until the next run: used below */
     x->sum.runs++;
     x->sum.verified += r->verified == 1;
     x->sum.failed += r->verified == 0;
