@@ -33,12 +33,21 @@ typedef struct bench_ctx {
     int ncases;
     bench_variant vars[MAX_VARIANTS];
     int nvars;
+    bench_sweep sweeps[BENCH_MAX_SWEEPS]; /* the options swept */
+    int nsweeps;
+    collio_hints *global;    /* every variant's: --destroy-input, --hints */
+    const char **extra_keys; /* statistics without a fixed CSV column */
+    int nextra;
+    double *extra_local, *extra_max; /* theirs in the last run: this rank's,
+                                        max over ranks */
     bench_row *rows;
     int nrows, cap;
     FILE *csv; /* rank 0 */
     char path[COLLIO_BENCH_PATH_LEN + 64];
     collio_bench_summary sum;
 } bench_ctx;
+
+static void note_plan_hints(bench_variant *v, const collio_plan *plan);
 
 static void say_error(bench_ctx *x, const bench_case *c, const bench_variant *v,
                       const char *what, int rc)
@@ -142,6 +151,14 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     r->messages = gsm[1];
     r->file_requests = gsm[2];
     r->file_bytes = gsm[3];
+    /* every other statistic of the catalogue, by key (the same keys on
+     * every rank: one catalogue) */
+    for (int i = 0; i < x->nextra; i++)
+        x->extra_local[i] = stat(plan, x->extra_keys[i]);
+    if (x->nextra > 0)
+        MPI_Allreduce(x->extra_local, x->extra_max, x->nextra, MPI_DOUBLE, MPI_MAX,
+                      x->comm);
+    r->extra = x->extra_max;
 }
 
 static int add_row(bench_ctx *x, const bench_row *r)
@@ -154,12 +171,14 @@ static int add_row(bench_ctx *x, const bench_row *r)
         x->rows = p;
         x->cap = cap;
     }
-    x->rows[x->nrows++] = *r;
+    x->rows[x->nrows] = *r;
+    x->rows[x->nrows++].extra = NULL; /* valid until the next run: used below */
     x->sum.runs++;
     x->sum.verified += r->verified == 1;
     x->sum.failed += r->verified == 0;
     if (x->csv)
-        bench_csv_row(x->csv, x->cfg, x->nranks, &x->cases[r->ci], &x->vars[r->vi], r);
+        bench_csv_row(x->csv, x->cfg, x->nranks, &x->cases[r->ci], &x->vars[r->vi], r,
+                      x->nextra);
     return COLLIO_OK;
 }
 
@@ -381,32 +400,17 @@ static int run_case(bench_ctx *x, int ci)
     int read_unsupported[MAX_VARIANTS] = {0};
     double spent[MAX_VARIANTS] = {0}; /* agreed times: same on all ranks */
     for (int vi = 0; vi < x->nvars; vi++) {
-        collio_hints *h = NULL;
-        rc = collio_hints_create(&h);
-        if (!rc)
-            rc = collio_hints_set_int(h, "multiphase.phases", x->vars[vi].phases);
-        if (!rc)
-            rc = collio_hints_set_int(h, "subgroup.group", x->vars[vi].group);
-        if (!rc && x->vars[vi].inner[0])
-            rc = collio_hints_set(h, "subgroup.inner", x->vars[vi].inner);
-        if (!rc)
-            rc = collio_hints_set_int(h, "multiphase.write_rounds", x->vars[vi].rounds);
-        if (!rc)
-            rc = collio_hints_set_int(h, "multiphase.exchange", x->vars[vi].exchange);
-        if (!rc)
-            rc = collio_hints_set_int(h, "multiphase.shared_memory", x->vars[vi].shm);
-        if (!rc)
-            rc = collio_hints_set_int(h, "plan.destroy_input", cfg->destroy_input);
-        if (!rc)
-            rc = collio_hints_set_int(h, "replicas.policy", x->vars[vi].replicas);
-        /* a bad hint (e.g. an unknown inner strategy) is the same on every
-         * rank (the same command line): the variant is skipped everywhere */
-        if (!rc)
-            rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, h, &plans[vi]);
-        collio_hints_free(&h);
+        /* the hints were checked before any run; what the library rejects
+         * here (options that do not go together, e.g. exchange=direct with
+         * 1 <= phases < all) it rejects on every rank, and the variant is
+         * skipped everywhere */
+        rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, x->vars[vi].hints,
+                                &plans[vi]);
         if (rc) {
             say_error(x, c, &x->vars[vi], "collio_plan_create", rc);
             plans[vi] = NULL;
+        } else {
+            note_plan_hints(&x->vars[vi], plans[vi]);
         }
     }
     size_t bytes = collio_layout_buffer_bytes(l);
@@ -490,30 +494,179 @@ static int run_case(bench_ctx *x, int ci)
     return rc;
 }
 
-/* "multiphase(k=2,r=3,x=direct)": the options a variant list varies. */
-static void variant_label(bench_variant *v, int show_rounds, int show_exchange,
-                          int show_shm)
+/* --------------------------------------------------------------- variants */
+
+/* 1 if KEY is in section NAME ("multiphase.phases" in "multiphase"). */
+static int in_section(const char *key, const char *name)
 {
-    char opt[48] = "";
-    size_t n = 0;
-    if (v->phases > 0)
-        n += (size_t)snprintf(opt + n, sizeof opt - n, ",k=%d", v->phases);
-    if (show_rounds && n < sizeof opt)
-        n += (size_t)snprintf(opt + n, sizeof opt - n, ",r=%d", v->rounds);
-    if (show_exchange && n < sizeof opt)
-        n += (size_t)snprintf(opt + n, sizeof opt - n, ",x=%s",
-                              collio_exchange_name(v->exchange));
-    if (show_shm && n < sizeof opt)
-        n += (size_t)snprintf(opt + n, sizeof opt - n, ",shm=%d", v->shm);
-    char label[sizeof v->label];
-    if (n > 0)
-        snprintf(label, sizeof label, "%s(%s)", v->strategy, opt + 1);
-    else
-        snprintf(label, sizeof label, "%s", v->strategy);
-    memcpy(v->label, label, sizeof label);
+    size_t n = strlen(name);
+    return strncmp(key, name, n) == 0 && key[n] == '.';
 }
 
-/* Strategy variants from --strategies (or all registered) and --phases. */
+/* 1 if KEY's section is a registered strategy's (else "plan", "replicas"). */
+static int strategy_section(const char *key)
+{
+    char sec[COLLIO_BENCH_KEY_LEN];
+    const char *dot = strchr(key, '.');
+    snprintf(sec, sizeof sec, "%.*s", dot ? (int)(dot - key) : 0, key);
+    return collio_strategy_is_canonical(sec) >= 0;
+}
+
+/* The value of KEY a variant picks (pick[] of the sweeps), else the
+ * config's --hints, else the catalogue's default, into out. */
+static void value_of(const bench_ctx *x, const int *pick, const char *key, char *out,
+                     size_t len)
+{
+    for (int j = 0; j < x->nsweeps; j++)
+        if (pick[j] >= 0 && strcmp(x->sweeps[j].key, key) == 0) {
+            snprintf(out, len, "%s", x->sweeps[j].values[pick[j]]);
+            return;
+        }
+    int flag = 0;
+    if (collio_hints_get(x->global, key, out, len, &flag) == COLLIO_OK && flag)
+        return;
+    collio_option_info o;
+    snprintf(out, len, "%s", bench_option_find(key, &o) >= 0 ? o.deflt : "");
+}
+
+/* 1 if strategy s runs the strategy whose section KEY is in: an option of
+ * s's own of type "strategy" (subgroup.inner) names it, in the variant. */
+static int runs_section_of(const bench_ctx *x, const char *s, const int *pick,
+                           const char *key)
+{
+    for (int i = 0; i < collio_option_count(); i++) {
+        collio_option_info o;
+        char inner[BENCH_VALUE_LEN];
+        if (collio_option_describe(i, &o) != COLLIO_OK || !in_section(o.key, s)
+            || strcmp(o.type, "strategy") != 0)
+            continue;
+        value_of(x, pick, o.key, inner, sizeof inner);
+        if (in_section(key, inner))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 if s has an option of type "strategy" (it runs another strategy). */
+static int runs_another(const char *s)
+{
+    for (int i = 0; i < collio_option_count(); i++) {
+        collio_option_info o;
+        if (collio_option_describe(i, &o) == COLLIO_OK && in_section(o.key, s)
+            && strcmp(o.type, "strategy") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Appends text to the label's options part. */
+static void part(char *buf, size_t len, const char *fmt, const char *a, const char *b)
+{
+    size_t n = strlen(buf);
+    if (n < len)
+        snprintf(buf + n, len - n, fmt, n ? "," : "", a, b);
+}
+
+/* The label: the strategy, with what the variant varies in parentheses --
+ * multiphase's k= (phases, unless 0 = all), r= (write_rounds), x=
+ * (exchange), shm= (shared_memory) whenever swept (also for subgroup with
+ * inner multiphase); subgroup(g=G,INNER) whenever its group or inner is
+ * swept; any other option NAME=V (its key in full for another section's)
+ * where its sweep has several values -- and /POLICY for a swept replica
+ * policy. */
+static void variant_label(const bench_ctx *x, bench_variant *v)
+{
+    static const struct {
+        const char *key, *name, *hide; /* hide: a value shown as nothing */
+    } shorts[] = {{"multiphase.phases", "k", "0"},
+                  {"multiphase.write_rounds", "r", NULL},
+                  {"multiphase.exchange", "x", NULL},
+                  {"multiphase.shared_memory", "shm", NULL}};
+    char opt[sizeof v->label] = "", val[BENCH_VALUE_LEN], policy[BENCH_VALUE_LEN] = "";
+    const char *s = v->strategy;
+    int sg = 0;
+    for (int j = 0; j < x->nsweeps; j++)
+        sg |= v->pick[j] >= 0
+              && (strcmp(x->sweeps[j].key, "subgroup.group") == 0
+                  || strcmp(x->sweeps[j].key, "subgroup.inner") == 0);
+    if (sg && strcmp(s, "subgroup") == 0) {
+        value_of(x, v->pick, "subgroup.group", val, sizeof val);
+        part(opt, sizeof opt, "%sg=%s%s", val, "");
+        value_of(x, v->pick, "subgroup.inner", val, sizeof val);
+        part(opt, sizeof opt, "%s%s%s", val, "");
+    }
+    for (int j = 0; j < x->nsweeps; j++) {
+        const bench_sweep *w = &x->sweeps[j];
+        if (v->pick[j] < 0
+            || (sg && in_section(w->key, "subgroup")
+                && (strcmp(w->key, "subgroup.group") == 0
+                    || strcmp(w->key, "subgroup.inner") == 0)))
+            continue;
+        const char *value = w->values[v->pick[j]];
+        if (strcmp(w->key, "replicas.policy") == 0) {
+            snprintf(policy, sizeof policy, "%s", value);
+            continue;
+        }
+        int k = 0, nk = (int)(sizeof shorts / sizeof shorts[0]);
+        while (k < nk && strcmp(shorts[k].key, w->key) != 0)
+            k++;
+        if (k < nk) {
+            if (shorts[k].hide == NULL || strcmp(value, shorts[k].hide) != 0)
+                part(opt, sizeof opt, "%s%s=%s", shorts[k].name, value);
+        } else if (w->nvalues > 1) {
+            part(opt, sizeof opt, "%s%s=%s",
+                 in_section(w->key, s) ? w->key + strlen(s) + 1 : w->key, value);
+        }
+    }
+    char label[sizeof v->label];
+    snprintf(label, sizeof label, "%s%s%s%s", s, opt[0] ? "(" : "", opt,
+             opt[0] ? ")" : "");
+    if (policy[0])
+        snprintf(v->label, sizeof v->label, "%.200s/%s", label, policy);
+    else
+        memcpy(v->label, label, sizeof label);
+}
+
+/* The hints a variant's plans are created with: the config's (global),
+ * then its value of each sweep, each checked; a non-canonical strategy
+ * ("block") with a swept replica policy: owner, the balanced one. */
+static int variant_hints(bench_ctx *x, bench_variant *v)
+{
+    collio_hints *h = NULL;
+    int rc = collio_hints_create(&h);
+    for (int i = 0; rc == COLLIO_OK && i < collio_hints_count(x->global); i++) {
+        const char *key = collio_hints_key(x->global, i);
+        char val[BENCH_VALUE_LEN * 4];
+        int flag = 0;
+        rc = collio_hints_get(x->global, key, val, sizeof val, &flag);
+        if (rc == COLLIO_OK)
+            rc = collio_hints_set(h, key, val);
+    }
+    int replicas_swept = 0;
+    for (int j = 0; rc == COLLIO_OK && j < x->nsweeps; j++) {
+        replicas_swept |= strcmp(x->sweeps[j].key, "replicas.policy") == 0;
+        if (v->pick[j] >= 0)
+            rc = collio_hints_set(h, x->sweeps[j].key, x->sweeps[j].values[v->pick[j]]);
+    }
+    if (rc == COLLIO_OK && replicas_swept && !v->canonical)
+        rc = collio_hints_set(h, "replicas.policy", "owner");
+    if (rc != COLLIO_OK) {
+        if (x->rank == 0)
+            fprintf(stderr, "collio-bench: %s: %s\n", v->label, collio_last_error());
+        collio_hints_free(&h);
+        return rc;
+    }
+    v->hints = h;
+    return COLLIO_OK;
+}
+
+/* Strategy variants: for each strategy of --strategies (or every
+ * registered one), one per combination of the values of the sweeps that
+ * apply to it (the first sweep outermost): a sweep of its own section's
+ * option, of a section of every strategy ("plan"; "replicas": canonical
+ * strategies only), or of a strategy it runs (subgroup's inner), the
+ * last pruned from the combinations that do not run it (and duplicates
+ * dropped). Local: the same variants on every rank. */
 static int make_variants(bench_ctx *x)
 {
     const collio_bench_config *cfg = x->cfg;
@@ -537,52 +690,134 @@ static int make_variants(bench_ctx *x)
             }
             return COLLIO_ERR_STRATEGY;
         }
-        int mp = strcmp(s, "multiphase") == 0;
-        int nk = mp && cfg->nphases > 0 ? cfg->nphases : 1;
-        int nr = mp && cfg->nrounds > 0 ? cfg->nrounds : 1;
-        int ne = mp && cfg->nexchange > 0 ? cfg->nexchange : 1;
-        int ns = mp && cfg->nshm > 0 ? cfg->nshm : 1;
-        int sg = strcmp(s, "subgroup") == 0;
-        int ng = sg && cfg->ngroups > 0 ? cfg->ngroups : 1;
-        int ni = sg && cfg->ninners > 0 ? cfg->ninners : 1;
-        /* one variant per replica policy; the non-canonical reference
-         * ("block": each rank's data in one piece, the limit) once, with
-         * the balanced owner policy */
-        int np = cfg->nreplicas > 0 && canon ? cfg->nreplicas : 1;
-        for (int kk = 0; kk < nk * nr * ne * ns * ng * ni * np; kk++) {
-            int k = kk / np; /* replica policies innermost */
-            if (x->nvars >= MAX_VARIANTS)
+        /* the sweeps that may apply, and how many combinations */
+        int applies[BENCH_MAX_SWEEPS], foreign[BENCH_MAX_SWEEPS];
+        long long combos = 1;
+        for (int j = 0; j < x->nsweeps; j++) {
+            const char *key = x->sweeps[j].key;
+            foreign[j] = strategy_section(key) && !in_section(key, s);
+            applies[j] = foreign[j] ? runs_another(s)
+                         : in_section(key, "replicas")
+                             ? canon == 1
+                             : !strategy_section(key) || in_section(key, s);
+            if (applies[j])
+                combos *= x->sweeps[j].nvalues;
+            if (combos > MAX_VARIANTS * COLLIO_BENCH_MAX_LIST) {
+                if (x->rank == 0)
+                    fprintf(stderr,
+                            "collio-bench: %s: more than %d variants (the values of its "
+                            "sweeps crossed): sweep fewer values\n",
+                            s, MAX_VARIANTS);
                 return COLLIO_ERR_ARG;
-            bench_variant *v = &x->vars[x->nvars++];
-            snprintf(v->strategy, sizeof v->strategy, "%s", s);
-            /* phases outermost, shared_memory innermost; defaults: all
-             * phases, automatic rounds and exchange, shared memory on.
-             * subgroup: groups outer, inner strategies inner. */
-            int m = k / (ng * ni), q = k % (ng * ni);
-            v->phases = mp && cfg->nphases > 0 ? cfg->phases[m / (nr * ne * ns)] : 0;
-            v->rounds = mp && cfg->nrounds > 0 ? cfg->rounds[m / (ne * ns) % nr] : 0;
-            v->exchange = mp && cfg->nexchange > 0 ? cfg->exchange[m / ns % ne] : 0;
-            v->shm = mp && cfg->nshm > 0 ? cfg->shm[m % ns] : 1;
-            v->group = sg && cfg->ngroups > 0 ? cfg->groups[q / ni] : 0;
-            snprintf(v->inner, sizeof v->inner, "%s",
-                     sg && cfg->ninners > 0 ? cfg->inners[q % ni] : "");
-            v->canonical = canon;
-            variant_label(v, mp && cfg->nrounds > 0, mp && cfg->nexchange > 0,
-                          mp && cfg->nshm > 0);
-            if (sg && (cfg->ngroups > 0 || cfg->ninners > 0))
-                snprintf(v->label, sizeof v->label, "subgroup(g=%d,%s)", v->group,
-                         v->inner[0] ? v->inner : "two_phase");
-            v->replicas = cfg->nreplicas == 0 ? 0
-                          : canon             ? cfg->replicas[kk % np]
-                                              : COLLIO_REPLICAS_OWNER;
-            if (cfg->nreplicas > 0 && canon) {
-                char base[sizeof v->label];
-                memcpy(base, v->label, sizeof base);
-                snprintf(v->label, sizeof v->label, "%.100s/%s", base,
-                         collio_replicas_name(v->replicas));
             }
         }
+        const int first = x->nvars;
+        for (long long c = 0; c < combos; c++) {
+            bench_variant v;
+            memset(&v, 0, sizeof v);
+            snprintf(v.strategy, sizeof v.strategy, "%s", s);
+            v.canonical = canon;
+            long long rest = c; /* the last sweep varies fastest */
+            for (int j = x->nsweeps - 1; j >= 0; j--) {
+                v.pick[j] = applies[j] ? (int)(rest % x->sweeps[j].nvalues) : -1;
+                if (applies[j])
+                    rest /= x->sweeps[j].nvalues;
+            }
+            for (int j = 0; j < x->nsweeps; j++)
+                if (v.pick[j] >= 0 && foreign[j]
+                    && !runs_section_of(x, s, v.pick, x->sweeps[j].key))
+                    v.pick[j] = -1;
+            int dup = 0;
+            for (int k = first; k < x->nvars && !dup; k++)
+                dup = memcmp(x->vars[k].pick, v.pick, sizeof v.pick) == 0;
+            if (dup)
+                continue;
+            if (x->nvars >= MAX_VARIANTS) {
+                if (x->rank == 0)
+                    fprintf(stderr,
+                            "collio-bench: more than %d variants (strategies x the "
+                            "values of their sweeps): sweep fewer values\n",
+                            MAX_VARIANTS);
+                return COLLIO_ERR_ARG;
+            }
+            variant_label(x, &v);
+            int rc = variant_hints(x, &v);
+            if (rc)
+                return rc;
+            x->vars[x->nvars++] = v;
+        }
     }
+    return COLLIO_OK;
+}
+
+/* The plan's hints that differ from the defaults, "K=V;K=V" (the CSV's
+ * hints column: what --hints, the sweeps and COLLIO_HINTS changed), and
+ * its plan.destroy_input. */
+static void note_plan_hints(bench_variant *v, const collio_plan *plan)
+{
+    collio_hints *h = NULL;
+    if (collio_plan_hints(plan, &h) != COLLIO_OK)
+        return;
+    size_t n = 0, len = sizeof v->hints_text;
+    v->hints_text[0] = '\0';
+    for (int i = 0; i < collio_option_count(); i++) {
+        collio_option_info o;
+        char val[BENCH_VALUE_LEN * 4];
+        int flag = 0;
+        if (collio_option_describe(i, &o) != COLLIO_OK
+            || collio_hints_get(h, o.key, val, sizeof val, &flag) != COLLIO_OK || !flag)
+            continue;
+        if (strcmp(o.key, "plan.destroy_input") == 0)
+            v->destroy_input = strcmp(val, "1") == 0;
+        if (strcmp(val, o.deflt) == 0)
+            continue;
+        int w = snprintf(v->hints_text + n, len - n, "%s%s=%s", n ? ";" : "", o.key, val);
+        if (w < 0 || (size_t)w >= len - n) { /* no room: mark the cut */
+            v->hints_text[n] = '\0';
+            if (n + 4 < len)
+                strcat(v->hints_text, n ? ";..." : "...");
+            break;
+        }
+        n += (size_t)w;
+    }
+    collio_hints_free(&h);
+}
+
+/* Before any collective: the sweeps (checked), the config's hints, and
+ * the statistics the CSV gets a column each for. Local, the same on every
+ * rank (the same config and catalogue), said by rank 0. */
+static int prepare_options(bench_ctx *x)
+{
+    const collio_bench_config *cfg = x->cfg;
+    char err[640] = "";
+    int rc = bench_sweeps_of(cfg, x->sweeps, &x->nsweeps, err, sizeof err);
+    if (rc == COLLIO_OK && (rc = collio_hints_create(&x->global)) != COLLIO_OK)
+        snprintf(err, sizeof err, "%s", collio_last_error());
+    if (rc == COLLIO_OK && cfg->destroy_input
+        && (rc = collio_hints_set(x->global, "plan.destroy_input", "1")) != COLLIO_OK)
+        snprintf(err, sizeof err, "%s", collio_last_error());
+    if (rc == COLLIO_OK && cfg->hints[0]) {
+        char hints[sizeof cfg->hints];
+        memcpy(hints, cfg->hints, sizeof hints);
+        hints[sizeof hints - 1] = '\0';
+        if ((rc = collio_hints_parse(x->global, hints)) != COLLIO_OK)
+            snprintf(err, sizeof err, "bad --hints '%.200s': %s", hints,
+                     collio_last_error());
+    }
+    if (rc != COLLIO_OK) {
+        if (x->rank == 0)
+            fprintf(stderr, "collio-bench: %s\n", err);
+        return COLLIO_ERR_ARG;
+    }
+    size_t nstat = (size_t)(collio_stat_count() > 0 ? collio_stat_count() : 1);
+    x->extra_keys = calloc(nstat, sizeof *x->extra_keys);
+    x->extra_local = calloc(nstat, sizeof *x->extra_local);
+    x->extra_max = calloc(nstat, sizeof *x->extra_max);
+    int nomem = !x->extra_keys || !x->extra_local || !x->extra_max, anynomem = 0;
+    MPI_Allreduce(&nomem, &anynomem, 1, MPI_INT, MPI_MAX, x->comm);
+    if (anynomem)
+        return COLLIO_ERR_NOMEM;
+    x->nextra = bench_extra_stats(x->extra_keys, (int)nstat);
     return COLLIO_OK;
 }
 
@@ -596,7 +831,8 @@ static int open_outputs(bench_ctx *x)
             fprintf(stderr, "collio-bench: --dir %s: not a writable directory\n",
                     cfg->dir);
             rc = COLLIO_ERR_OPEN;
-        } else if (cfg->csv[0] && !(x->csv = bench_csv_open(cfg->csv))) {
+        } else if (cfg->csv[0]
+                   && !(x->csv = bench_csv_open(cfg->csv, x->extra_keys, x->nextra))) {
             fprintf(stderr, "collio-bench: --csv %s: cannot create\n", cfg->csv);
             rc = COLLIO_ERR_OPEN;
         }
@@ -639,6 +875,8 @@ int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
     if (!rc)
         rc = bench_workload_of(cfg->workload)->cases(comm, cfg, x->cases, &x->ncases);
     if (!rc)
+        rc = prepare_options(x);
+    if (!rc)
         rc = make_variants(x);
     if (!rc)
         rc = open_outputs(x);
@@ -651,6 +889,12 @@ int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
         fclose(x->csv);
     if (sum)
         *sum = x->sum;
+    for (int vi = 0; vi < x->nvars; vi++)
+        collio_hints_free(&x->vars[vi].hints);
+    collio_hints_free(&x->global);
+    free(x->extra_keys);
+    free(x->extra_local);
+    free(x->extra_max);
     free(x->rows);
     free(x);
     return rc;

@@ -4,10 +4,12 @@
  * the thin command-line front end (collio_bench_parse + collio_bench_run).
  *
  * One run = one (case, strategy variant, rep, op): a case is a vector block
- * size bx or an array shape; a variant is a strategy, or multiphase with one
- * requested number of phases. Each run is timed by the library's own stats
- * (max over ranks), its file verified byte-for-byte against bench/pattern.h
- * (canonical strategies), and reported as one CSV row.
+ * size bx or an array shape; a variant is a strategy with one value of each
+ * plan option (hint) swept for it (--KEY V1,V2,...: one flag per option of
+ * the catalogue, collio_option_describe). Each run is timed by the
+ * library's own stats (max over ranks), its file verified byte-for-byte
+ * against bench/pattern.h (canonical strategies), and reported as one CSV
+ * row.
  */
 #ifndef COLLIO_BENCH_H
 #define COLLIO_BENCH_H
@@ -21,8 +23,11 @@
 #define COLLIO_BENCH_NAME_LEN 64
 #define COLLIO_BENCH_SHAPE_LEN 112 /* "XxYxZxLxPH", up to 19 digits each */
 #define COLLIO_BENCH_PATH_LEN 1024
-#define COLLIO_BENCH_ARRAY_DIMS 5 /* SL(x, y, z, l, ph) */
-#define COLLIO_BENCH_PHASE_COLS 8 /* CSV columns phase0_s .. phase7_s */
+#define COLLIO_BENCH_ARRAY_DIMS 5  /* SL(x, y, z, l, ph) */
+#define COLLIO_BENCH_PHASE_COLS 8  /* CSV columns phase0_s .. phase7_s */
+#define COLLIO_BENCH_MAX_SWEEPS 32 /* options swept (--KEY V1,V2,...) */
+#define COLLIO_BENCH_KEY_LEN 128   /* an option's key, "SECTION.NAME" */
+#define COLLIO_BENCH_HINTS_LEN 1024
 
 typedef enum collio_bench_workload {
     COLLIO_BENCH_VECTOR = 0, /* seed 004: block-cyclic float32 vector */
@@ -38,6 +43,20 @@ typedef struct collio_bench_shape {
     int64_t gsizes[COLLIO_BENCH_ARRAY_DIMS];
 } collio_bench_shape;
 
+/* One plan option swept: one variant per value, crossed with the other
+ * sweeps of the variant's strategy (--KEY V1,V2,...). */
+typedef struct collio_bench_sweep {
+    char key[COLLIO_BENCH_KEY_LEN];     /* "SECTION.NAME", of the catalogue */
+    char values[COLLIO_BENCH_PATH_LEN]; /* "V1,V2,...": hint text each */
+} collio_bench_sweep;
+
+/* The typed lists phases .. replicas (and destroy_input) below are the
+ * sweeps of their keys (multiphase.phases, multiphase.write_rounds,
+ * multiphase.exchange, multiphase.shared_memory, subgroup.group,
+ * subgroup.inner, replicas.policy; plan.destroy_input = 1 for every
+ * variant): collio_bench_parse puts those keys there, whichever flag
+ * named them, and every other key in sweeps[]. A program may fill either;
+ * a key in both: sweeps[] wins. */
 typedef struct collio_bench_config {
     collio_bench_workload workload;
     int64_t nx;                        /* vector: elements */
@@ -85,8 +104,12 @@ typedef struct collio_bench_config {
     int replicas[COLLIO_BENCH_MAX_LIST];   /* replica policies: one variant
                                               per policy and strategy */
     int nreplicas;                         /* 0: one variant, auto */
-    int progress;                          /* 1: progress lines on stderr */
-    FILE *table_out;                       /* rank 0's table; NULL: none */
+    collio_bench_sweep sweeps[COLLIO_BENCH_MAX_SWEEPS]; /* other options */
+    int nsweeps;
+    char hints[COLLIO_BENCH_HINTS_LEN]; /* "K=V,K=V": every variant (--hints;
+                                           a sweep of the same key wins) */
+    int progress;                       /* 1: progress lines on stderr */
+    FILE *table_out;                    /* rank 0's table; NULL: none */
 } collio_bench_config;
 
 /* What a whole bench run found (the same on every rank). */
@@ -104,14 +127,27 @@ void collio_bench_config_init(collio_bench_config *cfg);
 
 /**
  * Parses argv (argv[1] is the workload) into cfg (initialised by the
- * caller). Returns 0 on success, 1 if help was printed to `out`, 2 on a
- * usage error (message in err). Local; every rank parses the same argv.
+ * caller). Every plan option's value is checked here through
+ * collio_hints_set (the catalogue as it is: register a strategy before).
+ * Returns 0 on success, 1 if help (--help) or the options' tables
+ * (--options-markdown as the workload) were printed to `out`, 2 on a
+ * usage error (message in err, naming the option's key). Local; every
+ * rank parses the same argv, so every rank gets the same result.
  */
 int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *out,
                        char *err, size_t errlen);
 
-/** Usage text. */
-void collio_bench_usage(FILE *out);
+/** Usage text: the fixed options, then one flag --KEY per option of the
+ *  catalogue as it is when called (collio_option_describe: every section's,
+ *  a strategy registered by the program included) with its type, default,
+ *  range and doc. Local. Returns COLLIO_OK, or the catalogue's error. */
+int collio_bench_usage(FILE *out);
+
+/** The option and statistic tables of docs/options.md, in Markdown, from
+ *  the catalogue (collio_option_describe, collio_stat_describe): one
+ *  table per section. Local (no MPI needed). Returns COLLIO_OK, or the
+ *  catalogue's error. */
+int collio_bench_options_markdown(FILE *out);
 
 /**
  * Collective over comm. Runs the benchmark described by cfg: progress on

@@ -26,7 +26,7 @@ void collio_bench_config_init(collio_bench_config *cfg)
     cfg->table_out = stdout;
 }
 
-void collio_bench_usage(FILE *out)
+int collio_bench_usage(FILE *out)
 {
     fprintf(out, "usage: collio-bench vector --nx N --bx B[,B...] [options]\n"
                  "       collio-bench array --shape SL1|SL2|SL3|X,Y,Z,L,PH [options]\n"
@@ -34,6 +34,8 @@ void collio_bench_usage(FILE *out)
                  "       collio-bench mesh --mesh FILE.msh [--load L[,L...]]\n"
                  "                    [--replicas P[,P...]] [--partition FILE]\n"
                  "                    [--order gmsh|rcm] [options]\n"
+                 "       collio-bench --options-markdown   (the tables of\n"
+                 "                    docs/options.md; no MPI needed)\n"
                  "\n"
                  "workloads:\n"
                  "  vector  nx elements block-cyclic over the ranks with block bx\n"
@@ -63,25 +65,6 @@ void collio_bench_usage(FILE *out)
                  "  --max-time S           stop a strategy's reps in a case once its\n"
                  "                         runs took S seconds (at least 1 rep; 0: off)\n"
                  "  --ops write[,read]     operations to time (write)\n"
-                 "  --phases k[,k...]      multiphase: one variant per phase count\n"
-                 "                         (0 = all phases; default: all)\n"
-                 "  --write-rounds r[,r...] multiphase: one variant per value of the\n"
-                 "                         plan option multiphase.write_rounds (0 =\n"
-                 "                         automatic, the default; -1 = one pass;\n"
-                 "                         r = r halvings); crossed with --phases\n"
-                 "  --exchange x[,x...]    multiphase: one variant per value of the\n"
-                 "                         plan option multiphase.exchange: auto\n"
-                 "                         (default), hypercube or direct; crossed\n"
-                 "                         with the two above\n"
-                 "  --shared-memory s[,s...] multiphase: one variant per value of the\n"
-                 "                         plan option multiphase.shared_memory (1 =\n"
-                 "                         default, 0 = MPI messages only); crossed too\n"
-                 "  --group g[,g...]       subgroup: one variant per group size\n"
-                 "                         (plan option subgroup.group; 0 = one\n"
-                 "                         group per node, the default)\n"
-                 "  --inner s[,s...]       subgroup: one variant per inner strategy\n"
-                 "                         of the masters (two_phase by default);\n"
-                 "                         crossed with --group\n"
                  "  --esize BYTES          element size (4, i.e. float32)\n"
                  "  --dir DIR              where the files go (.); removed after\n"
                  "  --csv FILE             one row per run\n"
@@ -92,12 +75,10 @@ void collio_bench_usage(FILE *out)
                  "                         beside it (.h5; needs collio built with\n"
                  "                         HDF5)\n"
                  "  --backend posix|mpiio  file backend (posix)\n"
-                 "  --destroy-input        plans may use the write buffer as scratch\n"
-                 "                         (collio_plan_options.destroy_input; the\n"
-                 "                         bench refills it before every write)\n"
                  "  --quiet                no progress lines on stderr\n"
                  "Run it through scripts/mpirun N. Exit status: 0 ok, 1 a run failed\n"
-                 "or did not verify, 2 usage error.\n");
+                 "or did not verify, 2 usage error.\n\n");
+    return bench_usage_options(out);
 }
 
 static int parse_i64(const char *s, int64_t *out)
@@ -152,30 +133,6 @@ static int take_op(const char *t, int i, collio_bench_config *cfg)
     return 0;
 }
 
-/* --inner s[,s...]: canonical strategy names (the library rejects
- * subgroup itself at plan creation, with its documented code) */
-static int take_inner(const char *t, int i, collio_bench_config *cfg)
-{
-    if (strlen(t) >= COLLIO_BENCH_NAME_LEN || collio_strategy_is_canonical(t) != 1)
-        return -1;
-    strcpy(cfg->inners[i], t);
-    return 0;
-}
-
-/* --exchange x[,x...]: exchange names (collio_exchange_from_name) */
-static int take_exchange(const char *t, int i, collio_bench_config *cfg)
-{
-    cfg->exchange[i] = collio_exchange_from_name(t);
-    return cfg->exchange[i] < 0 ? -1 : 0;
-}
-
-/* --replicas p[,p...]: policy names (collio_replicas_from_name) */
-static int take_replicas(const char *t, int i, collio_bench_config *cfg)
-{
-    cfg->replicas[i] = collio_replicas_from_name(t);
-    return cfg->replicas[i] < 0 ? -1 : 0;
-}
-
 /* A comma list into cfg with take; *count gets the items (0 on error). */
 static int parse_list(const char *arg, item_fn take, collio_bench_config *cfg, int *count)
 {
@@ -194,6 +151,11 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         if (out)
             collio_bench_usage(out);
+        return 1;
+    }
+    if (strcmp(argv[1], "--options-markdown") == 0) {
+        if (out)
+            collio_bench_options_markdown(out);
         return 1;
     }
     if (bench_workload_named(argv[1], &cfg->workload) == NULL) {
@@ -225,6 +187,12 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
         } else if (!a) {
             snprintf(err, errlen, "%s needs a value", o);
             return 2;
+        } else if (strcmp(o, "--hints") == 0) {
+            if (bench_parse_hints(a, cfg, err, errlen))
+                return 2;
+        } else if ((n = bench_parse_option_flag(o, a, cfg, err, errlen)) != 1) {
+            if (n == 2)
+                return 2; /* a plan option (--KEY or an alias): err names it */
         } else if (strcmp(o, "--nx") == 0) {
             if (parse_i64(a, &cfg->nx) || cfg->nx < 0)
                 goto bad;
@@ -238,18 +206,6 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
         } else if (strcmp(o, "--sizes") == 0) {
             if (bench_small_parse_sizes(a, cfg, err, errlen))
                 return 2;
-        } else if (strcmp(o, "--group") == 0) {
-            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
-                goto bad;
-            for (int k = 0; k < n; k++) {
-                if (list[k] < 0 || list[k] > INT32_MAX)
-                    goto bad;
-                cfg->groups[k] = (int)list[k];
-            }
-            cfg->ngroups = n;
-        } else if (strcmp(o, "--inner") == 0) {
-            if (parse_list(a, take_inner, cfg, &cfg->ninners))
-                goto bad;
         } else if (strcmp(o, "--mesh") == 0 || strcmp(o, "--partition") == 0) {
             char *dst = strcmp(o, "--mesh") == 0 ? cfg->mesh : cfg->partition;
             if (strlen(a) >= COLLIO_BENCH_PATH_LEN)
@@ -268,9 +224,6 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
                 cfg->loads[k] = list[k];
             }
             cfg->nloads = n;
-        } else if (strcmp(o, "--replicas") == 0) {
-            if (parse_list(a, take_replicas, cfg, &cfg->nreplicas))
-                goto bad;
         } else if (strcmp(o, "--strategies") == 0) {
             if (parse_list(a, take_strategy, cfg, &cfg->nstrategies))
                 goto bad;
@@ -293,36 +246,6 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             cfg->do_write = cfg->do_read = 0;
             if (parse_list(a, take_op, cfg, &nops))
                 goto bad;
-        } else if (strcmp(o, "--phases") == 0) {
-            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
-                goto bad;
-            for (int k = 0; k < n; k++) {
-                if (list[k] < 0 || list[k] > COLLIO_MAX_PHASES)
-                    goto bad;
-                cfg->phases[k] = (int)list[k];
-            }
-            cfg->nphases = n;
-        } else if (strcmp(o, "--write-rounds") == 0) {
-            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
-                goto bad;
-            for (int k = 0; k < n; k++) {
-                if (list[k] < -1 || list[k] > 62)
-                    goto bad;
-                cfg->rounds[k] = (int)list[k];
-            }
-            cfg->nrounds = n;
-        } else if (strcmp(o, "--shared-memory") == 0) {
-            if ((n = bench_parse_i64_list(a, list, COLLIO_BENCH_MAX_LIST)) < 1)
-                goto bad;
-            for (int k = 0; k < n; k++) {
-                if (list[k] != 0 && list[k] != 1)
-                    goto bad;
-                cfg->shm[k] = (int)list[k];
-            }
-            cfg->nshm = n;
-        } else if (strcmp(o, "--exchange") == 0) {
-            if (parse_list(a, take_exchange, cfg, &cfg->nexchange))
-                goto bad;
         } else if (strcmp(o, "--esize") == 0) {
             if (parse_i64(a, &v) || v < 1 || v > (1 << 20))
                 goto bad;
@@ -342,6 +265,12 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
                 cfg->backend = COLLIO_BACKEND_MPIIO;
             else
                 goto bad;
+        } else if (strchr(o, '.') != NULL) {
+            snprintf(err, errlen,
+                     "unknown option '%s': no plan option '%s' in the catalogue (--help "
+                     "lists them)",
+                     o, strncmp(o, "--", 2) == 0 ? o + 2 : o);
+            return 2;
         } else {
             snprintf(err, errlen, "unknown option '%s' (--help lists them)", o);
             return 2;

@@ -29,18 +29,27 @@ static inline size_t bench_case_esize(const bench_case *c, const collio_bench_co
     return c->esize ? c->esize : cfg->esize;
 }
 
-/* How it is written: a strategy, with multiphase's requested phases. */
+/* The options swept in one bench run: the typed lists of the config and
+ * its sweeps[] (bench_sweeps_of), one value list each, canonical hint text. */
+#define BENCH_MAX_SWEEPS (COLLIO_BENCH_MAX_SWEEPS + 8)
+#define BENCH_VALUE_LEN 64
+typedef struct bench_sweep {
+    char key[COLLIO_BENCH_KEY_LEN];
+    char values[COLLIO_BENCH_MAX_LIST][BENCH_VALUE_LEN];
+    int nvalues;
+} bench_sweep;
+
+/* How it is written: a strategy and its hints -- the config's --hints, then
+ * one value of each sweep that applies to the strategy. */
 typedef struct bench_variant {
     char strategy[COLLIO_BENCH_NAME_LEN];
-    char label[COLLIO_BENCH_NAME_LEN + 48]; /* "multiphase(k=2,r=3)" */
-    int phases;                             /* plan option multiphase.phases; 0 = all */
-    int rounds;                             /* plan option multiphase.write_rounds */
-    int exchange;                           /* plan option multiphase.exchange */
-    int shm;                                /* plan option multiphase.shared_memory */
-    int group;                              /* subgroup: plan option group */
-    char inner[COLLIO_BENCH_NAME_LEN];      /* subgroup: inner ("": default) */
-    int replicas;                           /* plan option replicas.policy */
-    int canonical;                          /* writes canonical order */
+    char label[256];            /* "multiphase(k=2,r=3)", "independent(max_iov=4)" */
+    int pick[BENCH_MAX_SWEEPS]; /* the value of sweep j it runs, -1: none */
+    collio_hints *hints;        /* what its plans are created with (owned) */
+    char hints_text[COLLIO_BENCH_HINTS_LEN]; /* the plan's hints that differ
+                                                from the defaults, "K=V;K=V" */
+    int destroy_input;                       /* the plan's plan.destroy_input */
+    int canonical;                           /* writes canonical order */
 } bench_variant;
 
 enum { BENCH_OP_WRITE = 0, BENCH_OP_READ = 1 };
@@ -79,6 +88,9 @@ typedef struct bench_row {
         int64_t fill_bytes;
     } replicas;
     int verified;
+    const double *extra; /* the statistics without a column of their own
+                            (bench_extra_stats), max over ranks; valid
+                            until the next run (add_row writes them out) */
 } bench_row;
 
 /* A workload: its name (CLI and CSV), the cases of a config (collective,
@@ -143,10 +155,38 @@ double bench_median(double *v, int n); /* sorts v */
 /* Splits a comma list into int64 values; returns count or -1. */
 int bench_parse_i64_list(const char *s, int64_t *out, int max);
 
+/* ---- bench_hints.c: plan options (hints) as flags, sweeps and docs */
+/* The option KEY of the catalogue: its index, or -1 (out filled if not
+ * NULL). Local. */
+int bench_option_find(const char *key, collio_option_info *out);
+/* A flag of the catalogue: --KEY or one of the aliases (--phases, ...)
+ * with its comma list `arg`, each value checked by collio_hints_set and
+ * stored in cfg. Returns 0, 1 if `flag` is not one (cfg untouched), 2
+ * with a message naming the key in err. Local. */
+int bench_parse_option_flag(const char *flag, const char *arg, collio_bench_config *cfg,
+                            char *err, size_t errlen);
+/* --hints "K=V,...": checked, appended to cfg->hints. 0, or 2 (err). */
+int bench_parse_hints(const char *arg, collio_bench_config *cfg, char *err,
+                      size_t errlen);
+/* The sweeps of cfg (its typed lists first, then sweeps[]; a later sweep
+ * of the same key replaces the earlier), checked. COLLIO_OK, or
+ * COLLIO_ERR_ARG with a message naming the key in err. Local. */
+int bench_sweeps_of(const collio_bench_config *cfg, bench_sweep *out, int *n, char *err,
+                    size_t errlen);
+/* The generated part of the usage: one flag per option. */
+int bench_usage_options(FILE *out);
+
 /* ---- bench_report.c: CSV rows and the median table */
-FILE *bench_csv_open(const char *path); /* writes the header; NULL on error */
+/* The catalogue's statistics that no fixed CSV column shows, in catalogue
+ * order (each then gets a column named by its key): up to max keys into
+ * keys[], returns how many. Local. */
+int bench_extra_stats(const char **keys, int max);
+/* writes the header (the fixed columns, hints, the extra stats); NULL on
+ * error */
+FILE *bench_csv_open(const char *path, const char *const *extra, int nextra);
 void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
-                   const bench_case *c, const bench_variant *v, const bench_row *r);
+                   const bench_case *c, const bench_variant *v, const bench_row *r,
+                   int nextra);
 void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
                        const bench_case *cases, int ncases, const bench_variant *vars,
                        int nvars, const bench_row *rows, int nrows);

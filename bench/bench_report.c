@@ -6,6 +6,7 @@
  */
 #include "bench_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,18 +21,86 @@ static const char *csv_header =
     "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode,"
     "messages_offnode_max\n";
 
-FILE *bench_csv_open(const char *path)
+/* The statistics the fixed columns show (by their own name or another:
+ * nphases is `phases`, plan_bytes `plan_bytes_max`, work_bytes `work_mb`,
+ * nrounds `rounds`, nnodes `nodes_spanned`, replicas.policy `replicas`,
+ * multiphase.exchange `exchange`, subgroup.group `group`, ...). Every
+ * other statistic of the catalogue gets a column named by its key, after
+ * `hints`. */
+static const char *const fixed_stats[] = {
+    "inspect_s",
+    "exchange_s",
+    "copy_s",
+    "file_s",
+    "total_s",
+    "bytes_sent",
+    "messages",
+    "file_requests",
+    "file_bytes",
+    "nphases",
+    "plan_bytes",
+    "work_bytes",
+    "nrounds",
+    "nnodes",
+    "messages_offnode",
+    "bytes_offnode",
+    "replicas.policy",
+    "replicas.intervals_per_rank",
+    "replicas.avg_interval",
+    "replicas.replicated_pct",
+    "replicas.lb_pct",
+    "replicas.classify_s",
+    "replicas.schedule_s",
+    "replicas.fill_bytes",
+    "multiphase.exchange",
+    "multiphase.shared_memory",
+    "subgroup.split_s",
+    "subgroup.gather_s",
+    "subgroup.group",
+};
+
+int bench_extra_stats(const char **keys, int max)
+{
+    int n = 0;
+    for (int i = 0; i < collio_stat_count() && n < max; i++) {
+        collio_stat_info st;
+        if (collio_stat_describe(i, &st) != COLLIO_OK)
+            continue;
+        int fixed = 0;
+        for (size_t k = 0; k < sizeof fixed_stats / sizeof fixed_stats[0] && !fixed; k++)
+            fixed = strcmp(fixed_stats[k], st.key) == 0;
+        if (!fixed)
+            keys[n++] = st.key;
+    }
+    return n;
+}
+
+FILE *bench_csv_open(const char *path, const char *const *extra, int nextra)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return NULL;
-    fputs(csv_header, f);
+    fwrite(csv_header, 1, strlen(csv_header) - 1, f); /* without its newline */
+    fputs(",hints", f);
+    for (int i = 0; i < nextra; i++)
+        fprintf(f, ",%s", extra[i]);
+    fputc('\n', f);
     fflush(f);
     return f;
 }
 
+/* A statistic's value: an integer as one, else 6 significant digits. */
+static void put_stat(FILE *f, double v)
+{
+    if (v == (double)(int64_t)v && v > -9.0e15 && v < 9.0e15)
+        fprintf(f, ",%lld", (long long)v);
+    else
+        fprintf(f, ",%.6g", v);
+}
+
 void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
-                   const bench_case *c, const bench_variant *v, const bench_row *r)
+                   const bench_case *c, const bench_variant *v, const bench_row *r,
+                   int nextra)
 {
     fprintf(f, "%s,%s,%d,%lld,%lld,%d,%s,%.6f,%.6f,%.6f,%.6f,",
             bench_workload_of(cfg->workload)->name, v->strategy, nranks, (long long)c->nx,
@@ -52,8 +121,8 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
             c->shape ? c->shape->name : "", bench_case_esize(c, cfg),
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
             (long long)r->file_requests_max, (long long)r->file_bytes,
-            (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb,
-            cfg->destroy_input, r->copy_s, r->work_mb, r->nrounds, v->label,
+            (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb, v->destroy_input,
+            r->copy_s, r->work_mb, r->nrounds, v->label,
             r->exchange > 0 ? collio_exchange_name(r->exchange) : "", r->shared_memory,
             r->warmup_s);
     if (c->size > 0)
@@ -68,8 +137,14 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
                 rs->classify_s, rs->schedule_s, (long long)rs->fill_bytes);
     else
         fputs(",,,,,,,,,,", f);
-    fprintf(f, "%d,%lld,%lld,%lld\n", r->nnodes, (long long)r->messages_offnode,
+    fprintf(f, "%d,%lld,%lld,%lld,", r->nnodes, (long long)r->messages_offnode,
             (long long)r->bytes_offnode, (long long)r->messages_offnode_max);
+    /* the plan's hints that differ from the defaults: "K=V;K=V" (no comma
+       in a hint's text) */
+    fputs(v->hints_text, f);
+    for (int i = 0; i < nextra; i++)
+        put_stat(f, r->extra != NULL ? r->extra[i] : 0.0);
+    fputc('\n', f);
     fflush(f);
 }
 

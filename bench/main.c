@@ -2,14 +2,21 @@
  * main.c -- collio-bench, the thin command-line front end of the bench
  * library (bench.h): parse argv, run, turn the summary into an exit code
  * (0 all ok, 1 a run failed or did not verify, 2 usage error).
- * Run it through scripts/mpirun N build/bench/collio-bench ...
+ * Run it through scripts/mpirun N build/bench/collio-bench ...;
+ * `collio-bench --options-markdown` alone needs no MPI (docs/options.md).
  */
 #include "bench.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
+    /* the catalogue's tables (scripts/options-doc): local, without MPI */
+    if (argc == 2 && strcmp(argv[1], "--options-markdown") == 0)
+        return collio_bench_options_markdown(stdout) == COLLIO_OK && fflush(stdout) == 0
+                   ? 0
+                   : 1;
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -23,10 +30,9 @@ int main(int argc, char **argv)
     if (prc == 1) {
         status = 0;
     } else if (prc == 2) {
-        if (rank == 0) {
-            fprintf(stderr, "collio-bench: %s\n", err);
-            collio_bench_usage(stderr);
-        }
+        if (rank == 0)
+            fprintf(stderr, "collio-bench: %s%s\n", err,
+                    strstr(err, "--help") ? "" : " (--help lists the options)");
         status = 2;
     } else {
         collio_bench_summary sum;
