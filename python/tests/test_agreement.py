@@ -43,9 +43,13 @@ def fill_previous(comm, path):
     comm.Barrier()
 
 
-def tmp_of(path):
+def temporaries(path):
+    """The CREATE temporaries of path: ".NAME.collio-tmp.N" beside it
+    (numbered slots; include/collio.h, COLLIO_FILE_CREATE)."""
     d, name = os.path.split(path)
-    return os.path.join(d, "." + name + ".collio-tmp")
+    stem = "." + name + ".collio-tmp."
+    return sorted(f for f in os.listdir(d or ".")
+                  if f.startswith(stem) and f[len(stem):].isdigit())
 
 
 def check_untouched(comm, path, content=PREVIOUS, open_create=False):
@@ -63,8 +67,9 @@ def check_untouched(comm, path, content=PREVIOUS, open_create=False):
             if got != content:
                 msg = "%s: %d bytes, expected the previous %d bytes" % (
                     path, len(got), len(content))
-        if os.path.exists(tmp_of(path)) != open_create:
-            msg += " temporary %s %s" % (tmp_of(path), "missing" if open_create else "left")
+        tmps = temporaries(path)
+        if len(tmps) != (1 if open_create else 0):
+            msg += " temporaries of %s: %s, expected %d" % (path, tmps, int(open_create))
     msg = comm.bcast(msg, root=0)
     assert not msg, msg
 
