@@ -24,15 +24,21 @@
 !     itself, so no buf_bytes argument (a non-contiguous section is copied
 !     in and out by the compiler). collio_write_ptr / collio_read_ptr take
 !     a type(c_ptr) and a byte count instead.
-!   * Plan options and statistics are bind(C) derived types that mirror
-!     collio_plan_options and collio_stats field by field (nested types
-!     included; subgroup%inner is a type(c_ptr), set it with
-!     collio_plan_options_set_inner). File options are
-!     type(collio_file_options) with the MPI_Info as an INTEGER handle
-!     (mpi_f08: info%MPI_VAL).
-!   * Optional arguments: the options of collio_plan_create and
+!   * Plan options are hints: type(collio_hints) (collio_hints_create,
+!     _set, _set_int, _parse, _set_info, _get, _count, _key, _free), keys
+!     "SECTION.NAME" as in C; collio_hints_set is generic over text,
+!     integers of either kind and logicals, collio_hints_set_info over
+!     type(MPI_Info) and INTEGER handles. The catalogue
+!     (collio_option_describe, collio_stat_describe) returns derived types
+!     of Fortran strings. Statistics: type(collio_stats), bind(C), mirrors
+!     collio_stats field by field; a strategy's own by key with
+!     collio_plan_stat. File options are type(collio_file_options) with
+!     the MPI_Info as an INTEGER handle (mpi_f08: info%MPI_VAL).
+!   * Optional arguments: the hints of collio_plan_create, the options of
 !     collio_file_open, and the dargs of collio_layout_darray, come last and
 !     may be left out (the defaults, as NULL in C).
+!   * Indices into lists (collio_strategy_name, collio_hints_key,
+!     collio_option_describe, collio_stat_describe) are 0-based, as in C.
 !   * Enumerations are integer(c_int) parameters with the C names.
 !
 ! Example (STEM-II SL1 from a Fortran-order buffer):
@@ -40,14 +46,14 @@
 !
 module collio
   use, intrinsic :: iso_c_binding
-  use mpi_f08, only: MPI_Comm, MPI_Datatype
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Info
   implicit none
   private
 
   ! ------------------------------------------------------------ constants
 
   integer(c_int), parameter, public :: COLLIO_VERSION_MAJOR = 0
-  integer(c_int), parameter, public :: COLLIO_VERSION_MINOR = 1
+  integer(c_int), parameter, public :: COLLIO_VERSION_MINOR = 2
   integer(c_int), parameter, public :: COLLIO_VERSION_PATCH = 0
 
   ! error codes (enum collio_error)
@@ -126,6 +132,12 @@ module collio
     type(c_ptr) :: ptr = c_null_ptr
   end type collio_file
 
+  !> A set of hints (collio_hints *, local): plan options as "SECTION.NAME"
+  !> = value pairs (collio_hints_*), for collio_plan_create.
+  type, public :: collio_hints
+    type(c_ptr) :: ptr = c_null_ptr
+  end type collio_hints
+
   ! -------------------------------------------------------------- options
 
   !> collio_file_options, with the MPI_Info as a Fortran INTEGER handle
@@ -137,85 +149,38 @@ module collio
     integer(c_int) :: info           ! MPI-IO hints, default MPI_INFO_NULL
   end type collio_file_options
 
-  !> collio_serial_options
-  type, bind(C), public :: collio_serial_options
-    integer(c_int64_t) :: chunk_bytes
-  end type collio_serial_options
+  !> One option of the catalogue (collio_option_describe), as Fortran
+  !> strings: key "SECTION.NAME", type ("int", "size", "bool", "name",
+  !> "strategy", "uint64"), deflt (the default, as text), range (what it
+  !> takes, e.g. "0..32", "auto|hypercube|..."), doc (one line).
+  type, public :: collio_option_info
+    character(len=:), allocatable :: key, type, deflt, range, doc
+  end type collio_option_info
 
-  !> collio_independent_options
-  type, bind(C), public :: collio_independent_options
-    integer(c_int64_t) :: max_iov
-  end type collio_independent_options
+  !> One statistic of the catalogue (collio_stat_describe): key ("total_s"
+  !> or "SECTION.NAME"), per_call (.true.: describes the last write /
+  !> read; .false.: the plan), doc.
+  type, public :: collio_stat_info
+    character(len=:), allocatable :: key, doc
+    logical :: per_call = .false.
+  end type collio_stat_info
 
-  !> collio_multiphase_options
-  type, bind(C), public :: collio_multiphase_options
-    integer(c_int) :: phases
-    integer(c_int) :: keep_buffers
-    integer(c_int) :: write_rounds
-    integer(c_int) :: exchange       ! COLLIO_EXCHANGE_*
-    integer(c_int) :: shared_memory
-  end type collio_multiphase_options
+  ! collio_option_info and collio_stat_info as C has them (private)
+  type, bind(C) :: c_option_info
+    type(c_ptr) :: key, type, deflt, range, doc
+  end type c_option_info
 
-  !> collio_subgroup_options; inner is a C string (collio_plan_options_set_inner)
-  type, bind(C), public :: collio_subgroup_options
-    integer(c_int) :: group
-    type(c_ptr) :: inner
-  end type collio_subgroup_options
-
-  !> collio_replica_options (seed: C's uint64_t, the same bits)
-  type, bind(C), public :: collio_replica_options
-    integer(c_int) :: policy         ! COLLIO_REPLICAS_*
-    integer(c_int64_t) :: seed
-  end type collio_replica_options
-
-  !> collio_plan_options: fill with collio_plan_options_init, then change
-  !> fields.
-  type, bind(C), public :: collio_plan_options
-    integer(c_int) :: destroy_input
-    type(collio_serial_options) :: serial
-    type(collio_independent_options) :: independent
-    type(collio_multiphase_options) :: multiphase
-    type(collio_subgroup_options) :: subgroup
-    type(collio_replica_options) :: replicas
-  end type collio_plan_options
+  type, bind(C) :: c_stat_info
+    type(c_ptr) :: key
+    integer(c_int) :: per_call
+    type(c_ptr) :: doc
+  end type c_stat_info
 
   ! ---------------------------------------------------------------- stats
 
-  !> collio_multiphase_stats
-  type, bind(C), public :: collio_multiphase_stats
-    integer(c_int) :: exchange
-    integer(c_int) :: shared_memory
-    integer(c_int) :: shm_fallback
-    real(c_double) :: net_bw
-    real(c_double) :: mem_bw
-  end type collio_multiphase_stats
-
-  !> collio_subgroup_stats
-  type, bind(C), public :: collio_subgroup_stats
-    real(c_double) :: split_s
-    real(c_double) :: gather_s
-    integer(c_int) :: group
-    integer(c_int) :: ngroups
-    integer(c_int) :: master
-  end type collio_subgroup_stats
-
-  !> collio_replica_stats
-  type, bind(C), public :: collio_replica_stats
-    integer(c_int) :: policy
-    integer(c_int64_t) :: held
-    integer(c_int64_t) :: written
-    integer(c_int64_t) :: intervals
-    real(c_double) :: intervals_per_rank
-    real(c_double) :: avg_interval
-    real(c_double) :: replicated_pct
-    real(c_double) :: lb_pct
-    real(c_double) :: classify_s
-    real(c_double) :: schedule_s
-    integer(c_int64_t) :: fill_bytes
-  end type collio_replica_stats
-
-  !> collio_stats (phase arrays are 1-based here: phase_s(k) is C's
-  !> phase_s[k-1])
+  !> collio_stats: the statistics every strategy keeps (phase arrays are
+  !> 1-based here: phase_s(k) is C's phase_s[k-1]). A strategy's own, and
+  !> the replica policy's, are read by key: collio_plan_stat.
   type, bind(C), public :: collio_stats
     real(c_double) :: inspect_s
     real(c_double) :: exchange_s
@@ -234,9 +199,6 @@ module collio
     integer(c_int64_t) :: plan_bytes
     integer(c_int64_t) :: work_bytes
     integer(c_int) :: nrounds
-    type(collio_multiphase_stats) :: multiphase
-    type(collio_subgroup_stats) :: subgroup
-    type(collio_replica_stats) :: replicas
     integer(c_int) :: nnodes
     integer(c_int64_t) :: messages_offnode
     integer(c_int64_t) :: bytes_offnode
@@ -257,10 +219,14 @@ module collio
   public :: collio_strategy_summary, collio_strategy_is_canonical
   public :: collio_exchange_name, collio_exchange_from_name
   public :: collio_replicas_name, collio_replicas_from_name
-  public :: collio_plan_options_init, collio_plan_options_set_inner
-  public :: collio_plan_create, collio_write, collio_read
+  public :: collio_hints_create, collio_hints_free, collio_hints_set
+  public :: collio_hints_set_int, collio_hints_parse, collio_hints_set_info
+  public :: collio_hints_get, collio_hints_count, collio_hints_key
+  public :: collio_option_count, collio_option_describe
+  public :: collio_stat_count, collio_stat_describe
+  public :: collio_plan_create, collio_plan_hints, collio_write, collio_read
   public :: collio_write_ptr, collio_read_ptr
-  public :: collio_plan_stats, collio_plan_strategy, collio_plan_free
+  public :: collio_plan_stats, collio_plan_stat, collio_plan_strategy, collio_plan_free
   public :: collio_fortran_check_types
   public :: collio_have_h5, collio_describe_h5
 
@@ -319,11 +285,33 @@ module collio
     module procedure describe_h5_f08, describe_h5_int
   end interface collio_describe_h5
 
-  !> collio_plan_create(comm, layout, strategy, plan [, opts]): the plan of
-  !> a layout for a registered strategy (collective).
+  !> collio_plan_create(comm, layout, strategy, plan [, hints]): the plan of
+  !> a layout for a registered strategy with a set of hints (absent: none;
+  !> the defaults, then COLLIO_HINTS) (collective).
   interface collio_plan_create
     module procedure plan_create_f08, plan_create_int
   end interface collio_plan_create
+
+  !> collio_hints_set(hints, key, value): sets KEY ("SECTION.NAME") to
+  !> value -- text as in C (collio_hints_set), or an integer of either kind
+  !> or a logical (collio_hints_set_int; a logical is 1 or 0) (local).
+  interface collio_hints_set
+    module procedure hints_set_text, hints_set_c_int, hints_set_c_int64, hints_set_logical
+  end interface collio_hints_set
+
+  !> collio_hints_set_int(hints, key, value): sets an integer, boolean or
+  !> named KEY from a number (a name: its index, e.g. COLLIO_EXCHANGE_DIRECT)
+  !> (local).
+  interface collio_hints_set_int
+    module procedure hints_set_c_int, hints_set_c_int64
+  end interface collio_hints_set_int
+
+  !> collio_hints_set_info(hints, info): sets every key of the MPI_Info
+  !> (type(MPI_Info) or INTEGER) that lies in one of collio's sections;
+  !> MPI-IO's own keys are left alone (local).
+  interface collio_hints_set_info
+    module procedure hints_set_info_f08, hints_set_info_int
+  end interface collio_hints_set_info
 
   ! ----------------------------------------------- the C functions (private)
 
@@ -551,21 +539,134 @@ module collio
       integer(c_int) :: n
     end function c_replicas_from_name
 
-    subroutine c_plan_options_init(opts) bind(C, name="collio_plan_options_init")
-      import :: collio_plan_options
-      type(collio_plan_options), intent(out) :: opts
-    end subroutine c_plan_options_init
-
-    function c_plan_create(comm, layout, strategy, opts, out) &
+    function c_plan_create(comm, layout, strategy, hints, out) &
         bind(C, name="collio_f_plan_create") result(rc)
-      import :: c_int, c_char, c_ptr, collio_plan_options
+      import :: c_int, c_char, c_ptr
       integer(c_int), value :: comm
       type(c_ptr), value :: layout
       character(kind=c_char), intent(in) :: strategy(*)
-      type(collio_plan_options), intent(in), optional :: opts
+      type(c_ptr), value :: hints
       type(c_ptr), intent(out) :: out
       integer(c_int) :: rc
     end function c_plan_create
+
+    function c_plan_hints(plan, out) bind(C, name="collio_plan_hints") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_plan_hints
+
+    function c_plan_stat(plan, key, value) bind(C, name="collio_plan_stat") result(rc)
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: plan
+      character(kind=c_char), intent(in) :: key(*)
+      real(c_double), intent(out) :: value
+      integer(c_int) :: rc
+    end function c_plan_stat
+
+    function c_hints_create(out) bind(C, name="collio_hints_create") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_hints_create
+
+    subroutine c_hints_free(hints) bind(C, name="collio_hints_free")
+      import :: c_ptr
+      type(c_ptr), intent(inout) :: hints
+    end subroutine c_hints_free
+
+    function c_hints_set(hints, key, value) bind(C, name="collio_hints_set") result(rc)
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: hints
+      character(kind=c_char), intent(in) :: key(*), value(*)
+      integer(c_int) :: rc
+    end function c_hints_set
+
+    function c_hints_set_int(hints, key, value) bind(C, name="collio_hints_set_int") &
+        result(rc)
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: hints
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int64_t), value :: value
+      integer(c_int) :: rc
+    end function c_hints_set_int
+
+    function c_hints_parse(hints, list) bind(C, name="collio_hints_parse") result(rc)
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: hints
+      character(kind=c_char), intent(in) :: list(*)
+      integer(c_int) :: rc
+    end function c_hints_parse
+
+    function c_hints_set_info(hints, info) bind(C, name="collio_f_hints_set_info") &
+        result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: hints
+      integer(c_int), value :: info
+      integer(c_int) :: rc
+    end function c_hints_set_info
+
+    function c_hints_get(hints, key, value, len, flag) bind(C, name="collio_hints_get") &
+        result(rc)
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: hints
+      character(kind=c_char), intent(in) :: key(*)
+      character(kind=c_char), intent(inout) :: value(*)
+      integer(c_size_t), value :: len
+      integer(c_int), intent(out) :: flag
+      integer(c_int) :: rc
+    end function c_hints_get
+
+    function c_hints_count(hints) bind(C, name="collio_hints_count") result(n)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: hints
+      integer(c_int) :: n
+    end function c_hints_count
+
+    function c_hints_key(hints, i) bind(C, name="collio_hints_key") result(s)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: hints
+      integer(c_int), value :: i
+      type(c_ptr) :: s
+    end function c_hints_key
+
+    function c_option_count() bind(C, name="collio_option_count") result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function c_option_count
+
+    function c_option_describe(i, out) bind(C, name="collio_option_describe") result(rc)
+      import :: c_int, c_option_info
+      integer(c_int), value :: i
+      type(c_option_info), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_option_describe
+
+    function c_stat_count() bind(C, name="collio_stat_count") result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function c_stat_count
+
+    function c_stat_describe(i, out) bind(C, name="collio_stat_describe") result(rc)
+      import :: c_int, c_stat_info
+      integer(c_int), value :: i
+      type(c_stat_info), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_stat_describe
+
+    function c_collio_f_stats_offset(field) bind(C, name="collio_f_stats_offset") &
+        result(n)
+      import :: c_int, c_int64_t
+      integer(c_int), value :: field
+      integer(c_int64_t) :: n
+    end function c_collio_f_stats_offset
+
+    function c_collio_f_version(which) bind(C, name="collio_f_version") result(n)
+      import :: c_int
+      integer(c_int), value :: which
+      integer(c_int) :: n
+    end function c_collio_f_version
 
     function c_write_desc(plan, f, buf) bind(C, name="collio_f_write") result(rc)
       import :: c_int, c_ptr
@@ -614,9 +715,6 @@ module collio
     end subroutine c_plan_free
   end interface
 
-  ! subgroup%inner for names the registry does not know (one at a time)
-  character(kind=c_char), target, save :: inner_unknown(256) = c_null_char
-
 contains
 
   ! ------------------------------------------------------------- helpers
@@ -663,18 +761,46 @@ contains
     s = f_string(c_collio_last_error())
   end function collio_last_error
 
-  !> 1 if the module's bind(C) types have the sizes of the C structs they
-  !> mirror (collio_plan_options, collio_stats, the file options), else 0 --
-  !> a self-check for the tests and for builds with other compilers (local).
+  !> 1 if the module's bind(C) types match the C structs they mirror --
+  !> collio_stats field by field (offsets and size), the file options, the
+  !> catalogue's entries -- and its COLLIO_VERSION_* parameters the
+  !> library's header, else 0: a self-check for the tests and for builds
+  !> with other compilers (local).
   function collio_fortran_check_types() result(ok)
     integer :: ok
-    type(collio_plan_options) :: po
-    type(collio_stats) :: st
+    type(collio_stats), target :: st
     type(collio_file_options) :: fo
+    type(c_option_info) :: oi
+    type(c_stat_info) :: si
+    integer(c_int64_t) :: off(20)
+    integer :: k
     ok = 0
-    if (c_sizeof(po) == c_collio_f_sizeof(1_c_int) .and. &
-        c_sizeof(st) == c_collio_f_sizeof(2_c_int) .and. &
-        c_sizeof(fo) == c_collio_f_sizeof(3_c_int)) ok = 1
+    off = [c_off(c_loc(st%inspect_s)), c_off(c_loc(st%exchange_s)), c_off(c_loc(st%copy_s)), &
+           c_off(c_loc(st%file_s)), c_off(c_loc(st%total_s)), c_off(c_loc(st%bytes_sent)), &
+           c_off(c_loc(st%messages)), c_off(c_loc(st%file_requests)), &
+           c_off(c_loc(st%file_bytes)), c_off(c_loc(st%nphases)), c_off(c_loc(st%phase_s)), &
+           c_off(c_loc(st%phase_bytes)), c_off(c_loc(st%phase_tuples)), &
+           c_off(c_loc(st%phase_messages)), c_off(c_loc(st%plan_bytes)), &
+           c_off(c_loc(st%work_bytes)), c_off(c_loc(st%nrounds)), c_off(c_loc(st%nnodes)), &
+           c_off(c_loc(st%messages_offnode)), c_off(c_loc(st%bytes_offnode))]
+    do k = 1, size(off)
+      if (off(k) /= c_collio_f_stats_offset(int(k - 1, c_int))) return
+    end do
+    if (c_collio_f_stats_offset(int(size(off), c_int)) /= -1) return ! a field not mirrored
+    if (c_sizeof(st) == c_collio_f_sizeof(2_c_int) .and. &
+        c_sizeof(fo) == c_collio_f_sizeof(3_c_int) .and. &
+        c_sizeof(oi) == c_collio_f_sizeof(4_c_int) .and. &
+        c_sizeof(si) == c_collio_f_sizeof(5_c_int) .and. &
+        c_collio_f_version(0_c_int) == COLLIO_VERSION_MAJOR .and. &
+        c_collio_f_version(1_c_int) == COLLIO_VERSION_MINOR .and. &
+        c_collio_f_version(2_c_int) == COLLIO_VERSION_PATCH) ok = 1
+  contains
+    ! the byte offset of a field of st
+    function c_off(field) result(n)
+      type(c_ptr), intent(in) :: field
+      integer(c_int64_t) :: n
+      n = int(transfer(field, 0_c_intptr_t) - transfer(c_loc(st), 0_c_intptr_t), c_int64_t)
+    end function c_off
   end function collio_fortran_check_types
 
   ! ------------------------------------------------------------- layouts
@@ -1049,57 +1175,207 @@ contains
 
   ! --------------------------------------------------------------- plans
 
-  !> Fills opts with the defaults (local).
-  subroutine collio_plan_options_init(opts)
-    type(collio_plan_options), intent(out) :: opts
-    call c_plan_options_init(opts)
-  end subroutine collio_plan_options_init
-
-  !> Sets opts%subgroup%inner, the strategy subgroup's masters run, to name
-  !> ("" = the default, two_phase). A registered name points at the
-  !> library's own string; any other (it gives COLLIO_ERR_STRATEGY at plan
-  !> creation) at a module buffer that the next such call overwrites (local).
-  subroutine collio_plan_options_set_inner(opts, name)
-    type(collio_plan_options), intent(inout) :: opts
-    character(len=*), intent(in) :: name
-    integer :: i, n
-    if (len_trim(name) == 0) then
-      opts%subgroup%inner = c_null_ptr
-      return
-    end if
-    do i = 0, collio_strategy_count() - 1
-      if (collio_strategy_name(i) == trim(name)) then
-        opts%subgroup%inner = c_strategy_name(int(i, c_int))
-        return
-      end if
-    end do
-    n = min(len_trim(name), size(inner_unknown) - 1)
-    do i = 1, n
-      inner_unknown(i) = name(i:i)
-    end do
-    inner_unknown(n + 1) = c_null_char
-    opts%subgroup%inner = c_loc(inner_unknown)
-  end subroutine collio_plan_options_set_inner
-
-  function plan_create_f08(comm, layout, strategy, plan, opts) result(rc)
+  function plan_create_f08(comm, layout, strategy, plan, hints) result(rc)
     type(MPI_Comm), intent(in) :: comm
     type(collio_layout), intent(in) :: layout
     character(len=*), intent(in) :: strategy
     type(collio_plan), intent(out) :: plan
-    type(collio_plan_options), intent(in), optional :: opts
+    type(collio_hints), intent(in), optional :: hints
     integer(c_int) :: rc
-    rc = plan_create_int(comm%MPI_VAL, layout, strategy, plan, opts)
+    rc = plan_create_int(comm%MPI_VAL, layout, strategy, plan, hints)
   end function plan_create_f08
 
-  function plan_create_int(comm, layout, strategy, plan, opts) result(rc)
+  function plan_create_int(comm, layout, strategy, plan, hints) result(rc)
     integer, intent(in) :: comm
     type(collio_layout), intent(in) :: layout
     character(len=*), intent(in) :: strategy
     type(collio_plan), intent(out) :: plan
-    type(collio_plan_options), intent(in), optional :: opts
+    type(collio_hints), intent(in), optional :: hints
     integer(c_int) :: rc
-    rc = c_plan_create(int(comm, c_int), layout%ptr, c_string(strategy), opts, plan%ptr)
+    type(c_ptr) :: h
+    h = c_null_ptr
+    if (present(hints)) h = hints%ptr
+    rc = c_plan_create(int(comm, c_int), layout%ptr, c_string(strategy), h, plan%ptr)
   end function plan_create_int
+
+  !> Every option (every key of the catalogue) with the value the plan runs
+  !> with -- defaults, the plan's hints and COLLIO_HINTS applied -- as a new
+  !> set of hints, to read with collio_hints_get / _key and free with
+  !> collio_hints_free (local).
+  function collio_plan_hints(plan, hints) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_hints), intent(out) :: hints
+    integer(c_int) :: rc
+    rc = c_plan_hints(plan%ptr, hints%ptr)
+  end function collio_plan_hints
+
+  !> One statistic by key (collio_plan_stat): a field of collio_stats by
+  !> its name ("total_s") or "SECTION.NAME" ("multiphase.exchange",
+  !> "replicas.held", ...; collio_stat_describe lists them). Unknown key:
+  !> COLLIO_ERR_ARG (local).
+  function collio_plan_stat(plan, key, value) result(rc)
+    type(collio_plan), intent(in) :: plan
+    character(len=*), intent(in) :: key
+    real(c_double), intent(out) :: value
+    integer(c_int) :: rc
+    rc = c_plan_stat(plan%ptr, c_string(key), value)
+  end function collio_plan_stat
+
+  ! --------------------------------------------------------------- hints
+
+  !> A new, empty set of hints (local).
+  function collio_hints_create(hints) result(rc)
+    type(collio_hints), intent(out) :: hints
+    integer(c_int) :: rc
+    rc = c_hints_create(hints%ptr)
+  end function collio_hints_create
+
+  !> Frees a set of hints (null-safe) and nulls it (local).
+  subroutine collio_hints_free(hints)
+    type(collio_hints), intent(inout) :: hints
+    call c_hints_free(hints%ptr)
+    hints%ptr = c_null_ptr
+  end subroutine collio_hints_free
+
+  function hints_set_text(hints, key, value) result(rc)
+    type(collio_hints), intent(in) :: hints
+    character(len=*), intent(in) :: key, value
+    integer(c_int) :: rc
+    rc = c_hints_set(hints%ptr, c_string(key), c_string(value))
+  end function hints_set_text
+
+  function hints_set_c_int(hints, key, value) result(rc)
+    type(collio_hints), intent(in) :: hints
+    character(len=*), intent(in) :: key
+    integer(c_int), intent(in) :: value
+    integer(c_int) :: rc
+    rc = c_hints_set_int(hints%ptr, c_string(key), int(value, c_int64_t))
+  end function hints_set_c_int
+
+  function hints_set_c_int64(hints, key, value) result(rc)
+    type(collio_hints), intent(in) :: hints
+    character(len=*), intent(in) :: key
+    integer(c_int64_t), intent(in) :: value
+    integer(c_int) :: rc
+    rc = c_hints_set_int(hints%ptr, c_string(key), value)
+  end function hints_set_c_int64
+
+  function hints_set_logical(hints, key, value) result(rc)
+    type(collio_hints), intent(in) :: hints
+    character(len=*), intent(in) :: key
+    logical, intent(in) :: value
+    integer(c_int) :: rc
+    rc = c_hints_set_int(hints%ptr, c_string(key), merge(1_c_int64_t, 0_c_int64_t, value))
+  end function hints_set_logical
+
+  !> Sets every "KEY=VALUE" of a comma-separated list, e.g.
+  !> "multiphase.exchange=direct,subgroup.group=4"; the pairs before the
+  !> first bad one stay set (local).
+  function collio_hints_parse(hints, list) result(rc)
+    type(collio_hints), intent(in) :: hints
+    character(len=*), intent(in) :: list
+    integer(c_int) :: rc
+    rc = c_hints_parse(hints%ptr, c_string(list))
+  end function collio_hints_parse
+
+  function hints_set_info_f08(hints, info) result(rc)
+    type(collio_hints), intent(in) :: hints
+    type(MPI_Info), intent(in) :: info
+    integer(c_int) :: rc
+    rc = c_hints_set_info(hints%ptr, int(info%MPI_VAL, c_int))
+  end function hints_set_info_f08
+
+  function hints_set_info_int(hints, info) result(rc)
+    type(collio_hints), intent(in) :: hints
+    integer, intent(in) :: info
+    integer(c_int) :: rc
+    rc = c_hints_set_info(hints%ptr, int(info, c_int))
+  end function hints_set_info_int
+
+  !> The value of KEY as text into value (blank-padded) and flag = .true.;
+  !> flag = .false. (value untouched) if KEY is not set. COLLIO_ERR_ARG if
+  !> the value is longer than len(value) (local).
+  function collio_hints_get(hints, key, value, flag) result(rc)
+    type(collio_hints), intent(in) :: hints
+    character(len=*), intent(in) :: key
+    character(len=*), intent(inout) :: value
+    logical, intent(out) :: flag
+    integer(c_int) :: rc
+    character(kind=c_char) :: buf(len(value) + 1)
+    integer(c_int) :: f
+    integer :: i
+    f = 0
+    rc = c_hints_get(hints%ptr, c_string(key), buf, int(size(buf), c_size_t), f)
+    flag = rc == COLLIO_OK .and. f /= 0
+    if (.not. flag) return
+    value = ""
+    do i = 1, len(value)
+      if (buf(i) == c_null_char) exit
+      value(i:i) = buf(i)
+    end do
+  end function collio_hints_get
+
+  !> Number of keys set (0 for a null set) (local).
+  function collio_hints_count(hints) result(n)
+    type(collio_hints), intent(in) :: hints
+    integer :: n
+    n = int(c_hints_count(hints%ptr))
+  end function collio_hints_count
+
+  !> The i-th key set (0 <= i < count, as in C), in the order keys were
+  !> first set; "" if out of range (local).
+  function collio_hints_key(hints, i) result(s)
+    type(collio_hints), intent(in) :: hints
+    integer, intent(in) :: i
+    character(len=:), allocatable :: s
+    s = f_string(c_hints_key(hints%ptr, int(i, c_int)))
+  end function collio_hints_key
+
+  ! ----------------------------------------------------------- catalogue
+
+  !> Number of options in the catalogue, every section's (local).
+  function collio_option_count() result(n)
+    integer :: n
+    n = int(c_option_count())
+  end function collio_option_count
+
+  !> The i-th option (0 <= i < collio_option_count(), as in C), in section
+  !> order: "plan", "replicas", then the strategies in registry order.
+  !> COLLIO_ERR_ARG for i out of range (info left unallocated) (local).
+  function collio_option_describe(i, info) result(rc)
+    integer, intent(in) :: i
+    type(collio_option_info), intent(out) :: info
+    integer(c_int) :: rc
+    type(c_option_info) :: o
+    rc = c_option_describe(int(i, c_int), o)
+    if (rc /= COLLIO_OK) return
+    info%key = f_string(o%key)
+    info%type = f_string(o%type)
+    info%deflt = f_string(o%deflt)
+    info%range = f_string(o%range)
+    info%doc = f_string(o%doc)
+  end function collio_option_describe
+
+  !> Number of statistics in the catalogue (local).
+  function collio_stat_count() result(n)
+    integer :: n
+    n = int(c_stat_count())
+  end function collio_stat_count
+
+  !> The i-th statistic (0 <= i < collio_stat_count(), as in C): the fields
+  !> of collio_stats first, then every section's. COLLIO_ERR_ARG for i out
+  !> of range (local).
+  function collio_stat_describe(i, info) result(rc)
+    integer, intent(in) :: i
+    type(collio_stat_info), intent(out) :: info
+    integer(c_int) :: rc
+    type(c_stat_info) :: o
+    rc = c_stat_describe(int(i, c_int), o)
+    if (rc /= COLLIO_OK) return
+    info%key = f_string(o%key)
+    info%doc = f_string(o%doc)
+    info%per_call = o%per_call /= 0
+  end function collio_stat_describe
 
   !> Writes this rank's data from buf -- any array or scalar, of any type
   !> and rank, whose bytes are collio_layout_buffer_bytes (else

@@ -9,7 +9,8 @@
  * Buffers arrive as Fortran descriptors (ISO_Fortran_binding.h, assumed-rank
  * assumed-type dummies), so their byte size comes from the descriptor and
  * the Fortran caller never passes one. Every function returns the library's
- * code unchanged.
+ * code unchanged. The calls without MPI handles or buffers (hints, the
+ * catalogue, statistics by key) are bound to the library directly.
  */
 #include "collio.h"
 
@@ -29,6 +30,9 @@ typedef struct collio_f_file_options {
 
 /* Prototypes (this file's functions are called from Fortran only). */
 int collio_f_sizeof(int which);
+int64_t collio_f_stats_offset(int field);
+int collio_f_version(int which);
+int collio_f_hints_set_info(collio_hints *hints, MPI_Fint info);
 int collio_f_layout_block_cyclic(MPI_Fint comm, int64_t nx, int64_t bx, size_t esize,
                                  collio_layout **out);
 int collio_f_layout_darray(MPI_Fint comm, int ndims, const int64_t *gsizes,
@@ -44,26 +48,66 @@ void collio_f_file_options_init(collio_f_file_options *opts);
 int collio_f_file_open(MPI_Fint comm, const char *path, int mode,
                        const collio_f_file_options *opts, collio_file **out);
 int collio_f_plan_create(MPI_Fint comm, const collio_layout *layout, const char *strategy,
-                         const collio_plan_options *opts, collio_plan **out);
+                         const collio_hints *hints, collio_plan **out);
 int collio_f_describe_h5(MPI_Fint comm, const char *h5_path, const char *raw_path,
                          int64_t base_offset, int type, int ndims, const int64_t *dims,
                          int fortran_order, const char *dataset);
 int collio_f_write(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf);
 int collio_f_read(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf);
 
-/* sizeof the structs the module mirrors (its self-check): 1 plan options,
- * 2 stats, 3 Fortran file options; else 0. */
+/* sizeof the structs the module mirrors (its self-check): 2 stats, 3
+ * Fortran file options, 4 collio_option_info, 5 collio_stat_info; else 0. */
 int collio_f_sizeof(int which)
 {
     switch (which) {
-    case 1:
-        return (int)sizeof(collio_plan_options);
     case 2:
         return (int)sizeof(collio_stats);
     case 3:
         return (int)sizeof(collio_f_file_options);
+    case 4:
+        return (int)sizeof(collio_option_info);
+    case 5:
+        return (int)sizeof(collio_stat_info);
     default:
         return 0;
+    }
+}
+
+/* The byte offset of field `field` (0-based, in declaration order) of
+ * collio_stats, -1 past the last: the module checks its mirror field by
+ * field. */
+int64_t collio_f_stats_offset(int field)
+{
+    static const size_t off[] = {
+        offsetof(collio_stats, inspect_s),        offsetof(collio_stats, exchange_s),
+        offsetof(collio_stats, copy_s),           offsetof(collio_stats, file_s),
+        offsetof(collio_stats, total_s),          offsetof(collio_stats, bytes_sent),
+        offsetof(collio_stats, messages),         offsetof(collio_stats, file_requests),
+        offsetof(collio_stats, file_bytes),       offsetof(collio_stats, nphases),
+        offsetof(collio_stats, phase_s),          offsetof(collio_stats, phase_bytes),
+        offsetof(collio_stats, phase_tuples),     offsetof(collio_stats, phase_messages),
+        offsetof(collio_stats, plan_bytes),       offsetof(collio_stats, work_bytes),
+        offsetof(collio_stats, nrounds),          offsetof(collio_stats, nnodes),
+        offsetof(collio_stats, messages_offnode), offsetof(collio_stats, bytes_offnode),
+    };
+    if (field < 0 || field >= (int)(sizeof off / sizeof off[0]))
+        return -1;
+    return (int64_t)off[field];
+}
+
+/* COLLIO_VERSION_MAJOR (0), _MINOR (1), _PATCH (2) of the header the
+ * library was built with; -1 else. */
+int collio_f_version(int which)
+{
+    switch (which) {
+    case 0:
+        return COLLIO_VERSION_MAJOR;
+    case 1:
+        return COLLIO_VERSION_MINOR;
+    case 2:
+        return COLLIO_VERSION_PATCH;
+    default:
+        return -1;
     }
 }
 
@@ -131,9 +175,14 @@ int collio_f_file_open(MPI_Fint comm, const char *path, int mode,
 }
 
 int collio_f_plan_create(MPI_Fint comm, const collio_layout *layout, const char *strategy,
-                         const collio_plan_options *opts, collio_plan **out)
+                         const collio_hints *hints, collio_plan **out)
 {
-    return collio_plan_create(MPI_Comm_f2c(comm), layout, strategy, opts, out);
+    return collio_plan_create(MPI_Comm_f2c(comm), layout, strategy, hints, out);
+}
+
+int collio_f_hints_set_info(collio_hints *hints, MPI_Fint info)
+{
+    return collio_hints_set_info(hints, MPI_Info_f2c(info));
 }
 
 /* Bytes of a (contiguous: the module's dummies are CONTIGUOUS) array. */

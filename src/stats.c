@@ -64,6 +64,8 @@ _Static_assert(sizeof fields / sizeof fields[0]
                    == sizeof collio__plan_stats / sizeof collio__plan_stats[0],
                "one field per generic stat");
 
+extern const collio__section collio__replicas_section;
+
 static double get(const collio_stats *s, int i)
 {
     const char *p = (const char *)s + fields[i].off;
@@ -120,9 +122,15 @@ void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner)
             st->sum ? get(&outer->stats, i) + get(&inner->stats, i)
                     : get(&inner->stats, i));
     }
+    /* The strategies' sections only: "plan" is the outer plan's own call,
+     * and "replicas" the outer plan's too -- replicas are resolved above
+     * the strategies, on the outer plan's layout, before its strategy
+     * makes the inner plan (whose layout is never replicated: taking its
+     * zeros would erase what the outer plan's replicas inspector found). */
     for (int k = 0; k < collio__nsections(); k++) {
         const collio__section *s = collio__section_at(k);
-        if (s == &outer->strategy->section || strcmp(s->name, "plan") == 0)
+        if (s == &outer->strategy->section || strcmp(s->name, "plan") == 0
+            || s == &collio__replicas_section)
             continue;
         int base = collio__stat_base(s);
         for (int i = 0; i < s->nstats; i++)

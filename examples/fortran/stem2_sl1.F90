@@ -14,34 +14,43 @@
 ! array (9.4 M elements < 2**24, exact in float32), so a misplaced element
 ! shows in the file.
 !
-! Usage: mpirun -n P stem2_sl1 [FILE [STRATEGY]]
+! Usage: mpirun -n P stem2_sl1 [FILE [STRATEGY [HINTS]]]
 !   FILE      default sl1.bin
 !   STRATEGY  default multiphase (any registered one: serial, independent,
 !             two_phase, multiphase, subgroup)
+!   HINTS     the plan's options, "KEY=VALUE,KEY=VALUE" (collio_hints_parse;
+!             e.g. "multiphase.exchange=direct,subgroup.group=2"); the
+!             environment's COLLIO_HINTS still wins over them
 ! Exit status 0 on success; on failure rank 0 prints the error and every
 ! rank exits with 1 (collective calls return the same code on every rank).
 !
 program stem2_sl1
-  use, intrinsic :: iso_c_binding, only: c_float, c_int64_t
+  use, intrinsic :: iso_c_binding, only: c_float, c_int64_t, c_double
   use mpi_f08
   use collio
   implicit none
   integer, parameter :: NX = 61, NY = 61, NZ = 15, NL = 56, NPH = 3
   real(c_float), allocatable :: sl(:, :, :, :, :)
-  character(len=1024) :: path, strategy
+  character(len=1024) :: path, strategy, list
+  character(len=64) :: exchange
   type(collio_layout) :: layout
+  type(collio_hints) :: hints
   type(collio_plan) :: plan
   type(collio_file) :: file
   type(collio_stats) :: stats
-  integer :: rank, nranks, rc, rc2, b, y0, y1, x, y, z, l, ph
+  real(c_double) :: ex
+  logical :: flag
+  integer :: rank, nranks, rc, rc2, b, y0, y1, x, y, z, l, ph, i
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks)
   path = "sl1.bin"
   strategy = "multiphase"
+  list = ""
   if (command_argument_count() >= 1) call get_command_argument(1, path)
   if (command_argument_count() >= 2) call get_command_argument(2, strategy)
+  if (command_argument_count() >= 3) call get_command_argument(3, list)
 
   ! This rank's block of y (0-based [y0, y1)), as BLOCK's default block b.
   b = (NY + nranks - 1) / nranks
@@ -71,7 +80,13 @@ program stem2_sl1
                             psizes=[1, nranks, 1, 1, 1], order=COLLIO_ORDER_FORTRAN, &
                             esize=storage_size(sl) / 8, layout=layout)
   call check(rc, "layout")
-  rc = collio_plan_create(MPI_COMM_WORLD, layout, trim(strategy), plan)
+  ! The options as hints: checked here (local), so a bad list stops every
+  ! rank alike (every rank parses the same command line).
+  rc = collio_hints_create(hints)
+  if (rc == COLLIO_OK) rc = collio_hints_parse(hints, trim(list))
+  call check(rc, "hints")
+  rc = collio_plan_create(MPI_COMM_WORLD, layout, trim(strategy), plan, hints)
+  call collio_hints_free(hints)
   call check(rc, "plan")
 
   ! Atomic create: the file appears only when every rank wrote its part.
@@ -85,17 +100,32 @@ program stem2_sl1
   end if
   call check(rc, "write")
 
+  ! What ran: the generic statistics, and multiphase's exchange by key (a
+  ! collio_exchange; read 0, "auto", where multiphase did not run).
   rc = collio_plan_stats(plan, stats)
-  if (rank == 0) print '(a, i0, a, a, a, a, a, f8.4, a)', "stem2_sl1: ", &
+  rc = collio_plan_stat(plan, "multiphase.exchange", ex)
+  exchange = collio_exchange_name(nint(ex))
+  if (rank == 0) print '(a, i0, a, a, a, a, a, f8.4, a, a)', "stem2_sl1: ", &
     collio_layout_global_count(layout) * 4, " bytes to ", trim(path), " with ", &
-    collio_plan_strategy(plan), " in ", stats%total_s, " s"
+    collio_plan_strategy(plan), " in ", stats%total_s, " s, exchange ", trim(exchange)
+  ! The options it ran with, defaults included (collio_plan_hints).
+  rc = collio_plan_hints(plan, hints)
+  if (rank == 0 .and. rc == COLLIO_OK) then
+    do i = 0, collio_hints_count(hints) - 1
+      exchange = ""
+      rc = collio_hints_get(hints, collio_hints_key(hints, i), exchange, flag)
+      print '(a, a, a, a)', "  ", collio_hints_key(hints, i), " = ", trim(exchange)
+    end do
+  end if
+  call collio_hints_free(hints)
   call collio_plan_free(plan)
   call collio_layout_free(layout)
   call MPI_Finalize()
 
 contains
 
-  ! Collective calls return the same code on every rank: all stop together.
+  ! Collective calls return the same code on every rank, and the hints are
+  ! the same command line's on every rank: all stop together.
   subroutine check(code, what)
     integer, intent(in) :: code
     character(len=*), intent(in) :: what

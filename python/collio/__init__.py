@@ -8,6 +8,10 @@ the Python API). Data path::
       -> Plan    how to move it (once)      Plan(comm, layout, "multiphase", ...)
         -> write / read, any number of times, into a File (File(comm, path, "w"))
 
+A plan's options are collio's hints ("SECTION.NAME" = value; options()
+lists them, from the library's catalogue): keywords per section
+(multiphase={"exchange": "direct"}), hints="KEY=VALUE,..." or an MPI.Info.
+
 Communicators are mpi4py communicators; buffers are numpy arrays (or any
 object with the buffer protocol) used in place, never copied. Every
 collective call returns the same result on every rank: when it fails on one
@@ -17,7 +21,8 @@ Arguments are agreed on. Every collective entry point (the Layout
 constructors, File(...), File.close / abort, Plan(...), Plan.write / read,
 Plan.free, describe_h5) first checks its Python arguments on each rank --
 types, names, integer ranges of the C types, closed handles, the array's
-memory order -- and then agrees on the verdict over its communicator (one
+memory order, a plan's hints (checked by the library's catalogue) -- and
+then agrees on the verdict over its communicator (one
 MPI_Allreduce) before anything can block in collio's collectives. If any
 rank found a problem, every rank raises the same :class:`ArgumentError`
 (code ERR_ARG, or ERR_BUFSIZE for an unusable array), whose detail names
@@ -55,7 +60,8 @@ from . import _collio
 __all__ = [
     "Error", "ArgumentError", "ArgumentTypeError", "ArgumentValueError",
     "ArgumentOverflowError", "Layout", "File", "Plan", "strategies", "strategy_names",
-    "exchange_names", "replicas_names", "strerror", "describe_h5", "have_h5",
+    "exchange_names", "replicas_names", "options", "statistics", "strerror",
+    "describe_h5", "have_h5",
     "DIST_NONE", "DIST_BLOCK", "DIST_CYCLIC", "DARG_DEFAULT", "MAX_DIMS",
 ]
 
@@ -241,7 +247,6 @@ def _agree(comm, op, prepare=None, closed=None, abort=False):
 
 _I32 = (-2 ** 31, 2 ** 31 - 1, "int")
 _I64 = (-2 ** 63, 2 ** 63 - 1, "int64_t")
-_U64 = (0, 2 ** 64 - 1, "uint64_t")
 _SIZE = (0, 2 ** 63 - 1, "size_t, at most 2**63 - 1")
 
 
@@ -717,59 +722,177 @@ class File:
 
 # ------------------------------------------------------------------- plans
 
-_OPTION_KEYS = {
-    "destroy_input": None,
-    "serial": ("chunk_bytes",),
-    "independent": ("max_iov",),
-    "multiphase": ("phases", "keep_buffers", "write_rounds", "exchange", "shared_memory"),
-    "subgroup": ("group", "inner"),
-    "replicas": ("policy", "seed"),
-}
-# the C type of each integer option (collio_plan_options)
-_OPTION_TYPES = {
-    "destroy_input": _I32, "chunk_bytes": _I64, "max_iov": _I64, "phases": _I32,
-    "keep_buffers": _I32, "write_rounds": _I32, "exchange": _I32, "shared_memory": _I32,
-    "group": _I32, "policy": _I32, "seed": _U64,
-}
+# The catalogue of options (hints) and statistics: the library's own
+# (collio_option_describe, collio_stat_describe), read once at first use --
+# a strategy registered at run time brings its section with it. Nothing
+# about a particular option or statistic is written down here.
+_CATALOGUE = None
 
 
-def _options(options, kw):
-    """Merge an options dict and keyword arguments into the nested dict of
-    ints the C layer reads (collio_plan_options), checked: unknown keys and
-    non-dict groups raise TypeError, unknown exchange and policy names
-    ValueError, non-integers TypeError, integers outside their C type
-    OverflowError. Values collio checks itself (e.g. phases = -1) pass."""
-    if options is not None and not isinstance(options, dict):
-        raise TypeError("options must be a dict, not %s" % type(options).__name__)
-    merged = {}
-    for src in (options or {}), kw:
+def _catalogue():
+    """(options, sections, stats): the option catalogue as a list of dicts,
+    {section: {name: option dict}}, and the statistics catalogue."""
+    global _CATALOGUE
+    if _CATALOGUE is None:
+        opts = [dict(key=k, type=t, default=d, range=r, doc=doc)
+                for k, t, d, r, doc in _collio.option_catalogue()]
+        sections = {}
+        for o in opts:
+            sec, _, name = o["key"].partition(".")
+            sections.setdefault(sec, {})[name] = o
+        stats = [dict(key=k, per_call=pc, doc=doc) for k, pc, doc in _collio.stat_catalogue()]
+        _CATALOGUE = (opts, sections, stats)
+    return _CATALOGUE
+
+
+def options():
+    """The option catalogue (collio_option_describe): every hint a plan
+    takes, as a list of dicts ``key`` ("SECTION.NAME"), ``type`` ("int",
+    "size", "bool", "name", "strategy", "uint64"), ``default`` and
+    ``range`` (text) and ``doc`` (one line), in the library's order:
+    section "plan", "replicas", then each strategy's."""
+    return [dict(o) for o in _catalogue()[0]]
+
+
+def statistics():
+    """The statistics catalogue (collio_stat_describe): a list of dicts
+    ``key`` ("total_s", or "SECTION.NAME"), ``per_call`` (True: describes
+    the last write / read, False: the plan) and ``doc`` -- what
+    ``Plan.stats()`` and ``Plan.stat(key)`` report."""
+    return [dict(s) for s in _catalogue()[2]]
+
+
+# Plan's own parameters: never taken for an option's keyword.
+_PLAN_PARAMS = ("comm", "layout", "strategy", "options", "hints", "info")
+
+
+def _index(what, v):
+    try:
+        return _operator.index(v)
+    except TypeError:
+        raise TypeError("%s must be an integer, not %s" % (what, type(v).__name__)) from None
+
+
+def _hint_value(what, opt, v):
+    """A keyword's value checked for the option's type in Python -- integers
+    for int/size/uint64, a bool (or 0/1) for bool, a name (or its index)
+    for name, a strategy's name for strategy -- as the text (or, for a
+    name's index, the int) collio_hints_set gets; the library checks the
+    value itself (range, names) when it is set. None: the default (only
+    for a strategy)."""
+    t = opt["type"]
+    if t == "strategy":
+        return None if v is None else _cstr(what, v)
+    if t == "bool":
+        if isinstance(v, (bool, _np.bool_)):
+            return "1" if v else "0"
+        if v is None or isinstance(v, (str, bytes, float)):
+            raise TypeError("%s takes a bool, not %s" % (what, type(v).__name__))
+        return str(_index(what, v))
+    if t == "name":
+        if isinstance(v, str):
+            return _cstr(what, v)
+        if v is None or isinstance(v, (bytes, float)):
+            raise TypeError("%s takes a name (%s) or its index, not %s"
+                            % (what, opt["range"].replace("|", ", "), type(v).__name__))
+        return _index(what, v)
+    if t in ("int", "size", "uint64"):
+        return str(_index(what, v))
+    # a type these bindings do not know: text, or an integer as text
+    if isinstance(v, str):
+        return _cstr(what, v)
+    return str(_index(what, v))
+
+
+def _hint_pairs(opts, kw):
+    """The (key, value) pairs of Plan's options dict and keywords, in that
+    order: a section's options as a dict under the section's name
+    (``multiphase={"exchange": "direct"}``), the section "plan"'s as
+    keywords of their own (``destroy_input=True``) or as ``plan={...}``.
+    Unknown sections and keys, and a section not given a dict, raise
+    TypeError (as Python does for unknown keywords); the values are
+    checked by _hint_value."""
+    _, sections, _ = _catalogue()
+    plan = sections.get("plan", {})
+    if opts is not None and not isinstance(opts, dict):
+        raise TypeError("options must be a dict, not %s" % type(opts).__name__)
+    known = sorted([s for s in sections if s != "plan"]
+                   + [n for n in plan if n not in sections and n not in _PLAN_PARAMS])
+    pairs = []
+    for src in (opts or {}), kw:
         for k, v in src.items():
-            if k not in _OPTION_KEYS:
-                raise TypeError("unknown plan option %r (known: %s)"
-                                % (k, ", ".join(_OPTION_KEYS)))
-            if _OPTION_KEYS[k] is None:
-                merged[k] = _int(k, v, _OPTION_TYPES[k])
-                continue
-            if not isinstance(v, dict):
-                raise TypeError("plan option %r takes a dict of %s, not %s"
-                                % (k, ", ".join(_OPTION_KEYS[k]), type(v).__name__))
-            d = merged.setdefault(k, {})
-            for kk, vv in v.items():
-                if kk not in _OPTION_KEYS[k]:
-                    raise TypeError("unknown plan option %s[%r] (known: %s)"
-                                    % (k, kk, ", ".join(_OPTION_KEYS[k])))
-                what = "%s[%r]" % (k, kk)
-                if kk == "inner":
-                    if vv is not None:
-                        _path(what, _cstr(what, vv))
-                    d[kk] = vv
-                elif kk == "exchange":
-                    d[kk] = _name(what, vv, exchange_names())
-                elif kk == "policy":
-                    d[kk] = _name(what, vv, replicas_names())
-                else:
-                    d[kk] = _int(what, vv, _OPTION_TYPES[kk])
-    return merged
+            if isinstance(k, str) and k in sections:
+                if not isinstance(v, dict):
+                    raise TypeError("plan option %r takes a dict of %s, not %s"
+                                    % (k, ", ".join(sections[k]), type(v).__name__))
+                for kk, vv in v.items():
+                    what = "%s[%r]" % (k, kk)
+                    if not isinstance(kk, str) or kk not in sections[k]:
+                        where = ""
+                        if k != "plan" and kk in plan:
+                            where = "; %s is an option of every plan: %s=..." % (kk, kk)
+                        raise TypeError("unknown plan option %s (known: %s)%s"
+                                        % (what, ", ".join(sections[k]), where))
+                    val = _hint_value(what, sections[k][kk], vv)
+                    if val is not None:
+                        pairs.append(("%s.%s" % (k, kk), val))
+            elif isinstance(k, str) and k in plan and k not in _PLAN_PARAMS:
+                val = _hint_value(k, plan[k], v)
+                if val is not None:
+                    pairs.append(("plan." + k, val))
+            else:
+                raise TypeError("unknown plan option %r (known: %s)" % (k, ", ".join(known)))
+    return pairs
+
+
+def _hint_call(fn, *args):
+    """A collio_hints_* call: the library's refusal (an unknown key, a
+    value the key does not take) as a ValueError carrying its code
+    (ERR_ARG; ERR_STRATEGY for an unknown strategy name), so that the
+    agreement raises it on every rank."""
+    try:
+        fn(*args)
+    except Error as e:
+        exc = ValueError(e.detail or e.text)
+        exc._collio_code = e.code
+        raise exc from None
+
+
+def _make_hints(opts, kw, hints, info):
+    """One collio_hints from, in order (a later value of a key wins): the
+    options dict, the keywords, the MPI.Info, the hints string. Local:
+    every key and value is checked by the library here, before the
+    agreement."""
+    pairs = _hint_pairs(opts, kw)
+    if info is not None and not isinstance(info, _MPI.Info):
+        raise TypeError("info must be an mpi4py MPI.Info or None, not %s"
+                        % type(info).__name__)
+    text = None
+    if hints is not None:
+        if not isinstance(hints, str):
+            raise TypeError('hints must be a str "KEY=VALUE,KEY=VALUE", not %s'
+                            % type(hints).__name__)
+        text = _cstr("hints", hints)
+    h = _collio.hints_create()
+    for key, value in pairs:
+        _hint_call(_collio.hints_set, h, key, value)
+    if info is not None and info != _MPI.INFO_NULL:
+        _hint_call(_collio.hints_set_info, h, info)
+    if text is not None:
+        _hint_call(_collio.hints_parse, h, text)
+    return h
+
+
+def _stat_value(v, names):
+    """A statistic's value (collio_plan_stat: a double) as Python: the name
+    where the stat is the value of a named option (``names``: its names),
+    an int where it is a whole number, else a float."""
+    if not (abs(v) < 2 ** 53 and v == int(v)):  # NaN, infinities, fractions
+        return v
+    i = int(v)
+    if names is not None:
+        return names[i] if 0 <= i < len(names) else i
+    return i
 
 
 class Plan:
@@ -777,31 +900,46 @@ class Plan:
     (collio_plan_create, collective; the inspector runs here, once).
 
     ``strategy``: a name of ``strategy_names()`` ("serial", "independent",
-    "two_phase", "multiphase", "subgroup", "block"). Options mirror
-    collio_plan_options, as a dict ``options`` and/or keyword arguments
-    (merged, keywords last)::
+    "two_phase", "multiphase", "subgroup", "block").
 
-        destroy_input=True                       # write may scribble on buf
-        serial={"chunk_bytes": 1 << 20}
-        independent={"max_iov": 64}
-        multiphase={"phases": 0, "keep_buffers": 1, "write_rounds": 0,
-                    "exchange": "direct", "shared_memory": 1}
-        subgroup={"group": 2, "inner": "multiphase"}
-        replicas={"policy": "idg", "seed": 0}
+    Options are collio's hints (``options()`` lists them: "SECTION.NAME",
+    type, default, range). They may be given as keywords -- a section's
+    as a dict under its name, the options of every plan (section "plan")
+    as keywords of their own -- as an ``options`` dict of the same form,
+    as a string ``hints="KEY=VALUE,KEY=VALUE"`` and as an mpi4py
+    ``info=MPI.Info`` (its keys of collio's sections; other keys are left
+    to MPI-IO)::
 
-    Integers must fit their C fields (int; int64_t for chunk_bytes and
-    max_iov; uint64_t for seed), names must be known, else ArgumentError
-    on every rank. Every option must be equal on every rank (else Error
-    ERR_MISMATCH on every rank); out of collio's range: ERR_ARG; unknown
-    strategy: ERR_STRATEGY.
+        Plan(comm, layout, "subgroup",
+             destroy_input=True,                       # plan.destroy_input
+             keep_buffers=False,                       # plan.keep_buffers
+             subgroup={"group": 2, "inner": "multiphase"},
+             multiphase={"exchange": "direct"},
+             replicas={"policy": "idg", "seed": 7},
+             hints="serial.chunk_bytes=16M")
+
+    They make one set of hints, in the order options, keywords, info,
+    hints (a later value of a key wins); the environment's COLLIO_HINTS
+    wins over all of them. Keyword values are checked for their type in
+    Python (integers for int, size and uint64 options; bool or 0/1 for
+    bool; a name or its index for name; a str for strategy), then every
+    key and value by the library's catalogue. An unknown key (TypeError),
+    a value of the wrong type (TypeError) or one the option does not take
+    (ValueError: out of range, an unknown name; ERR_STRATEGY for an
+    unknown strategy) on any rank raises ArgumentError on every rank.
+    Options that differ across ranks: Error ERR_MISMATCH on every rank;
+    options that do not go together, or a bad COLLIO_HINTS: ERR_ARG;
+    unknown strategy: ERR_STRATEGY.
 
     ``write(file, array)`` / ``read(file, array)`` move this rank's data,
-    any number of times; ``stats()`` is the last execution's
-    collio_stats as a dict. ``free()`` (collective) or a ``with`` block
-    frees the plan; see the module docstring on garbage collection.
+    any number of times; ``hints()`` is every option with the value the
+    plan runs with; ``stats()`` the last execution's statistics as a
+    dict, ``stat(key)`` one of them. ``free()`` (collective) or a ``with``
+    block frees the plan; see the module docstring on garbage collection.
     """
 
-    def __init__(self, comm, layout, strategy="multiphase", options=None, **kw):
+    def __init__(self, comm, layout, strategy="multiphase", options=None, *, hints=None,
+                 info=None, **kw):
         self._h = None
         self.comm = comm
         self.layout = layout
@@ -812,14 +950,15 @@ class Plan:
                 raise TypeError("layout must be a collio.Layout, not %s"
                                 % type(layout).__name__)
             h = layout._handle()
-            return h, _cstr("strategy", strategy), _options(options, kw)
-        (h, strat, opts), _, _ = _agree(comm, "Plan", prepare)
+            strat = _cstr("strategy", strategy)
+            return h, strat, _make_hints(options, kw, hints, info)
+        (h, strat, hs), _, _ = _agree(comm, "Plan", prepare)
         # what write/read check, kept from the layout (which may be freed)
         self._sizes = layout._sizes
         self._dtype = layout.dtype
         self._order = layout.order if layout._memory != "datatype" else "A"
         self._bytes = layout.buffer_bytes
-        self._h = _collio.plan_create(comm, h, strat, opts)
+        self._h = _collio.plan_create(comm, h, strat, hs)
 
     @property
     def strategy(self):
@@ -902,12 +1041,43 @@ class Plan:
         _collio.plan_read(ph, fh, a, self._sizes, self._order)
         return a
 
+    def hints(self):
+        """Local: every option (every key of ``options()``) with the value
+        the plan runs with -- defaults, the plan's hints and COLLIO_HINTS
+        applied -- as a dict key -> text (collio_plan_hints), in the
+        catalogue's order."""
+        return dict(_collio.plan_hints(self._handle()))
+
+    def stat(self, key):
+        """Local: one statistic by key (collio_plan_stat): a key of
+        ``statistics()``, e.g. "total_s" or "multiphase.exchange", as
+        the float the library keeps. An unknown key raises Error
+        ERR_ARG."""
+        return _collio.plan_stat(self._handle(), _cstr("key", key))
+
     def stats(self):
-        """Local: collio_stats of the plan as a dict (times in seconds;
-        lists phase_s / phase_bytes / phase_tuples / phase_messages of
-        nphases entries; nested dicts "multiphase", "subgroup", "replicas";
-        exchange and policy by name)."""
-        return _collio.plan_stats(self._handle())
+        """Local: the plan's statistics as a dict. The fields of
+        collio_stats flat (times in seconds; lists phase_s / phase_bytes /
+        phase_tuples / phase_messages of nphases entries), and a dict per
+        section of the statistics catalogue ("replicas", "multiphase",
+        "subgroup", ...) of its statistics by name: the value of a named
+        option's statistic by name (``stats()["multiphase"]["exchange"]
+        == "direct"``), whole numbers as int, others as float. A section
+        whose strategy did not run reads 0."""
+        h = self._handle()
+        d = _collio.plan_stats(h)
+        _, sections, stats = _catalogue()
+        for s in stats:
+            sec, dot, name = s["key"].partition(".")
+            if not dot:
+                if sec not in d:
+                    d[sec] = _stat_value(_collio.plan_stat(h, sec), None)
+                continue
+            opt = sections.get(sec, {}).get(name)
+            names = opt["range"].split("|") if opt is not None and \
+                opt["type"] == "name" else None
+            d.setdefault(sec, {})[name] = _stat_value(_collio.plan_stat(h, s["key"]), names)
+        return d
 
     @property
     def closed(self):

@@ -6,16 +6,20 @@
  * Handles are PyCapsules holding a pointer to a heap cell that holds the
  * collio object pointer, so that an explicit free/close sets the cell to
  * NULL and later uses see a closed object. The capsule destructor of a
- * layout frees it (local); plans and files are freed by their collective
- * calls only, which the Python layer makes (never from a capsule
- * destructor, which may run at different times on different ranks).
+ * layout or of a set of hints frees it (local); plans and files are freed
+ * by their collective calls only, which the Python layer makes (never
+ * from a capsule destructor, which may run at different times on
+ * different ranks).
  *
  * Arguments: the Python layer checks every argument (types, names, integer
  * ranges, closed handles, the array's order) and agrees on the verdict
  * across the ranks before it calls a collective function here, so that
- * one rank's bad argument raises on every rank. The checks here (integer
- * ranges of the C types, the buffer below) are a second line: they raise
- * before any communication, or turn into collio's own agreement.
+ * one rank's bad argument raises on every rank. Plan options become one
+ * set of hints (hints_*: local calls, made before that agreement), so the
+ * library's catalogue checks every key and value. The checks here
+ * (integer ranges of the C types, the buffer below) are a second line:
+ * they raise before any communication, or turn into collio's own
+ * agreement.
  *
  * Buffers: the buffer protocol on the user's object itself (any contiguous
  * array), never a copy; PyBUF_WRITABLE for reads. Whatever this rank finds
@@ -61,6 +65,7 @@ static PyObject *error_class; /* collio.Error, set by the Python layer */
 #define CAP_LAYOUT "collio.layout"
 #define CAP_PLAN "collio.plan"
 #define CAP_FILE "collio.file"
+#define CAP_HINTS "collio.hints"
 
 /* Raise collio.Error(code, text, detail) (detail: collio_last_error, with
  * `local` appended when this rank has more to say). */
@@ -459,130 +464,257 @@ static PyObject *py_file_path(PyObject *self, PyObject *cap)
     return PyUnicode_DecodeFSDefault(collio_file_path(f));
 }
 
+/* -------------------------------------------------------------- hints */
+
+/* A set of hints (collio_hints, local): the capsule's destructor frees it
+ * (local, always safe). */
+static void hints_capsule_free(PyObject *cap)
+{
+    collio_hints **cell = PyCapsule_GetPointer(cap, CAP_HINTS);
+    if (cell != NULL) {
+        collio_hints_free(cell);
+        PyMem_Free(cell);
+    }
+}
+
+static PyObject *py_hints_create(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    collio_hints *h = NULL;
+    int rc = collio_hints_create(&h);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    PyObject *cap = new_handle(h, CAP_HINTS, hints_capsule_free);
+    if (cap == NULL)
+        collio_hints_free(&h);
+    return cap;
+}
+
+/* A str as UTF-8 without NUL characters (ValueError for one). */
+static const char *text_of(PyObject *s, const char *what)
+{
+    Py_ssize_t n;
+    const char *t = PyUnicode_AsUTF8AndSize(s, &n);
+    if (t != NULL && strlen(t) != (size_t)n) {
+        PyErr_Format(PyExc_ValueError, "%s contains a NUL character", what);
+        return NULL;
+    }
+    return t;
+}
+
+/* hints_set(hints, key, value): a str value through collio_hints_set, an
+ * integer through collio_hints_set_int (outside int64_t: OverflowError,
+ * never truncated). Errors: collio.Error with the library's code and
+ * text (an unknown key, a value the key does not take). */
+static PyObject *py_hints_set(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *pkey, *val;
+    if (!PyArg_ParseTuple(args, "OUO", &cap, &pkey, &val))
+        return NULL;
+    collio_hints *h = get_open(cap, CAP_HINTS, "hints");
+    const char *key = h != NULL ? text_of(pkey, "a hint's key") : NULL;
+    if (key == NULL)
+        return NULL;
+    int rc;
+    if (PyUnicode_Check(val)) {
+        const char *text = text_of(val, "a hint's value");
+        if (text == NULL)
+            return NULL;
+        rc = collio_hints_set(h, key, text);
+    } else {
+        PyObject *i = PyNumber_Index(val);
+        if (i == NULL)
+            return NULL;
+        long long v = PyLong_AsLongLong(i);
+        Py_DECREF(i);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        rc = collio_hints_set_int(h, key, (int64_t)v);
+    }
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_hints_parse(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *plist;
+    if (!PyArg_ParseTuple(args, "OU", &cap, &plist))
+        return NULL;
+    collio_hints *h = get_open(cap, CAP_HINTS, "hints");
+    const char *list = h != NULL ? text_of(plist, "hints") : NULL;
+    if (list == NULL)
+        return NULL;
+    int rc = collio_hints_parse(h, list);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_hints_set_info(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *pinfo;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &pinfo))
+        return NULL;
+    collio_hints *h = get_open(cap, CAP_HINTS, "hints");
+    if (h == NULL)
+        return NULL;
+    MPI_Info *info = PyMPIInfo_Get(pinfo);
+    if (info == NULL)
+        return NULL;
+    int rc = collio_hints_set_info(h, *info);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
+/* Every (key, value) of a set, in the order the keys were first set. */
+static PyObject *hints_items(const collio_hints *h)
+{
+    int n = collio_hints_count(h);
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l != NULL && i < n; i++) {
+        const char *key = collio_hints_key(h, i);
+        char value[1024];
+        int flag = 0;
+        int rc = collio_hints_get(h, key, value, sizeof value, &flag);
+        if (rc != COLLIO_OK) {
+            Py_DECREF(l);
+            return raise_collio(rc, NULL);
+        }
+        PyObject *t = Py_BuildValue("(ss)", key, flag ? value : "");
+        if (t == NULL || PyList_Append(l, t) < 0)
+            Py_CLEAR(l);
+        Py_XDECREF(t);
+    }
+    return l;
+}
+
+static PyObject *py_hints_items(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_hints *h = get_open(cap, CAP_HINTS, "hints");
+    return h != NULL ? hints_items(h) : NULL;
+}
+
+/* ---------------------------------------------------------- catalogue */
+
+/* The option catalogue: [(key, type, default, range, doc)], in
+ * collio_option_describe's order. */
+static PyObject *py_option_catalogue(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    int n = collio_option_count();
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l != NULL && i < n; i++) {
+        collio_option_info o;
+        int rc = collio_option_describe(i, &o);
+        if (rc != COLLIO_OK) {
+            Py_DECREF(l);
+            return raise_collio(rc, NULL);
+        }
+        PyObject *t = Py_BuildValue("(sssss)", o.key, o.type, o.deflt, o.range,
+                                    o.doc != NULL ? o.doc : "");
+        if (t == NULL || PyList_Append(l, t) < 0)
+            Py_CLEAR(l);
+        Py_XDECREF(t);
+    }
+    return l;
+}
+
+/* The statistics catalogue: [(key, per_call, doc)]. */
+static PyObject *py_stat_catalogue(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    int n = collio_stat_count();
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l != NULL && i < n; i++) {
+        collio_stat_info s;
+        int rc = collio_stat_describe(i, &s);
+        if (rc != COLLIO_OK) {
+            Py_DECREF(l);
+            return raise_collio(rc, NULL);
+        }
+        PyObject *t = Py_BuildValue("(sOs)", s.key, s.per_call ? Py_True : Py_False,
+                                    s.doc != NULL ? s.doc : "");
+        if (t == NULL || PyList_Append(l, t) < 0)
+            Py_CLEAR(l);
+        Py_XDECREF(t);
+    }
+    return l;
+}
+
 /* -------------------------------------------------------------- plans */
 
-/* dict[key] as an integer in [lo, hi] into *out if present (else *out is
- * left alone). Out of range: OverflowError, never a truncated value. */
-static int opt_int(PyObject *d, const char *key, long long lo, long long hi,
-                   long long *out)
-{
-    if (d == NULL || d == Py_None)
-        return 0;
-    PyObject *v = PyDict_GetItemString(d, key); /* borrowed */
-    if (v == NULL)
-        return 0;
-    long long x = PyLong_AsLongLong(v);
-    if (x == -1 && PyErr_Occurred())
-        return -1;
-    if (x < lo || x > hi) {
-        PyErr_Format(PyExc_OverflowError,
-                     "plan option %s = %lld is out of range [%lld, %lld]", key, x, lo,
-                     hi);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-static PyObject *sub(PyObject *d, const char *key)
-{
-    PyObject *v = PyDict_GetItemString(d, key);
-    return v != NULL && PyDict_Check(v) ? v : NULL;
-}
-
-/* The Python layer passes a dict of ints (names already resolved):
- * {destroy_input, serial: {chunk_bytes}, independent: {max_iov},
- *  multiphase: {phases, keep_buffers, write_rounds, exchange, shared_memory},
- *  subgroup: {group, inner}, replicas: {policy, seed}}. */
-static int fill_options(PyObject *d, collio_plan_options *o, PyObject **inner_bytes)
-{
-    collio_plan_options_init(o);
-    *inner_bytes = NULL;
-    if (d == NULL || d == Py_None)
-        return 0;
-    if (!PyDict_Check(d)) {
-        PyErr_SetString(PyExc_TypeError, "options must be a dict");
-        return -1;
-    }
-    long long v;
-    /* int fields: [INT_MIN, INT_MAX]; int64_t fields: what a long long holds */
-#define SET(dict, key, field, lo, hi)                                                    \
-    do {                                                                                 \
-        v = (long long)(field);                                                          \
-        if (opt_int(dict, key, lo, hi, &v) < 0)                                          \
-            return -1;                                                                   \
-        (field) = v;                                                                     \
-    } while (0)
-#define SET_INT(dict, key, field) SET(dict, key, field, INT_MIN, INT_MAX)
-#define SET_I64(dict, key, field) SET(dict, key, field, INT64_MIN, INT64_MAX)
-    SET_INT(d, "destroy_input", o->destroy_input);
-    PyObject *s;
-    if ((s = sub(d, "serial")) != NULL)
-        SET_I64(s, "chunk_bytes", o->serial.chunk_bytes);
-    if ((s = sub(d, "independent")) != NULL)
-        SET_I64(s, "max_iov", o->independent.max_iov);
-    if ((s = sub(d, "multiphase")) != NULL) {
-        SET_INT(s, "phases", o->multiphase.phases);
-        SET_INT(s, "keep_buffers", o->multiphase.keep_buffers);
-        SET_INT(s, "write_rounds", o->multiphase.write_rounds);
-        SET_INT(s, "exchange", o->multiphase.exchange);
-        SET_INT(s, "shared_memory", o->multiphase.shared_memory);
-    }
-    if ((s = sub(d, "subgroup")) != NULL) {
-        SET_INT(s, "group", o->subgroup.group);
-        PyObject *in = PyDict_GetItemString(s, "inner");
-        if (in != NULL && in != Py_None) {
-            if (!PyUnicode_FSConverter(in, inner_bytes))
-                return -1;
-            o->subgroup.inner = PyBytes_AS_STRING(*inner_bytes);
-        }
-    }
-    if ((s = sub(d, "replicas")) != NULL) {
-        SET_INT(s, "policy", o->replicas.policy);
-        PyObject *sd = PyDict_GetItemString(s, "seed");
-        if (sd != NULL) {
-            /* uint64_t: a negative seed or one above 2**64 - 1 raises
-             * OverflowError (never wrapped) */
-            unsigned long long u = PyLong_AsUnsignedLongLong(sd);
-            if (u == (unsigned long long)-1 && PyErr_Occurred())
-                return -1;
-            o->replicas.seed = u;
-        }
-    }
-#undef SET_I64
-#undef SET_INT
-#undef SET
-    return 0;
-}
-
+/* plan_create(comm, layout, strategy, hints or None). The Python layer
+ * has checked and agreed on every argument; the hints set was made (and
+ * every key and value checked by the library) before the agreement. */
 static PyObject *py_plan_create(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *pcomm, *lcap, *popts;
+    PyObject *pcomm, *lcap, *hcap;
     const char *strategy;
     MPI_Comm comm;
-    if (!PyArg_ParseTuple(args, "OOsO", &pcomm, &lcap, &strategy, &popts)
+    if (!PyArg_ParseTuple(args, "OOsO", &pcomm, &lcap, &strategy, &hcap)
         || get_comm(pcomm, &comm) < 0)
         return NULL;
     collio_layout *l = get_open(lcap, CAP_LAYOUT, "layout");
     if (l == NULL)
         return NULL;
-    collio_plan_options o;
-    PyObject *inner = NULL;
-    if (fill_options(popts, &o, &inner) < 0)
+    collio_hints *h = NULL;
+    if (hcap != Py_None && (h = get_open(hcap, CAP_HINTS, "hints")) == NULL)
         return NULL;
     collio_plan *p = NULL;
     int rc;
     Py_BEGIN_ALLOW_THREADS;
-    rc = collio_plan_create(comm, l, strategy, &o, &p);
+    rc = collio_plan_create(comm, l, strategy, h, &p);
     Py_END_ALLOW_THREADS;
-    Py_XDECREF(inner);
     if (rc != COLLIO_OK)
         return raise_collio(rc, NULL);
     PyObject *cap = new_handle(p, CAP_PLAN, cell_capsule_free);
     if (cap == NULL)
         collio_plan_free(&p);
     return cap;
+}
+
+/* Every option with the value the plan runs with: [(key, value)]. */
+static PyObject *py_plan_hints(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    collio_plan *p = get_open(cap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    collio_hints *h = NULL;
+    int rc = collio_plan_hints(p, &h);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    PyObject *l = hints_items(h);
+    collio_hints_free(&h);
+    return l;
+}
+
+/* One statistic by key (collio_plan_stat), a float. */
+static PyObject *py_plan_stat(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    const char *key;
+    if (!PyArg_ParseTuple(args, "Os", &cap, &key))
+        return NULL;
+    collio_plan *p = get_open(cap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    double v = 0;
+    int rc = collio_plan_stat(p, key, &v);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    return PyFloat_FromDouble(v);
 }
 
 static PyObject *py_plan_free(PyObject *self, PyObject *cap)
@@ -715,19 +847,32 @@ static int put(PyObject *d, const char *k, PyObject *v)
 static PyObject *list_d(const double *a, int n)
 {
     PyObject *l = PyList_New(n);
-    for (int i = 0; l != NULL && i < n; i++)
-        PyList_SET_ITEM(l, i, PyFloat_FromDouble(a[i]));
+    for (int i = 0; l != NULL && i < n; i++) {
+        PyObject *x = PyFloat_FromDouble(a[i]);
+        if (x == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SET_ITEM(l, i, x);
+    }
     return l;
 }
 
 static PyObject *list_i(const int64_t *a, int n)
 {
     PyObject *l = PyList_New(n);
-    for (int i = 0; l != NULL && i < n; i++)
-        PyList_SET_ITEM(l, i, PyLong_FromLongLong(a[i]));
+    for (int i = 0; l != NULL && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(a[i]);
+        if (x == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SET_ITEM(l, i, x);
+    }
     return l;
 }
 
+/* The generic statistics (collio_stats, its fields with their C types)
+ * as a flat dict; the sections' own come by key (plan_stat) in the
+ * Python layer, from the catalogue. */
 static PyObject *py_plan_stats(PyObject *self, PyObject *cap)
 {
     (void)self;
@@ -741,11 +886,9 @@ static PyObject *py_plan_stats(PyObject *self, PyObject *cap)
     int np = s.nphases < 0                   ? 0
              : s.nphases > COLLIO_MAX_PHASES ? COLLIO_MAX_PHASES
                                              : s.nphases;
-    PyObject *d = PyDict_New(), *m = PyDict_New(), *g = PyDict_New(), *r = PyDict_New();
-    if (d == NULL || m == NULL || g == NULL || r == NULL)
-        goto fail;
-    const char *ex = collio_exchange_name(s.multiphase.exchange);
-    const char *pol = collio_replicas_name(s.replicas.policy);
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
     if (PUT_D(d, "inspect_s", s.inspect_s) || PUT_D(d, "exchange_s", s.exchange_s)
         || PUT_D(d, "copy_s", s.copy_s) || PUT_D(d, "file_s", s.file_s)
         || PUT_D(d, "total_s", s.total_s) || PUT_I(d, "bytes_sent", s.bytes_sent)
@@ -758,41 +901,11 @@ static PyObject *py_plan_stats(PyObject *self, PyObject *cap)
         || PUT_I(d, "plan_bytes", s.plan_bytes) || PUT_I(d, "work_bytes", s.work_bytes)
         || PUT_I(d, "nrounds", s.nrounds) || PUT_I(d, "nnodes", s.nnodes)
         || PUT_I(d, "messages_offnode", s.messages_offnode)
-        || PUT_I(d, "bytes_offnode", s.bytes_offnode))
-        goto fail;
-    if (put(m, "exchange", PyUnicode_FromString(ex != NULL ? ex : ""))
-        || PUT_I(m, "shared_memory", s.multiphase.shared_memory)
-        || PUT_I(m, "shm_fallback", s.multiphase.shm_fallback)
-        || PUT_D(m, "net_bw", s.multiphase.net_bw)
-        || PUT_D(m, "mem_bw", s.multiphase.mem_bw))
-        goto fail;
-    if (PUT_D(g, "split_s", s.subgroup.split_s)
-        || PUT_D(g, "gather_s", s.subgroup.gather_s)
-        || PUT_I(g, "group", s.subgroup.group) || PUT_I(g, "ngroups", s.subgroup.ngroups)
-        || PUT_I(g, "master", s.subgroup.master))
-        goto fail;
-    if (put(r, "policy", PyUnicode_FromString(pol != NULL ? pol : ""))
-        || PUT_I(r, "held", s.replicas.held) || PUT_I(r, "written", s.replicas.written)
-        || PUT_I(r, "intervals", s.replicas.intervals)
-        || PUT_D(r, "intervals_per_rank", s.replicas.intervals_per_rank)
-        || PUT_D(r, "avg_interval", s.replicas.avg_interval)
-        || PUT_D(r, "replicated_pct", s.replicas.replicated_pct)
-        || PUT_D(r, "lb_pct", s.replicas.lb_pct)
-        || PUT_D(r, "classify_s", s.replicas.classify_s)
-        || PUT_D(r, "schedule_s", s.replicas.schedule_s)
-        || PUT_I(r, "fill_bytes", s.replicas.fill_bytes))
-        goto fail;
-    if (put(d, "multiphase", m) || put(d, "subgroup", g) || put(d, "replicas", r)) {
-        m = g = r = NULL; /* put() took them */
-        goto fail;
+        || PUT_I(d, "bytes_offnode", s.bytes_offnode)) {
+        Py_DECREF(d);
+        return NULL;
     }
     return d;
-fail:
-    Py_XDECREF(d);
-    Py_XDECREF(m);
-    Py_XDECREF(g);
-    Py_XDECREF(r);
-    return NULL;
 }
 
 /* -------------------------------------------------------------- HDF5 */
@@ -923,6 +1036,15 @@ static PyMethodDef methods[] = {
     {"plan_write", py_plan_write, METH_VARARGS, NULL},
     {"plan_read", py_plan_read, METH_VARARGS, NULL},
     {"plan_stats", py_plan_stats, METH_O, NULL},
+    {"plan_stat", py_plan_stat, METH_VARARGS, NULL},
+    {"plan_hints", py_plan_hints, METH_O, NULL},
+    {"hints_create", py_hints_create, METH_NOARGS, NULL},
+    {"hints_set", py_hints_set, METH_VARARGS, NULL},
+    {"hints_parse", py_hints_parse, METH_VARARGS, NULL},
+    {"hints_set_info", py_hints_set_info, METH_VARARGS, NULL},
+    {"hints_items", py_hints_items, METH_O, NULL},
+    {"option_catalogue", py_option_catalogue, METH_NOARGS, NULL},
+    {"stat_catalogue", py_stat_catalogue, METH_NOARGS, NULL},
     {"strategies", py_strategies, METH_NOARGS, NULL},
     {"exchange_names", py_exchange_names, METH_NOARGS, NULL},
     {"replicas_names", py_replicas_names, METH_NOARGS, NULL},

@@ -17,8 +17,9 @@ bounds every case: a hang fails the run instead of blocking it.
 
 Also: Fortran-ordered arrays are rejected for C-order layouts (and C-ordered
 ones for Fortran-order darrays), while correctly ordered multi-dimensional
-arrays round-trip byte-exact against numpy references; option integers
-outside their C type raise on every rank instead of being truncated;
+arrays round-trip byte-exact against numpy references; option values
+outside the option's range raise on every rank instead of being
+truncated;
 ranks entering different entry points at once raise ERR_MISMATCH.
 """
 import os
@@ -43,9 +44,13 @@ def fill_previous(comm, path):
     comm.Barrier()
 
 
-def tmp_of(path):
+def temporaries(path):
+    """The CREATE temporaries of path: ".NAME.collio-tmp.N" beside it
+    (numbered slots; include/collio.h, COLLIO_FILE_CREATE)."""
     d, name = os.path.split(path)
-    return os.path.join(d, "." + name + ".collio-tmp")
+    stem = "." + name + ".collio-tmp."
+    return sorted(f for f in os.listdir(d or ".")
+                  if f.startswith(stem) and f[len(stem):].isdigit())
 
 
 def check_untouched(comm, path, content=PREVIOUS, open_create=False):
@@ -63,8 +68,9 @@ def check_untouched(comm, path, content=PREVIOUS, open_create=False):
             if got != content:
                 msg = "%s: %d bytes, expected the previous %d bytes" % (
                     path, len(got), len(content))
-        if os.path.exists(tmp_of(path)) != open_create:
-            msg += " temporary %s %s" % (tmp_of(path), "missing" if open_create else "left")
+        tmps = temporaries(path)
+        if len(tmps) != (1 if open_create else 0):
+            msg += " temporaries of %s: %s, expected %d" % (path, tmps, int(open_create))
     msg = comm.bcast(msg, root=0)
     assert not msg, msg
 
@@ -337,16 +343,27 @@ def _(c, f, bad):
     pick(bad, c.stale_file, f).abort()
 
 
-def plan_case(arg, what, bad_kw, builtin):
+def plan_case(arg, what, bad_kw, builtin, code=ARG):
     """Plan(...) with one argument or option flipped (bad_kw: the keyword
-    arguments that replace the good ones on the bad rank)."""
+    arguments that replace the good ones on the bad rank). The options are
+    hints: keys and values a bad rank's own collio_hints_set refuses
+    (ValueError; ERR_STRATEGY for an unknown strategy name) are raised on
+    every rank like the bindings' own checks."""
     def call(c, f, bad):
         kw = dict(layout=c.lay, strategy="multiphase")
         if bad:
             kw.update(value(bad_kw, c))
         with collio.Plan(c.comm, **kw):
             pass
-    CASES.append(("Plan-%s-%s" % (arg, what), call, builtin, ARG))
+    CASES.append(("Plan-%s-%s" % (arg, what), call, builtin, code))
+
+
+def _info(**kv):
+    """An MPI.Info of kv (keys with dots: pass them as a dict)."""
+    info = MPI.Info.Create()
+    for k, v in kv.items():
+        info.Set(k.replace("__", "."), v)
+    return info
 
 
 plan_case("layout", "none", dict(layout=None), TypeError)
@@ -360,35 +377,61 @@ plan_case("options", "list", dict(options=[("multiphase", {})]), TypeError)
 plan_case("options", "unknown-key", dict(options={"bogus": 1}), TypeError)
 plan_case("kw", "unknown-key", dict(bogus=1), TypeError)
 plan_case("destroy_input", "str", dict(destroy_input="yes"), TypeError)
-plan_case("destroy_input", "2**31", dict(destroy_input=2 ** 31), OverflowError)
+plan_case("destroy_input", "none", dict(destroy_input=None), TypeError)
+plan_case("destroy_input", "2**31", dict(destroy_input=2 ** 31), ValueError)
+plan_case("destroy_input", "2", dict(destroy_input=2), ValueError)
+plan_case("keep_buffers", "none", dict(keep_buffers=None), TypeError)
+plan_case("keep_buffers", "float", dict(keep_buffers=1.0), TypeError)
+plan_case("plan", "unknown-key", dict(plan={"keep_buffer": 1}), TypeError)
 plan_case("serial", "int", dict(serial=5), TypeError)
 plan_case("serial.chunk_bytes", "2**63", dict(serial={"chunk_bytes": 2 ** 63}),
-          OverflowError)
+          ValueError)
+plan_case("serial.chunk_bytes", "0", dict(serial={"chunk_bytes": 0}), ValueError)
 plan_case("serial.chunk_bytes", "str", dict(serial={"chunk_bytes": "1"}), TypeError)
 plan_case("independent.max_iov", "float", dict(independent={"max_iov": 1.5}), TypeError)
 plan_case("independent.max_iov", "-2**63-1", dict(independent={"max_iov": -2 ** 63 - 1}),
-          OverflowError)
-plan_case("multiphase.phases", "2**32", dict(multiphase={"phases": 2 ** 32}),
-          OverflowError)
+          ValueError)
+plan_case("multiphase.phases", "2**32", dict(multiphase={"phases": 2 ** 32}), ValueError)
+plan_case("multiphase.phases", "-1", dict(multiphase={"phases": -1}), ValueError)
 plan_case("multiphase", "unknown-key", dict(multiphase={"phase": 1}), TypeError)
-plan_case("multiphase.keep_buffers", "none", dict(multiphase={"keep_buffers": None}),
-          TypeError)
+plan_case("multiphase", "keep_buffers", dict(multiphase={"keep_buffers": 1}), TypeError)
 plan_case("multiphase.write_rounds", "2**31", dict(multiphase={"write_rounds": 2 ** 31}),
-          OverflowError)
+          ValueError)
 plan_case("multiphase.exchange", "unknown", dict(multiphase={"exchange": "nope"}),
           ValueError)
 plan_case("multiphase.exchange", "2**32", dict(multiphase={"exchange": 2 ** 32}),
+          ValueError)
+plan_case("multiphase.exchange", "2**64", dict(multiphase={"exchange": 2 ** 64}),
           OverflowError)
+plan_case("multiphase.exchange", "float", dict(multiphase={"exchange": 1.0}), TypeError)
 plan_case("multiphase.shared_memory", "str", dict(multiphase={"shared_memory": "1"}),
           TypeError)
 plan_case("subgroup.group", "-2**32+2", dict(subgroup={"group": -2 ** 32 + 2}),
-          OverflowError)
+          ValueError)
 plan_case("subgroup.inner", "int", dict(subgroup={"inner": 5}), TypeError)
 plan_case("subgroup.inner", "nul", dict(subgroup={"inner": "a\0b"}), ValueError)
+plan_case("subgroup.inner", "unknown", dict(subgroup={"inner": "nope"}), ValueError,
+          collio.ERR_STRATEGY)
 plan_case("replicas.policy", "unknown", dict(replicas={"policy": "nobody"}), ValueError)
-plan_case("replicas.seed", "-1", dict(replicas={"seed": -1}), OverflowError)
-plan_case("replicas.seed", "2**64", dict(replicas={"seed": 2 ** 64}), OverflowError)
+plan_case("replicas.seed", "-1", dict(replicas={"seed": -1}), ValueError)
+plan_case("replicas.seed", "2**64", dict(replicas={"seed": 2 ** 64}), ValueError)
 plan_case("replicas.seed", "float", dict(replicas={"seed": 1.0}), TypeError)
+plan_case("hints", "int", dict(hints=5), TypeError)
+plan_case("hints", "dict", dict(hints={"multiphase.phases": 1}), TypeError)
+plan_case("hints", "nul", dict(hints="multiphase.phases=1\0"), ValueError)
+plan_case("hints", "unknown-key", dict(hints="multiphase.phase=1"), ValueError)
+plan_case("hints", "unknown-section", dict(hints="nosuch.key=1"), ValueError)
+plan_case("hints", "not-key-value", dict(hints="multiphase.phases"), ValueError)
+plan_case("hints", "bad-value", dict(hints="multiphase.exchange=direct,multiphase.phases=x"),
+          ValueError)
+plan_case("hints", "unknown-inner", dict(hints="subgroup.inner=nope"), ValueError,
+          collio.ERR_STRATEGY)
+plan_case("info", "str", dict(info="multiphase.phases=1"), TypeError)
+plan_case("info", "dict", dict(info={"multiphase.phases": "1"}), TypeError)
+plan_case("info", "bad-value", Lazy(lambda c: dict(info=_info(multiphase__phases="33"))),
+          ValueError)
+plan_case("info", "unknown-key", Lazy(lambda c: dict(info=_info(replicas__polic="idg"))),
+          ValueError)
 
 
 def write_case(arg, what, bad_value, builtin, code=ARG, fortran=False):
@@ -658,42 +701,57 @@ def test_one_d_arrays_and_unit_axes_accepted(comm, path):
 
 # ------------------------------------------------------ option integers
 
-OVERFLOWING = [
+OUT_OF_RANGE = [
     dict(multiphase={"phases": 2 ** 32}),
+    dict(multiphase={"phases": 33}),
     dict(subgroup={"group": -2 ** 32 + 2}),
     dict(replicas={"seed": -1}),
     dict(replicas={"seed": 2 ** 64}),
     dict(serial={"chunk_bytes": 2 ** 63}),
     dict(independent={"max_iov": -2 ** 63 - 1}),
     dict(destroy_input=2 ** 31),
-    dict(multiphase={"keep_buffers": -2 ** 31 - 1}),
+    dict(keep_buffers=-2 ** 31 - 1),
     dict(multiphase={"exchange": 2 ** 32 + 2}),
     dict(replicas={"policy": -2 ** 31 - 1}),
 ]
 
 
-@pytest.mark.parametrize("opts", OVERFLOWING, ids=lambda o: repr(o).replace(" ", ""))
+def _key_of(opts):
+    k, v = next(iter(opts.items()))
+    return "%s.%s" % (k, next(iter(v))) if isinstance(v, dict) else "plan." + k
+
+
+@pytest.mark.parametrize("opts", OUT_OF_RANGE, ids=lambda o: repr(o).replace(" ", ""))
 @pytest.mark.parametrize("where", ["every-rank", "last-rank"])
-def test_option_ints_out_of_range(comm, opts, where):
+def test_option_values_out_of_range(comm, opts, where):
+    """An integer the option's range (the library's catalogue) does not
+    take -- never wrapped or truncated on the way -- raises on every rank,
+    the detail naming the hint with what it takes."""
     lay = collio.Layout.block_cyclic(comm, 100, 3, dtype=np.float32)
     bad = where == "every-rank" or comm.rank == comm.size - 1
-    with pytest.raises(collio.ArgumentOverflowError) as ei:
+    with pytest.raises(collio.ArgumentValueError) as ei:
         collio.Plan(comm, lay, "multiphase", **(opts if bad else {}))
     e = ei.value
-    assert isinstance(e, OverflowError) and e.code == collio.ERR_ARG
+    assert isinstance(e, ValueError) and e.code == collio.ERR_ARG
     assert e.rank == (0 if where == "every-rank" else comm.size - 1)
-    assert "out of range" in e.detail
+    assert ("hint %s = " % _key_of(opts)) in e.detail
+    assert "takes" in e.detail or "is not the index" in e.detail
     agree(comm, True)
 
 
-@pytest.mark.parametrize("opts", OVERFLOWING, ids=lambda o: repr(o).replace(" ", ""))
-def test_option_ints_c_layer_checks_too(comm, opts):
-    """The extension itself never truncates: handed an out-of-range option
-    directly it raises OverflowError before any communication (every rank
+def test_option_ints_c_layer_checks_too(comm):
+    """The extension itself never truncates: an integer outside int64_t
+    handed to it directly raises OverflowError, and text goes to the
+    library, which refuses values out of the option's range (every rank
     passes the same value here)."""
-    lay = collio.Layout.block_cyclic(comm, 100, 3, dtype=np.float32)
+    h = collio._collio.hints_create()
     with pytest.raises(OverflowError):
-        collio._collio.plan_create(comm, lay._h, "multiphase", opts)
+        collio._collio.hints_set(h, "multiphase.exchange", 2 ** 64 + 2)
+    with pytest.raises(collio.Error) as ei:
+        collio._collio.hints_set(h, "multiphase.phases", str(2 ** 32 + 1))
+    assert ei.value.code == collio.ERR_ARG
+    assert "multiphase.phases" in ei.value.detail
+    assert collio._collio.hints_items(h) == []
     with pytest.raises(OverflowError):
         collio._collio.layout_darray(comm, [4], [1], [0], [2 ** 32 + 1], 0, 8)
     agree(comm, True)
@@ -702,18 +760,17 @@ def test_option_ints_c_layer_checks_too(comm, opts):
 def test_option_ints_at_their_limits_are_not_truncated(comm):
     """group = 2**31 - 1 is one group (g >= P): a truncation would have made
     it a negative (ERR_ARG) or small group; seed = 2**64 - 1 is a valid
-    uint64."""
+    uint64; the largest int is not a number of phases (0..32)."""
     lay = collio.Layout.block_cyclic(comm, 100, 3, dtype=np.float32)
     with collio.Plan(comm, lay, "subgroup", subgroup={"group": 2 ** 31 - 1}) as plan:
         assert plan.stats()["subgroup"]["ngroups"] == 1
-    with collio.Plan(comm, lay, "multiphase", replicas={"seed": 2 ** 64 - 1}):
-        pass
-    # 2**32 + 1 was once taken as 1 phase; now it is refused, and the
-    # largest int reaches collio, which refuses it itself (ERR_ARG)
-    with pytest.raises(collio.Error) as ei:
+        assert plan.hints()["subgroup.group"] == str(2 ** 31 - 1)
+    with collio.Plan(comm, lay, "multiphase", replicas={"seed": 2 ** 64 - 1}) as plan:
+        assert plan.hints()["replicas.seed"] == str(2 ** 64 - 1)
+    with pytest.raises(collio.ArgumentValueError) as ei:
         collio.Plan(comm, lay, "multiphase", multiphase={"phases": 2 ** 31 - 1})
     assert ei.value.code == collio.ERR_ARG
-    assert not isinstance(ei.value, collio.ArgumentError)
+    assert "from 0 to 32" in ei.value.detail
 
 
 # ---------------------------------------- entry points mixed across ranks

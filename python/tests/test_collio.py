@@ -271,7 +271,10 @@ OPTIONS = [
     ("multiphase", dict(multiphase={"exchange": "direct", "shared_memory": 0})),
     ("multiphase", dict(multiphase={"exchange": "direct", "shared_memory": 1})),
     ("multiphase", dict(multiphase={"phases": 1})),
-    ("multiphase", dict(multiphase={"keep_buffers": 0, "write_rounds": 2})),
+    ("multiphase", dict(keep_buffers=0, multiphase={"write_rounds": 2})),
+    ("multiphase", dict(keep_buffers=False, destroy_input=True)),
+    ("multiphase", dict(plan={"keep_buffers": True}, multiphase={"exchange": 2})),
+    ("multiphase", dict(hints="multiphase.exchange=node-direct, plan.keep_buffers=off")),
     ("multiphase", dict(multiphase={"write_rounds": -1})),
     ("multiphase", dict(destroy_input=1)),
     ("multiphase", dict(options={"multiphase": {"exchange": "node-direct"}})),
@@ -294,6 +297,14 @@ def test_options(comm, path, case):
     st = roundtrip(comm, path, lay, idx, n, np.float32, strategy, **opts)
     if strategy == "multiphase":
         assert st["multiphase"]["exchange"] in collio.exchange_names()
+        # the exchange asked for (by name, by index or in a hints string) ran
+        asked = opts.get("multiphase", {}).get("exchange")
+        if isinstance(asked, int):
+            asked = collio.exchange_names()[asked]
+        if "multiphase.exchange=" in opts.get("hints", ""):
+            asked = opts["hints"].split("multiphase.exchange=")[1].split(",")[0].strip()
+        if asked not in (None, "auto"):
+            assert st["multiphase"]["exchange"] == asked
     if strategy == "subgroup":
         assert st["subgroup"]["ngroups"] >= 1
 

@@ -6,17 +6,49 @@
 ! binding with `use mpi` INTEGER communicators, module api_f08 with
 ! `use mpi_f08` type(MPI_Comm) / type(MPI_Datatype). Each checks round
 ! trips (write, then read back, against the 0-based global index as the
-! value), the constants, names and options against include/collio.h, and
-! that bad arguments give the documented code on every rank (an
+! value), the constants, names, the option and statistics catalogue
+! against include/collio.h, hints from every source (text, integers,
+! logicals, lists, MPI_Info of both kinds, COLLIO_HINTS) read back from
+! the plan, what hints change (statistics against counts computed here),
+! and that bad arguments give the documented code on every rank (an
 ! MPI_Allreduce of min and max of the code). Prints "N passed, M failed"
 ! on rank 0; exit status 1 if any rank failed a check.
 !
 module api_checks
+  use, intrinsic :: iso_c_binding
   implicit none
   private
-  public :: check, passed, failed, tmpfile, remove_file
+  public :: check, passed, failed, tmpfile, remove_file, set_env, unset_env
   integer, save :: passed = 0, failed = 0
+
+  interface
+    function c_setenv(name, value, overwrite) bind(C, name="setenv") result(rc)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: name(*), value(*)
+      integer(c_int), value :: overwrite
+      integer(c_int) :: rc
+    end function c_setenv
+
+    function c_unsetenv(name) bind(C, name="unsetenv") result(rc)
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: rc
+    end function c_unsetenv
+  end interface
 contains
+  ! The process's environment (POSIX setenv / unsetenv): COLLIO_HINTS.
+  subroutine set_env(name, value)
+    character(len=*), intent(in) :: name, value
+    integer(c_int) :: rc
+    rc = c_setenv(name//c_null_char, value//c_null_char, 1_c_int)
+  end subroutine set_env
+
+  subroutine unset_env(name)
+    character(len=*), intent(in) :: name
+    integer(c_int) :: rc
+    rc = c_unsetenv(name//c_null_char)
+  end subroutine unset_env
+
   subroutine check(rank, cond, what)
     integer, intent(in) :: rank
     logical, intent(in) :: cond
@@ -77,13 +109,14 @@ contains
     type(collio_layout) :: l, lg, ld
     type(collio_plan) :: p
     type(collio_file) :: f
-    type(collio_plan_options) :: po
+    type(collio_hints) :: h, ph
     type(collio_file_options) :: fo
     type(collio_stats) :: st
     integer(c_int64_t), allocatable, target :: buf(:), back(:), gbuf(:), idx(:)
     logical, allocatable :: owned(:)
     integer(c_int64_t) :: k, n, nx, lo, hi, nper
     integer :: rc, ierr, i, dtype
+    real(c_double) :: v
     character(len=:), allocatable :: path
 
     call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -144,40 +177,31 @@ contains
     end do
     if (n > 0) call check(rank, buf(1) == 7 * rank, "first global index")
 
-    ! plan options: defaults, a bad multiphase value, subgroup's inner
-    call collio_plan_options_init(po)
-    call check(rank, po%destroy_input == 0 .and. po%multiphase%keep_buffers == 1 .and. &
-               po%serial%chunk_bytes == 64 * 1024 * 1024 .and. &
-               po%independent%max_iov == 1024 .and. &
-               po%multiphase%exchange == COLLIO_EXCHANGE_AUTO .and. &
-               po%multiphase%shared_memory == 1 .and. po%subgroup%group == 0 .and. &
-               .not. c_associated(po%subgroup%inner) .and. &
-               po%replicas%policy == COLLIO_REPLICAS_AUTO, "plan option defaults")
-    po%multiphase%phases = COLLIO_MAX_PHASES + 1
-    rc = collio_plan_create(MPI_COMM_WORLD, l, "multiphase", p, po)
-    call check_all(rc, COLLIO_ERR_ARG, "multiphase.phases too large")
-    call collio_plan_options_init(po)
-    po%serial%chunk_bytes = 0
-    rc = collio_plan_create(MPI_COMM_WORLD, l, "serial", p, po)
-    call check_all(rc, COLLIO_ERR_ARG, "serial.chunk_bytes = 0")
-    rc = collio_plan_create(MPI_COMM_WORLD, l, "nope", p)
-    call check_all(rc, COLLIO_ERR_STRATEGY, "unknown strategy")
-    call collio_plan_options_init(po)
-    call collio_plan_options_set_inner(po, "no-such-inner")
-    rc = collio_plan_create(MPI_COMM_WORLD, l, "subgroup", p, po)
-    call check_all(rc, COLLIO_ERR_STRATEGY, "unknown subgroup inner")
-    call collio_plan_options_init(po)
-    po%serial%chunk_bytes = 100 + rank
-    rc = collio_plan_create(MPI_COMM_WORLD, l, "serial", p, po)
-    if (nranks > 1) call check_all(rc, COLLIO_ERR_MISMATCH, "options differ across ranks")
-    call collio_plan_free(p)
+    call catalogue()
+    call hints_api()
+    call hints_plans(l)
 
-    call collio_plan_options_init(po)
-    call collio_plan_options_set_inner(po, "multiphase")
-    po%subgroup%group = 2
-    rc = collio_plan_create(MPI_COMM_WORLD, l, "subgroup", p, po)
+    ! the plan of the round trip below: subgroup, groups of 2, inner
+    ! multiphase -- by hints, read back from the plan
+    rc = collio_hints_create(h)
+    rc = collio_hints_set(h, "subgroup.inner", "multiphase")
+    call check_all(rc, COLLIO_OK, "hints_set subgroup.inner")
+    rc = collio_hints_set(h, "subgroup.group", 2)
+    call check_all(rc, COLLIO_OK, "hints_set subgroup.group (integer)")
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "subgroup", p, h)
     call check_all(rc, COLLIO_OK, "subgroup plan, inner multiphase")
+    call collio_hints_free(h)
+    call check(rank, .not. c_associated(h%ptr), "freed hints nulled")
     call check(rank, collio_plan_strategy(p) == "subgroup", "plan strategy")
+    rc = collio_plan_hints(p, ph)
+    call check_all(rc, COLLIO_OK, "plan_hints")
+    call check(rank, collio_hints_count(ph) == collio_option_count(), &
+               "plan_hints: every option")
+    call check(rank, hint(ph, "subgroup.group") == "2" .and. &
+               hint(ph, "subgroup.inner") == "multiphase" .and. &
+               hint(ph, "plan.keep_buffers") == "1" .and. &
+               hint(ph, "multiphase.exchange") == "auto", "plan_hints: values")
+    call collio_hints_free(ph)
 
     ! write with a header offset through MPI-IO, read back
     path = tmpfile(nranks, "bc")
@@ -205,8 +229,9 @@ contains
     call check(rank, .not. c_associated(f%ptr), "closed file nulled")
     rc = collio_plan_stats(p, st)
     call check_all(rc, COLLIO_OK, "stats")
-    call check(rank, st%subgroup%group >= 1 .and. st%nnodes == 1 .and. st%total_s >= 0, &
+    call check(rank, st%nnodes == 1 .and. st%total_s > 0 .and. st%inspect_s > 0, &
                "stats fields")
+    call stats_by_key(p, st)
     rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_READ, f, fo)
     call check_all(rc, COLLIO_OK, "open READ")
     back = -1
@@ -320,20 +345,31 @@ contains
     owned = idx < hi
     rc = collio_layout_index_list_replicated(MPI_COMM_WORLD, nx, idx, owned(1:0), 8, l)
     call check_all(rc, COLLIO_ERR_ARG, "replicated: owned shorter than idx")
-    call collio_plan_options_init(po)
-    po%replicas%policy = COLLIO_REPLICAS_IDG
+    rc = collio_hints_create(h)
+    rc = collio_hints_set_int(h, "replicas.policy", COLLIO_REPLICAS_IDG)
+    call check_all(rc, COLLIO_OK, "hints_set_int replicas.policy")
     rc = collio_layout_index_list_replicated(MPI_COMM_WORLD, nx, idx, owned, 8, l)
     call check_all(rc, COLLIO_OK, "index_list_replicated")
-    rc = collio_plan_create(MPI_COMM_WORLD, l, "independent", p, po)
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "independent", p, h)
     call check_all(rc, COLLIO_OK, "plan (replicated)")
+    call collio_hints_free(h)
     path = tmpfile(nranks, "rep")
     rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, f)
     rc = collio_write(p, f, idx)
     call check_all(rc, COLLIO_OK, "write (replicated)")
     rc = collio_file_close(f)
-    rc = collio_plan_stats(p, st)
-    call check(rank, st%replicas%policy == COLLIO_REPLICAS_IDG .and. &
-               st%replicas%held == size(idx), "replica stats")
+    rc = collio_plan_stat(p, "replicas.policy", v)
+    call check(rank, rc == COLLIO_OK .and. nint(v) == COLLIO_REPLICAS_IDG, &
+               "stat replicas.policy")
+    rc = collio_plan_stat(p, "replicas.held", v)
+    call check(rank, rc == COLLIO_OK .and. nint(v, c_int64_t) == size(idx), &
+               "stat replicas.held")
+    ! every element written exactly once: the ranks' counts add up to nx
+    rc = collio_plan_stat(p, "replicas.written", v)
+    call MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, &
+                       ierr)
+    call check(rank, rc == COLLIO_OK .and. nint(v, c_int64_t) == nx, &
+               "stat replicas.written: every element once")
     deallocate (back)
     allocate (back(size(idx)))
     back = -1
@@ -345,6 +381,292 @@ contains
     call collio_plan_free(p)
     call collio_layout_free(l)
   end subroutine run_int
+
+  ! The value of key in h ("" if not set, or on error).
+  function hint(h, key) result(s)
+    type(collio_hints), intent(in) :: h
+    character(len=*), intent(in) :: key
+    character(len=:), allocatable :: s
+    character(len=256) :: val
+    logical :: flag
+    integer :: rc
+    val = ""
+    rc = collio_hints_get(h, key, val, flag)
+    s = ""
+    if (rc == COLLIO_OK .and. flag) s = trim(val)
+  end function hint
+
+  ! The option and statistics catalogue, against include/collio.h and the
+  ! library's name functions.
+  subroutine catalogue()
+    type(collio_option_info) :: oi
+    type(collio_stat_info) :: si
+    character(len=:), allocatable :: names, keys
+    character(len=16) :: txt
+    integer :: i, k, rc, found, nopt, nst
+    nopt = collio_option_count()
+    call check(rank, nopt >= 12, "option count")
+    found = 0
+    keys = ","
+    do i = 0, nopt - 1
+      rc = collio_option_describe(i, oi)
+      call check(rank, rc == COLLIO_OK, "option_describe")
+      if (rc /= COLLIO_OK) cycle
+      call check(rank, index(oi%key, ".") > 1 .and. len(oi%doc) > 0 .and. &
+                 len(oi%deflt) > 0 .and. len(oi%range) > 0, "option "//oi%key//" described")
+      call check(rank, index(keys, ","//oi%key//",") == 0, "option "//oi%key//" once")
+      keys = keys//oi%key//","
+      select case (oi%key)
+      case ("multiphase.phases")
+        found = found + 1
+        write (txt, '(a, i0)') "0..", COLLIO_MAX_PHASES
+        call check(rank, oi%type == "int" .and. oi%deflt == "0" .and. oi%range == trim(txt), &
+                   "multiphase.phases: int, 0, 0..COLLIO_MAX_PHASES")
+      case ("multiphase.exchange")
+        found = found + 1
+        names = collio_exchange_name(0)
+        do k = 1, COLLIO_EXCHANGE__COUNT - 1
+          names = names//"|"//collio_exchange_name(k)
+        end do
+        call check(rank, oi%type == "name" .and. oi%range == names .and. &
+                   oi%deflt == collio_exchange_name(COLLIO_EXCHANGE_AUTO), &
+                   "multiphase.exchange: the exchange names")
+      case ("replicas.policy")
+        found = found + 1
+        names = collio_replicas_name(0)
+        do k = 1, COLLIO_REPLICAS__COUNT - 1
+          names = names//"|"//collio_replicas_name(k)
+        end do
+        call check(rank, oi%type == "name" .and. oi%range == names, &
+                   "replicas.policy: the policy names")
+      case ("plan.keep_buffers", "plan.destroy_input")
+        found = found + 1
+        call check(rank, oi%type == "bool" .and. i < 2, oi%key//": bool, section plan first")
+      case ("subgroup.inner")
+        found = found + 1
+        call check(rank, oi%type == "strategy" .and. &
+                   collio_strategy_is_canonical(oi%deflt) == 1, "subgroup.inner: a strategy")
+      end select
+    end do
+    call check(rank, found == 6, "the documented options are in the catalogue")
+    call check(rank, index(keys, ",multiphase.keep_buffers,") == 0, &
+               "keep_buffers is a plan option only")
+    rc = collio_option_describe(nopt, oi)
+    call check(rank, rc == COLLIO_ERR_ARG, "option_describe past the end")
+    rc = collio_option_describe(-1, oi)
+    call check(rank, rc == COLLIO_ERR_ARG .and. .not. allocated(oi%key), &
+               "option_describe(-1)")
+
+    nst = collio_stat_count()
+    found = 0
+    do i = 0, nst - 1
+      rc = collio_stat_describe(i, si)
+      call check(rank, rc == COLLIO_OK .and. len(si%key) > 0 .and. len(si%doc) > 0, &
+                 "stat_describe")
+      if (si%key == "total_s") then
+        found = found + 1
+        call check(rank, si%per_call .and. index(si%key, ".") == 0, "total_s: per call")
+      else if (si%key == "inspect_s" .or. si%key == "multiphase.exchange") then
+        found = found + 1
+        call check(rank, .not. si%per_call, si%key//": the plan's")
+      end if
+    end do
+    call check(rank, found == 3, "the documented statistics are in the catalogue")
+    rc = collio_stat_describe(nst, si)
+    call check(rank, rc == COLLIO_ERR_ARG, "stat_describe past the end")
+  end subroutine catalogue
+
+  ! A set of hints: every setter, read back; the library's refusals.
+  subroutine hints_api()
+    type(collio_hints) :: h
+    character(len=64) :: val
+    character(len=2) :: short
+    logical :: flag
+    integer :: rc, info, ierr
+
+    rc = collio_hints_create(h)
+    call check_all(rc, COLLIO_OK, "hints_create")
+    call check(rank, collio_hints_count(h) == 0, "a new set is empty")
+    rc = collio_hints_set(h, "multiphase.phases", "2")
+    call check_all(rc, COLLIO_OK, "hints_set text")
+    rc = collio_hints_set(h, "plan.keep_buffers", .false.)
+    call check_all(rc, COLLIO_OK, "hints_set logical")
+    rc = collio_hints_set(h, "serial.chunk_bytes", 4096_c_int64_t)
+    call check_all(rc, COLLIO_OK, "hints_set int64")
+    rc = collio_hints_set_int(h, "multiphase.exchange", COLLIO_EXCHANGE_NODE_DIRECT)
+    call check_all(rc, COLLIO_OK, "hints_set_int a name's index")
+    rc = collio_hints_set(h, "multiphase.phases", 3)
+    call check_all(rc, COLLIO_OK, "hints_set replaces")
+    rc = collio_hints_set(h, "replicas.seed", "18446744073709551615")
+    call check_all(rc, COLLIO_OK, "hints_set uint64 max")
+    call check(rank, collio_hints_count(h) == 5, "hints count")
+    call check(rank, collio_hints_key(h, 0) == "multiphase.phases" .and. &
+               collio_hints_key(h, 3) == "multiphase.exchange" .and. &
+               collio_hints_key(h, 5) == "" .and. collio_hints_key(h, -1) == "", &
+               "hints keys in the order first set")
+    call check(rank, hint(h, "multiphase.phases") == "3" .and. &
+               hint(h, "plan.keep_buffers") == "0" .and. &
+               hint(h, "serial.chunk_bytes") == "4096" .and. &
+               hint(h, "multiphase.exchange") == "node-direct" .and. &
+               hint(h, "replicas.seed") == "18446744073709551615", "hints values")
+    val = "untouched"
+    rc = collio_hints_get(h, "subgroup.group", val, flag)
+    call check(rank, rc == COLLIO_OK .and. .not. flag .and. val == "untouched", &
+               "hints_get: a key not set")
+    rc = collio_hints_get(h, "multiphase.exchange", short, flag)
+    call check(rank, rc == COLLIO_ERR_ARG .and. .not. flag, "hints_get: value too long")
+
+    ! the library's refusals (local; every rank here), the set unchanged
+    rc = collio_hints_set(h, "multiphase.phase", "1")
+    call check_all(rc, COLLIO_ERR_ARG, "hints_set unknown key")
+    call check(rank, index(collio_last_error(), "multiphase.phase") > 0, &
+               "last_error names the key")
+    rc = collio_hints_set(h, "multiphase.phases", "33")
+    call check_all(rc, COLLIO_ERR_ARG, "hints_set out of range")
+    rc = collio_hints_set(h, "serial.chunk_bytes", 0)
+    call check_all(rc, COLLIO_ERR_ARG, "hints_set chunk_bytes 0")
+    rc = collio_hints_set_int(h, "multiphase.exchange", COLLIO_EXCHANGE__COUNT)
+    call check_all(rc, COLLIO_ERR_ARG, "hints_set_int not a name's index")
+    rc = collio_hints_set(h, "multiphase.exchange", "sideways")
+    call check_all(rc, COLLIO_ERR_ARG, "hints_set unknown name")
+    rc = collio_hints_set(h, "plan.destroy_input", "maybe")
+    call check_all(rc, COLLIO_ERR_ARG, "hints_set not a boolean")
+    rc = collio_hints_set(h, "subgroup.inner", "nope")
+    call check_all(rc, COLLIO_ERR_STRATEGY, "hints_set unknown strategy")
+    call check(rank, collio_hints_count(h) == 5 .and. hint(h, "multiphase.phases") == "3", &
+               "refused values leave the set as it was")
+
+    ! lists
+    rc = collio_hints_parse(h, " subgroup.group = 4 , plan.destroy_input=yes,,")
+    call check_all(rc, COLLIO_OK, "hints_parse")
+    call check(rank, hint(h, "subgroup.group") == "4" .and. &
+               hint(h, "plan.destroy_input") == "1", "hints_parse values")
+    rc = collio_hints_parse(h, "multiphase.write_rounds=2,multiphase.phases=x,subgroup.group=5")
+    call check_all(rc, COLLIO_ERR_ARG, "hints_parse a bad value")
+    call check(rank, hint(h, "multiphase.write_rounds") == "2" .and. &
+               hint(h, "subgroup.group") == "4", "hints_parse: pairs before the bad one set")
+    rc = collio_hints_parse(h, "multiphase.phases")
+    call check_all(rc, COLLIO_ERR_ARG, "hints_parse not KEY=VALUE")
+
+    ! MPI_Info (INTEGER handle): collio's keys set, MPI-IO's left alone
+    call MPI_Info_create(info, ierr)
+    call MPI_Info_set(info, "multiphase.exchange", "hypercube", ierr)
+    call MPI_Info_set(info, "cb_nodes", "1", ierr)
+    rc = collio_hints_set_info(h, info)
+    call check_all(rc, COLLIO_OK, "hints_set_info (INTEGER)")
+    call check(rank, hint(h, "multiphase.exchange") == "hypercube" .and. &
+               hint(h, "cb_nodes") == "", "hints_set_info: collio's keys only")
+    call MPI_Info_set(info, "replicas.policy", "nobody", ierr)
+    rc = collio_hints_set_info(h, info)
+    call check_all(rc, COLLIO_ERR_ARG, "hints_set_info a bad value")
+    call MPI_Info_free(info, ierr)
+    rc = collio_hints_set_info(h, MPI_INFO_NULL)
+    call check_all(rc, COLLIO_OK, "hints_set_info MPI_INFO_NULL")
+    call collio_hints_free(h)
+    call collio_hints_free(h) ! null-safe
+    call check(rank, collio_hints_count(h) == 0, "a null set counts 0")
+  end subroutine hints_api
+
+  ! Plans made with hints: the values they run with, precedence of
+  ! COLLIO_HINTS, errors on every rank.
+  subroutine hints_plans(l)
+    type(collio_layout), intent(in) :: l
+    type(collio_hints) :: h, ph
+    type(collio_plan) :: p
+    integer :: rc, lrc
+
+    ! options that differ across ranks: ERR_MISMATCH on every rank
+    rc = collio_hints_create(h)
+    rc = collio_hints_set(h, "serial.chunk_bytes", int(100 + rank, c_int64_t))
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "serial", p, h)
+    if (nranks > 1) call check_all(rc, COLLIO_ERR_MISMATCH, "hints differ across ranks")
+    call collio_plan_free(p)
+    call collio_hints_free(h)
+
+    ! one rank's bad hint: refused there (its set stays without it), then
+    ! the plan mismatches on every rank -- no rank is left waiting
+    rc = collio_hints_create(h)
+    if (rank == nranks - 1) then
+      lrc = collio_hints_set(h, "multiphase.phases", "99")
+    else
+      lrc = collio_hints_set(h, "multiphase.phases", "1")
+    end if
+    call check(rank, lrc == merge(COLLIO_ERR_ARG, COLLIO_OK, rank == nranks - 1), &
+               "a bad hint on the last rank: refused there")
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "independent", p, h)
+    if (nranks > 1) call check_all(rc, COLLIO_ERR_MISMATCH, "then the plan mismatches")
+    call collio_plan_free(p)
+    call collio_hints_free(h)
+
+    ! options that do not go together: direct with 1 <= phases < all
+    if (nranks >= 3) then
+      rc = collio_hints_create(h)
+      rc = collio_hints_parse(h, "multiphase.exchange=direct,multiphase.phases=1")
+      rc = collio_plan_create(MPI_COMM_WORLD, l, "multiphase", p, h)
+      call check_all(rc, COLLIO_ERR_ARG, "direct with phases = 1")
+      call collio_hints_free(h)
+    end if
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "nope", p, h)
+    call check_all(rc, COLLIO_ERR_STRATEGY, "unknown strategy (null hints)")
+
+    ! defaults < hints < COLLIO_HINTS
+    rc = collio_hints_create(h)
+    rc = collio_hints_parse(h, "multiphase.write_rounds=2,subgroup.group=3")
+    call set_env("COLLIO_HINTS", "subgroup.group=2,plan.keep_buffers=0")
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "multiphase", p, h)
+    call check_all(rc, COLLIO_OK, "plan with hints and COLLIO_HINTS")
+    rc = collio_plan_hints(p, ph)
+    call check(rank, hint(ph, "multiphase.write_rounds") == "2" .and. &
+               hint(ph, "subgroup.group") == "2" .and. hint(ph, "plan.keep_buffers") == "0" &
+               .and. hint(ph, "plan.destroy_input") == "0", &
+               "defaults < hints < COLLIO_HINTS")
+    call collio_hints_free(ph)
+    call collio_plan_free(p)
+    ! a bad COLLIO_HINTS on one rank: ERR_ARG on every rank, naming it
+    if (rank == nranks - 1) call set_env("COLLIO_HINTS", "multiphase.bogus=1")
+    if (rank /= nranks - 1) call unset_env("COLLIO_HINTS")
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "multiphase", p, h)
+    call check_all(rc, COLLIO_ERR_ARG, "a bad COLLIO_HINTS on the last rank")
+    call check(rank, index(collio_last_error(), "multiphase.bogus") > 0, &
+               "its error names the key: "//collio_last_error())
+    call unset_env("COLLIO_HINTS")
+    call collio_hints_free(h)
+  end subroutine hints_plans
+
+  ! The statistics by key: every key of the catalogue, the generic ones
+  ! equal to collio_stats' fields, subgroup's groups of 2 against counts
+  ! computed here.
+  subroutine stats_by_key(p, st)
+    type(collio_plan), intent(in) :: p
+    type(collio_stats), intent(in) :: st
+    type(collio_stat_info) :: si
+    real(c_double) :: v
+    integer :: i, rc, bad
+    bad = 0
+    do i = 0, collio_stat_count() - 1
+      rc = collio_stat_describe(i, si)
+      rc = collio_plan_stat(p, si%key, v)
+      if (rc /= COLLIO_OK) bad = bad + 1
+    end do
+    call check(rank, bad == 0, "every statistic of the catalogue readable")
+    rc = collio_plan_stat(p, "total_s", v)
+    call check(rank, rc == COLLIO_OK .and. v == st%total_s, "stat total_s")
+    rc = collio_plan_stat(p, "file_bytes", v)
+    call check(rank, rc == COLLIO_OK .and. nint(v, c_int64_t) == st%file_bytes, &
+               "stat file_bytes")
+    rc = collio_plan_stat(p, "subgroup.ngroups", v)
+    call check(rank, rc == COLLIO_OK .and. nint(v) == (nranks + 1) / 2, &
+               "stat subgroup.ngroups: ceil(P / 2)")
+    rc = collio_plan_stat(p, "subgroup.group", v)
+    call check(rank, rc == COLLIO_OK .and. nint(v) == min(2, nranks - 2 * (rank / 2)), &
+               "stat subgroup.group: this rank's group size")
+    rc = collio_plan_stat(p, "subgroup.master", v)
+    call check(rank, rc == COLLIO_OK .and. nint(v) == merge(1, 0, mod(rank, 2) == 0), &
+               "stat subgroup.master")
+    rc = collio_plan_stat(p, "multiphase.no_such_stat", v)
+    call check(rank, rc == COLLIO_ERR_ARG .and. &
+               index(collio_last_error(), "no_such_stat") > 0, "stat: an unknown key")
+  end subroutine stats_by_key
 end module api_int
 
 ! ------------------------------------------- use mpi_f08: type(MPI_Comm)
@@ -381,8 +703,11 @@ contains
     type(collio_layout) :: l
     type(collio_plan) :: p
     type(collio_file) :: f
-    type(collio_plan_options) :: po
-    type(collio_stats) :: st
+    type(collio_hints) :: h, ph
+    type(MPI_Info) :: info
+    real(c_double) :: v
+    character(len=32) :: val
+    logical :: flag
     integer, parameter :: G1 = 7, G2 = 10
     real(c_double), allocatable, target :: a(:, :), b(:, :)
     integer :: rc, i, j, r0, r1, nb
@@ -419,11 +744,28 @@ contains
                               COLLIO_ORDER_FORTRAN, 8, l)
     call check_all(comm, rc, COLLIO_OK, "darray (f08 communicator)")
     call check(rank, collio_layout_local_count(l) == size(a), "darray local count")
-    call collio_plan_options_init(po)
-    po%multiphase%exchange = COLLIO_EXCHANGE_HYPERCUBE
-    po%destroy_input = 0
-    rc = collio_plan_create(comm, l, "multiphase", p, po)
+    ! hints from a type(MPI_Info): collio's keys; MPI-IO's left alone
+    rc = collio_hints_create(h)
+    call MPI_Info_create(info)
+    call MPI_Info_set(info, "multiphase.exchange", "hypercube")
+    call MPI_Info_set(info, "romio_cb_write", "enable")
+    rc = collio_hints_set_info(h, info)
+    call check_all(comm, rc, COLLIO_OK, "hints_set_info (type(MPI_Info))")
+    call MPI_Info_set(info, "plan.keep_buffers", "perhaps")
+    rc = collio_hints_set_info(h, info)
+    call check_all(comm, rc, COLLIO_ERR_ARG, "hints_set_info a bad value (f08)")
+    call MPI_Info_free(info)
+    rc = collio_hints_set(h, "plan.destroy_input", .false.)
+    rc = collio_plan_create(comm, l, "multiphase", p, h)
     call check_all(comm, rc, COLLIO_OK, "plan (f08)")
+    call collio_hints_free(h)
+    rc = collio_plan_hints(p, ph)
+    rc = collio_hints_get(ph, "multiphase.exchange", val, flag)
+    call check(rank, rc == COLLIO_OK .and. flag .and. val == "hypercube", &
+               "plan_hints: the exchange from the MPI_Info")
+    rc = collio_hints_get(ph, "romio_cb_write", val, flag)
+    call check(rank, rc == COLLIO_OK .and. .not. flag, "plan_hints: no MPI-IO key")
+    call collio_hints_free(ph)
     path = tmpfile(nranks, "f08")
     rc = collio_file_open(comm, path, COLLIO_FILE_CREATE, f)
     call check_all(comm, rc, COLLIO_OK, "open (f08)")
@@ -431,8 +773,9 @@ contains
     call check_all(comm, rc, COLLIO_OK, "write (f08)")
     rc = collio_file_close(f)
     call check_all(comm, rc, COLLIO_OK, "close (f08)")
-    rc = collio_plan_stats(p, st)
-    if (nranks > 1) call check(rank, st%multiphase%exchange == COLLIO_EXCHANGE_HYPERCUBE, &
+    rc = collio_plan_stat(p, "multiphase.exchange", v)
+    call check(rank, rc == COLLIO_OK, "stat multiphase.exchange")
+    if (nranks > 1) call check(rank, nint(v) == COLLIO_EXCHANGE_HYPERCUBE, &
                                "stats: the exchange asked for")
     b = -1
     rc = collio_file_open(comm, path, COLLIO_FILE_READ, f)
