@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern const collio__section collio__replicas_section;
+
 typedef enum { T_INT, T_I64, T_DBL } ftype;
 
 /* A field of collio_stats: its stat entry, where it is, and its type. */
@@ -115,7 +117,10 @@ void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner)
     }
     for (int k = 0; k < collio__nsections(); k++) {
         const collio__section *s = collio__section_at(k);
-        if (s == &outer->strategy->section || strcmp(s->name, "plan") == 0)
+        /* the outer plan's own: its strategy's, and the replicas, which it
+         * resolves above its strategy (an inner plan never has any) */
+        if (s == &outer->strategy->section || strcmp(s->name, "plan") == 0
+            || s == &collio__replicas_section)
             continue;
         int base = collio__stat_base(s);
         for (int i = 0; i < s->nstats; i++)
