@@ -13,9 +13,11 @@
  *    byte-identical (and equal to the expectation);
  *  - one plan reused for 10 writes with different data, each verified, and
  *    read back;
- *  - stats: phases, one file request per rank after all phases, a bad
- *    `phases` option is COLLIO_ERR_ARG on every rank; more than all phases
- *    means all.
+ *  - stats: phases, one file request per rank after all phases; a bad
+ *    hint (multiphase.phases, write_rounds, exchange, shared_memory,
+ *    plan.keep_buffers, plan.destroy_input) is rejected by
+ *    collio_hints_set and, in COLLIO_HINTS, is COLLIO_ERR_ARG on every
+ *    rank naming the key; more than all phases means all.
  * Every exchange runs: hypercube, direct (shared memory and messages), the
  * node-aware node-direct and node-hypercube (their route steps, messages
  * per step bounded by the test's own node map, their work memory computed
