@@ -211,8 +211,12 @@ int collio__hints_parse_list(collio_hints *h, const char *list, const char *what
         snprintf(key, sizeof key, "%.*s", (int)(ke - ks), ks);
         snprintf(val, sizeof val, "%.*s", (int)(ve - vs), vs);
         int rc = set_one(h, key, val);
-        if (rc != COLLIO_OK)
+        if (rc != COLLIO_OK) { /* say where the pair came from */
+            char msg[400];
+            snprintf(msg, sizeof msg, "%s", collio_last_error());
+            collio__error_set(rc, "%s: %s", what, msg);
             return rc;
+        }
         p = *end ? end + 1 : end;
     }
     return COLLIO_OK;

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern const collio__section collio__replicas_section;
+
 typedef enum { T_INT, T_I64, T_DBL } ftype;
 
 /* A field of collio_stats: its stat entry, where it is, and its type. */

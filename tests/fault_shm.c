@@ -66,15 +66,13 @@ int main(int argc, char **argv)
         if (tu_plan_io(&t, p, path, NULL, 1, buf, bytes)) {
             TU_CHECK(&t, tu_check_file(&t, path, nx, 4, 3, 0, 0, 1) == 0,
                      "file differs from the expectation");
-            collio_stats s;
-            collio_plan_stats(p, &s);
+            double shm = TU_STAT(&t, p, "multiphase.shared_memory");
+            double fallback = TU_STAT(&t, p, "multiphase.shm_fallback");
             if (t.nranks > 1)
-                TU_CHECK(&t, s.multiphase.shared_memory == (node && room),
-                         "shared_memory %d, want %d", s.multiphase.shared_memory,
+                TU_CHECK(&t, shm == (node && room), "shared_memory %g, want %d", shm,
                          node && room);
-            TU_CHECK(&t, s.multiphase.shm_fallback == (node && !room),
-                     "shm_fallback %d, want %d", s.multiphase.shm_fallback,
-                     node && !room);
+            TU_CHECK(&t, fallback == (node && !room), "shm_fallback %g, want %d",
+                     fallback, node && !room);
             memset(buf, 0, bytes + 1);
             if (tu_plan_io(&t, p, path, NULL, 0, buf, bytes)) {
                 int64_t first;

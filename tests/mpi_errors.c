@@ -323,20 +323,19 @@ static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int
     snprintf(label, sizeof label,
              rounds || x || !shm ? "%s(write_rounds=%d,exchange=%s,shm=%d)" : "%s",
              strategy, rounds, collio_exchange_name(x), shm);
-    collio_plan_options po;
-    collio_plan_options_init(&po);
-    po.multiphase.write_rounds = rounds;
-    po.multiphase.exchange = x;
-    po.multiphase.shared_memory = shm;
+    collio_hints *po = TU_HINTS(t,
+                                "multiphase.write_rounds=%d,multiphase.exchange=%s,"
+                                "multiphase.shared_memory=%d",
+                                rounds, collio_exchange_name(x), shm);
     int64_t n = 0;
     const int64_t ng = 1000;
     const size_t es = 8;
     collio_layout *l = good_layout(t, &n);
     collio_plan *p = NULL;
     collio_file *f = NULL;
-    if (!l
-        || !TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
-                      "plan")) {
+    int prc = l ? collio_plan_create(t->comm, l, strategy, po, &p) : COLLIO_ERR_ARG;
+    collio_hints_free(&po);
+    if (!l || !TU_RC_ALL(t, prc, COLLIO_OK, "plan")) {
         collio_layout_free(&l);
         return;
     }
@@ -547,13 +546,13 @@ static void last_error_checks(tu_ctx *t)
         tu_layout_desc d;
         tu_desc_block_cyclic(&d, 100, 3, 4);
         tu_desc_make(&d, t->comm, &l);
-        collio_plan_options o;
-        collio_plan_options_init(&o);
-        o.independent.max_iov = t->rank == last ? 7 : 8;
+        collio_hints *o = TU_HINTS(t, "independent.max_iov=%d", t->rank == last ? 7 : 8);
         collio_plan *p = NULL;
-        rc = collio_plan_create(t->comm, l, "independent", &o, &p);
+        rc = collio_plan_create(t->comm, l, "independent", o, &p);
+        collio_hints_free(&o);
         TU_RC_ALL(t, rc, COLLIO_ERR_MISMATCH, "options differ");
-        same_text(t, "plan options differ between rank 0 and rank", NULL, "options");
+        same_text(t, "plan options (hints) differ between rank 0 and rank", NULL,
+                  "options");
         collio_layout_free(&l);
         tu_desc_free(&d);
     }

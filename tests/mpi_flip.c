@@ -22,7 +22,12 @@
  * Rules of the tables (the library's documented semantics):
  *   - a value that differs across ranks is COLLIO_ERR_MISMATCH on every
  *     rank, also when the odd rank's value would be invalid on its own
- *     (invalid, NULL or overflowing): the difference wins;
+ *     (invalid, NULL or overflowing): the difference wins; plan options
+ *     are hints, and a hint value that does not parse never becomes a
+ *     value: collio_hints_set rejects it on the odd rank (locally), and
+ *     in the odd rank's COLLIO_HINTS it is that rank's error (ARG, or
+ *     STRATEGY for an unknown strategy name) on every rank, naming
+ *     COLLIO_HINTS and the key;
  *   - an argument that is this rank's own (an index list's idx / nlocal /
  *     owned, a buffer, its size, the file handle of collio_write) gives its
  *     own code (RANGE, OVERLAP, COVERAGE, ARG, BUFSIZE, STATE) on every
@@ -34,7 +39,7 @@
  *     plan, a NULL file to close), the text is the same on every rank but
  *     carries no "rank R: " prefix (T_LOCAL), as no rank can be named.
  * Each table also has a control row ("nothing" flipped, or a flip to an
- * equal value such as opts NULL for the defaults) that must succeed, so
+ * equal value such as hints NULL for the defaults) that must succeed, so
  * that an error of the other rows is the flip's. Rows whose value can only
  * differ with two or more ranks are counted as skipped at 1 rank.
  *
@@ -727,6 +732,9 @@ static int rp_run(tu_ctx *t, void *env, const flip *f, int odd, MPI_Comm *cc)
 
 enum {
     PL_OPTS_NULL = 80,
+    PL_HINTS_EMPTY,
+    PL_ENV_DEFAULTS,
+    PL_ENV_OVER,
     PL_STRATEGY,
     PL_STRATEGY_NEXT,
     PL_OPT,
@@ -740,7 +748,15 @@ enum {
 /* Other layouts (PL_LAYOUT's k). */
 enum { LY_REV, LY_1001, LY_ESIZE4, LY_INDEX, LY_REPL, LY_DUP, LY_N };
 
-/* Option flips (PL_OPT's k). */
+/* Option flips (PL_OPT's k): one hint, as text. A value the hint
+ * parser takes (local OK) goes into the odd rank's collio_hints: its
+ * options then differ from the others', MISMATCH on every rank. One it
+ * rejects (local ARG, STRATEGY: collio_hints_set says so on the odd rank,
+ * naming the key) cannot be held by a set; it reaches the plan through
+ * the odd rank's COLLIO_HINTS instead (set before the call, unset after),
+ * whose parse fails on that rank before any value is compared: that code
+ * on every rank, the odd rank's text naming COLLIO_HINTS and the key
+ * (PL_BADROW). */
 enum {
     O_DESTROY1,
     O_DESTROY2,
@@ -775,125 +791,65 @@ enum {
     O_POLICY_FIRST,
     O_POLICY_BAD,
     O_POLICY_NEG,
-    O_SEED
+    O_SEED,
 };
 
-static void apply_opt(collio_plan_options *o, int k)
-{
-    switch (k) {
-    case O_DESTROY1:
-        o->destroy_input = 1;
-        break;
-    case O_DESTROY2:
-        o->destroy_input = 2;
-        break;
-    case O_CHUNK:
-        o->serial.chunk_bytes = 4096;
-        break;
-    case O_CHUNK0:
-        o->serial.chunk_bytes = 0;
-        break;
-    case O_IOV:
-        o->independent.max_iov = 3;
-        break;
-    case O_IOV0:
-        o->independent.max_iov = 0;
-        break;
-    case O_PHASES1:
-        o->multiphase.phases = 1;
-        break;
-    case O_PHASES_NEG:
-        o->multiphase.phases = -1;
-        break;
-    case O_PHASES_BIG:
-        o->multiphase.phases = COLLIO_MAX_PHASES + 1;
-        break;
-    case O_KEEP0:
-        o->multiphase.keep_buffers = 0;
-        break;
-    case O_KEEP2:
-        o->multiphase.keep_buffers = 2;
-        break;
-    case O_ROUNDS_NEG1:
-        o->multiphase.write_rounds = -1;
-        break;
-    case O_ROUNDS2:
-        o->multiphase.write_rounds = 2;
-        break;
-    case O_ROUNDS63:
-        o->multiphase.write_rounds = 63;
-        break;
-    case O_X_HYPER:
-        o->multiphase.exchange = COLLIO_EXCHANGE_HYPERCUBE;
-        break;
-    case O_X_DIRECT:
-        o->multiphase.exchange = COLLIO_EXCHANGE_DIRECT;
-        break;
-    case O_X_NODE_DIRECT:
-        o->multiphase.exchange = COLLIO_EXCHANGE_NODE_DIRECT;
-        break;
-    case O_X_NODE_HYPER:
-        o->multiphase.exchange = COLLIO_EXCHANGE_NODE_HYPERCUBE;
-        break;
-    case O_X_BAD:
-        o->multiphase.exchange = COLLIO_EXCHANGE__COUNT;
-        break;
-    case O_X_NEG:
-        o->multiphase.exchange = -1;
-        break;
-    case O_SHM0:
-        o->multiphase.shared_memory = 0;
-        break;
-    case O_SHM2:
-        o->multiphase.shared_memory = 2;
-        break;
-    case O_GROUP2:
-        o->subgroup.group = 2;
-        break;
-    case O_GROUP_NEG:
-        o->subgroup.group = -1;
-        break;
-    case O_INNER_INDEP:
-        o->subgroup.inner = "independent";
-        break;
-    case O_INNER_SAME:
-        o->subgroup.inner = "two_phase"; /* the default's name: still differs */
-        break;
-    case O_INNER_UNKNOWN:
-        o->subgroup.inner = "no-such-strategy";
-        break;
-    case O_INNER_SUBGROUP:
-        o->subgroup.inner = "subgroup";
-        break;
-    case O_INNER_BLOCK:
-        o->subgroup.inner = "block";
-        break;
-    case O_INNER_EMPTY:
-        o->subgroup.inner = "";
-        break;
-    case O_POLICY_FIRST:
-        o->replicas.policy = COLLIO_REPLICAS_FIRST;
-        break;
-    case O_POLICY_BAD:
-        o->replicas.policy = COLLIO_REPLICAS__COUNT;
-        break;
-    case O_POLICY_NEG:
-        o->replicas.policy = -1;
-        break;
-    case O_SEED:
-        o->replicas.seed = 7;
-        break;
-    }
-}
+typedef struct opt_flip {
+    const char *key, *value;
+    int local; /* what collio_hints_set returns for it */
+} opt_flip;
+
+static const opt_flip opt_flips[] = {
+#define O_ROW(id, key, value, local) [id] = {key, value, local}
+    O_ROW(O_DESTROY1, "plan.destroy_input", "1", COLLIO_OK),
+    O_ROW(O_DESTROY2, "plan.destroy_input", "2", COLLIO_ERR_ARG),
+    O_ROW(O_CHUNK, "serial.chunk_bytes", "4096", COLLIO_OK),
+    O_ROW(O_CHUNK0, "serial.chunk_bytes", "0", COLLIO_ERR_ARG),
+    O_ROW(O_IOV, "independent.max_iov", "3", COLLIO_OK),
+    O_ROW(O_IOV0, "independent.max_iov", "0", COLLIO_ERR_ARG),
+    O_ROW(O_PHASES1, "multiphase.phases", "1", COLLIO_OK),
+    O_ROW(O_PHASES_NEG, "multiphase.phases", "-1", COLLIO_ERR_ARG),
+    O_ROW(O_PHASES_BIG, "multiphase.phases", "33", COLLIO_ERR_ARG),
+    O_ROW(O_KEEP0, "plan.keep_buffers", "0", COLLIO_OK),
+    O_ROW(O_KEEP2, "plan.keep_buffers", "2", COLLIO_ERR_ARG),
+    O_ROW(O_ROUNDS_NEG1, "multiphase.write_rounds", "-1", COLLIO_OK),
+    O_ROW(O_ROUNDS2, "multiphase.write_rounds", "2", COLLIO_OK),
+    O_ROW(O_ROUNDS63, "multiphase.write_rounds", "63", COLLIO_ERR_ARG),
+    O_ROW(O_X_HYPER, "multiphase.exchange", "hypercube", COLLIO_OK),
+    O_ROW(O_X_DIRECT, "multiphase.exchange", "direct", COLLIO_OK),
+    O_ROW(O_X_NODE_DIRECT, "multiphase.exchange", "node-direct", COLLIO_OK),
+    O_ROW(O_X_NODE_HYPER, "multiphase.exchange", "node-hypercube", COLLIO_OK),
+    O_ROW(O_X_BAD, "multiphase.exchange", "5", COLLIO_ERR_ARG),
+    O_ROW(O_X_NEG, "multiphase.exchange", "-1", COLLIO_ERR_ARG),
+    O_ROW(O_SHM0, "multiphase.shared_memory", "0", COLLIO_OK),
+    O_ROW(O_SHM2, "multiphase.shared_memory", "2", COLLIO_ERR_ARG),
+    O_ROW(O_GROUP2, "subgroup.group", "2", COLLIO_OK),
+    O_ROW(O_GROUP_NEG, "subgroup.group", "-1", COLLIO_ERR_ARG),
+    O_ROW(O_INNER_INDEP, "subgroup.inner", "independent", COLLIO_OK),
+    O_ROW(O_INNER_SAME, "subgroup.inner", "two_phase", COLLIO_OK),
+    O_ROW(O_INNER_UNKNOWN, "subgroup.inner", "no-such-strategy", COLLIO_ERR_STRATEGY),
+    O_ROW(O_INNER_SUBGROUP, "subgroup.inner", "subgroup", COLLIO_OK),
+    O_ROW(O_INNER_BLOCK, "subgroup.inner", "block", COLLIO_OK),
+    O_ROW(O_INNER_EMPTY, "subgroup.inner", "", COLLIO_ERR_STRATEGY),
+    O_ROW(O_POLICY_FIRST, "replicas.policy", "first", COLLIO_OK),
+    O_ROW(O_POLICY_BAD, "replicas.policy", "6", COLLIO_ERR_ARG),
+    O_ROW(O_POLICY_NEG, "replicas.policy", "-1", COLLIO_ERR_ARG),
+    O_ROW(O_SEED, "replicas.seed", "7", COLLIO_OK),
+#undef O_ROW
+};
 
 #define PL_OPTROW(arg, how, k)                                                           \
     {                                                                                    \
-        arg, how, PL_OPT, k, 0, MM, NEED2, T_NAMES, "plan options differ"                \
+        arg, how, PL_OPT, k, 0, MM, NEED2, T_NAMES, "plan options (hints) differ"        \
+    }
+#define PL_BADROW(arg, how, k, code)                                                     \
+    {                                                                                    \
+        arg, how, PL_OPT, k, 0, code, NEED1, T_ODD, "COLLIO_HINTS: hint " arg            \
     }
 
 static const flip pl_flips[] = {
     {"(nothing)", "the same on every rank", A_NONE, 0, 0, COLLIO_OK, NEED1, T_ANY, NULL},
-    {"opts", "NULL (the defaults)", PL_OPTS_NULL, 0, 0, COLLIO_OK, NEED1, T_ANY, NULL},
+    {"hints", "NULL (the defaults)", PL_OPTS_NULL, 0, 0, COLLIO_OK, NEED1, T_ANY, NULL},
     {"strategy", "the next registered name", PL_STRATEGY_NEXT, 0, 0, MM, NEED2, T_NAMES,
      "the strategy name differs"},
     {"strategy", "\"no-such-strategy\" (unknown)", PL_STRATEGY, 0, 0, MM, NEED2, T_NAMES,
@@ -902,41 +858,52 @@ static const flip pl_flips[] = {
      "the strategy name differs"},
     {"strategy", "NULL", PL_STRATEGY, 0, 2, MM, NEED2, T_NAMES,
      "the strategy name differs"},
-    PL_OPTROW("opts.destroy_input", "1", O_DESTROY1),
-    PL_OPTROW("opts.destroy_input", "2 (invalid)", O_DESTROY2),
-    PL_OPTROW("opts.serial.chunk_bytes", "4096", O_CHUNK),
-    PL_OPTROW("opts.serial.chunk_bytes", "0 (invalid)", O_CHUNK0),
-    PL_OPTROW("opts.independent.max_iov", "3", O_IOV),
-    PL_OPTROW("opts.independent.max_iov", "0 (invalid)", O_IOV0),
-    PL_OPTROW("opts.multiphase.phases", "1", O_PHASES1),
-    PL_OPTROW("opts.multiphase.phases", "-1 (invalid)", O_PHASES_NEG),
-    PL_OPTROW("opts.multiphase.phases", "COLLIO_MAX_PHASES+1 (invalid)", O_PHASES_BIG),
-    PL_OPTROW("opts.multiphase.keep_buffers", "0", O_KEEP0),
-    PL_OPTROW("opts.multiphase.keep_buffers", "2 (invalid)", O_KEEP2),
-    PL_OPTROW("opts.multiphase.write_rounds", "-1", O_ROUNDS_NEG1),
-    PL_OPTROW("opts.multiphase.write_rounds", "2", O_ROUNDS2),
-    PL_OPTROW("opts.multiphase.write_rounds", "63 (invalid)", O_ROUNDS63),
-    PL_OPTROW("opts.multiphase.exchange", "HYPERCUBE", O_X_HYPER),
-    PL_OPTROW("opts.multiphase.exchange", "DIRECT", O_X_DIRECT),
-    PL_OPTROW("opts.multiphase.exchange", "NODE_DIRECT", O_X_NODE_DIRECT),
-    PL_OPTROW("opts.multiphase.exchange", "NODE_HYPERCUBE", O_X_NODE_HYPER),
-    PL_OPTROW("opts.multiphase.exchange", "COLLIO_EXCHANGE__COUNT (invalid)", O_X_BAD),
-    PL_OPTROW("opts.multiphase.exchange", "-1 (invalid)", O_X_NEG),
-    PL_OPTROW("opts.multiphase.shared_memory", "0", O_SHM0),
-    PL_OPTROW("opts.multiphase.shared_memory", "2 (invalid)", O_SHM2),
-    PL_OPTROW("opts.subgroup.group", "2", O_GROUP2),
-    PL_OPTROW("opts.subgroup.group", "-1 (invalid)", O_GROUP_NEG),
-    PL_OPTROW("opts.subgroup.inner", "\"independent\"", O_INNER_INDEP),
-    PL_OPTROW("opts.subgroup.inner", "\"two_phase\" (NULL's meaning, another value)",
-              O_INNER_SAME),
-    PL_OPTROW("opts.subgroup.inner", "\"no-such-strategy\" (unknown)", O_INNER_UNKNOWN),
-    PL_OPTROW("opts.subgroup.inner", "\"subgroup\" (invalid)", O_INNER_SUBGROUP),
-    PL_OPTROW("opts.subgroup.inner", "\"block\" (invalid)", O_INNER_BLOCK),
-    PL_OPTROW("opts.subgroup.inner", "\"\" (empty)", O_INNER_EMPTY),
-    PL_OPTROW("opts.replicas.policy", "FIRST", O_POLICY_FIRST),
-    PL_OPTROW("opts.replicas.policy", "COLLIO_REPLICAS__COUNT (invalid)", O_POLICY_BAD),
-    PL_OPTROW("opts.replicas.policy", "-1 (invalid)", O_POLICY_NEG),
-    PL_OPTROW("opts.replicas.seed", "7", O_SEED),
+    {"hints", "an empty set (the defaults)", PL_HINTS_EMPTY, 0, 0, COLLIO_OK, NEED1,
+     T_ANY, NULL},
+    {"COLLIO_HINTS", "the defaults spelled out", PL_ENV_DEFAULTS, 0, 0, COLLIO_OK, NEED1,
+     T_ANY, NULL},
+    {"COLLIO_HINTS", "multiphase.phases=1 over the same hints", PL_ENV_OVER, 0, 0, MM,
+     NEED2, T_NAMES, "plan options (hints) differ"},
+    PL_OPTROW("plan.destroy_input", "1", O_DESTROY1),
+    PL_BADROW("plan.destroy_input", "2 (invalid)", O_DESTROY2, COLLIO_ERR_ARG),
+    PL_OPTROW("serial.chunk_bytes", "4096", O_CHUNK),
+    PL_BADROW("serial.chunk_bytes", "0 (invalid)", O_CHUNK0, COLLIO_ERR_ARG),
+    PL_OPTROW("independent.max_iov", "3", O_IOV),
+    PL_BADROW("independent.max_iov", "0 (invalid)", O_IOV0, COLLIO_ERR_ARG),
+    PL_OPTROW("multiphase.phases", "1", O_PHASES1),
+    PL_BADROW("multiphase.phases", "-1 (invalid)", O_PHASES_NEG, COLLIO_ERR_ARG),
+    PL_BADROW("multiphase.phases", "COLLIO_MAX_PHASES+1 (invalid)", O_PHASES_BIG,
+              COLLIO_ERR_ARG),
+    PL_OPTROW("plan.keep_buffers", "0", O_KEEP0),
+    PL_BADROW("plan.keep_buffers", "2 (invalid)", O_KEEP2, COLLIO_ERR_ARG),
+    PL_OPTROW("multiphase.write_rounds", "-1", O_ROUNDS_NEG1),
+    PL_OPTROW("multiphase.write_rounds", "2", O_ROUNDS2),
+    PL_BADROW("multiphase.write_rounds", "63 (invalid)", O_ROUNDS63, COLLIO_ERR_ARG),
+    PL_OPTROW("multiphase.exchange", "hypercube", O_X_HYPER),
+    PL_OPTROW("multiphase.exchange", "direct", O_X_DIRECT),
+    PL_OPTROW("multiphase.exchange", "node-direct", O_X_NODE_DIRECT),
+    PL_OPTROW("multiphase.exchange", "node-hypercube", O_X_NODE_HYPER),
+    PL_BADROW("multiphase.exchange", "\"5\" (COLLIO_EXCHANGE__COUNT, not a name)",
+              O_X_BAD, COLLIO_ERR_ARG),
+    PL_BADROW("multiphase.exchange", "\"-1\" (not a name)", O_X_NEG, COLLIO_ERR_ARG),
+    PL_OPTROW("multiphase.shared_memory", "0", O_SHM0),
+    PL_BADROW("multiphase.shared_memory", "2 (invalid)", O_SHM2, COLLIO_ERR_ARG),
+    PL_OPTROW("subgroup.group", "2", O_GROUP2),
+    PL_BADROW("subgroup.group", "-1 (invalid)", O_GROUP_NEG, COLLIO_ERR_ARG),
+    PL_OPTROW("subgroup.inner", "independent", O_INNER_INDEP),
+    /* the default spelled out is the default (an option, not a pointer) */
+    {"subgroup.inner", "two_phase (the default spelled out)", PL_OPT, O_INNER_SAME, 0,
+     COLLIO_OK, NEED1, T_ANY, NULL},
+    PL_BADROW("subgroup.inner", "no-such-strategy (unknown)", O_INNER_UNKNOWN,
+              COLLIO_ERR_STRATEGY),
+    PL_OPTROW("subgroup.inner", "subgroup (invalid for subgroup)", O_INNER_SUBGROUP),
+    PL_OPTROW("subgroup.inner", "block (invalid for subgroup)", O_INNER_BLOCK),
+    PL_BADROW("subgroup.inner", "\"\" (empty)", O_INNER_EMPTY, COLLIO_ERR_STRATEGY),
+    PL_OPTROW("replicas.policy", "first", O_POLICY_FIRST),
+    PL_BADROW("replicas.policy", "\"6\" (COLLIO_REPLICAS__COUNT, not a name)",
+              O_POLICY_BAD, COLLIO_ERR_ARG),
+    PL_BADROW("replicas.policy", "\"-1\" (not a name)", O_POLICY_NEG, COLLIO_ERR_ARG),
+    PL_OPTROW("replicas.seed", "7", O_SEED),
     {"layout", "made on the world in reverse order (key -rank)", PL_LAYOUT, LY_REV, 0, MM,
      NEED2, T_ODD, "another communicator"},
     {"layout", "made on a duplicate of the world (same group, same order)", PL_LAYOUT,
@@ -971,9 +938,11 @@ static int pl_run(tu_ctx *t, void *envp, const flip *f, int odd, MPI_Comm *cc)
 {
     plan_env *e = envp;
     int me = t->rank == odd;
-    collio_plan_options o;
-    collio_plan_options_init(&o);
-    const collio_plan_options *op = &o;
+    /* every rank: one valid hint of every section, so that the odd rank's
+     * flip changes a set that is not empty (PL_OPTS_NULL: NULL there) */
+    collio_hints *h = TU_HINTS(t, "plan.keep_buffers=1,replicas.seed=0");
+    const collio_hints *op = h;
+    const char *env = NULL; /* the odd rank's COLLIO_HINTS */
     const collio_layout *l = e->l;
     const char *s = e->strategy;
     MPI_Comm comm = t->comm;
@@ -982,6 +951,19 @@ static int pl_run(tu_ctx *t, void *envp, const flip *f, int odd, MPI_Comm *cc)
     case PL_OPTS_NULL:
         if (me)
             op = NULL;
+        break;
+    case PL_HINTS_EMPTY:
+        collio_hints_free(&h);
+        h = TU_HINTS(t, "%s", "");
+        op = h;
+        break;
+    case PL_ENV_DEFAULTS:
+        if (me)
+            env = "plan.keep_buffers=1,multiphase.exchange=auto,subgroup.inner=two_phase";
+        break;
+    case PL_ENV_OVER:
+        if (me)
+            env = "multiphase.phases=1";
         break;
     case PL_STRATEGY:
         if (me)
@@ -992,8 +974,20 @@ static int pl_run(tu_ctx *t, void *envp, const flip *f, int odd, MPI_Comm *cc)
             s = e->next;
         break;
     case PL_OPT:
-        if (me)
-            apply_opt(&o, f->k);
+        if (me) {
+            const opt_flip *o = &opt_flips[f->k];
+            int rc = collio_hints_set(h, o->key, o->value);
+            TU_RC(t, rc, o->local, "collio_hints_set of the flipped value");
+            if (rc != COLLIO_OK)
+                TU_CHECK(t, strstr(collio_last_error(), o->key) != NULL,
+                         "collio_hints_set: '%s' should name %s", collio_last_error(),
+                         o->key);
+            if (o->local != COLLIO_OK) {
+                static char text[128];
+                snprintf(text, sizeof text, "%s=%s", o->key, o->value);
+                env = text;
+            }
+        }
         break;
     case PL_LAYOUT:
         if (me)
@@ -1018,7 +1012,12 @@ static int pl_run(tu_ctx *t, void *envp, const flip *f, int odd, MPI_Comm *cc)
     }
     *cc = comm;
     collio_plan *p = BOGUS;
+    if (env != NULL)
+        setenv("COLLIO_HINTS", env, 1);
     int rc = collio_plan_create(comm, l, s, op, noout ? NULL : &p);
+    if (env != NULL)
+        unsetenv("COLLIO_HINTS");
+    collio_hints_free(&h);
     if (!noout && rc != COLLIO_OK) {
         TU_CHECK(t, p == NULL, "*out is NULL after a failed collio_plan_create");
         p = NULL;

@@ -56,26 +56,44 @@ static const char *random_strategy(uint64_t *s)
     return canon[pick(s, 0, n - 1)];
 }
 
-static void random_options(uint64_t *s, collio_plan_options *o)
+/* The random options of a case, drawn in a fixed order (a seed's cases
+ * stay what they were), and as the hint list the plan gets. */
+typedef struct fz_opts {
+    int exchange, phases, shm, rounds, keep, destroy, group;
+    int64_t chunk, iov;
+    const char *inner; /* NULL: the default (not set) */
+    char list[512];
+} fz_opts;
+
+static void random_options(uint64_t *s, fz_opts *o)
 {
     static const char *inners[] = {NULL, "serial", "independent", "two_phase",
                                    "multiphase"};
-    collio_plan_options_init(o);
     /* every exchange; those that merge all phases (direct, node-direct,
      * node-hypercube) with phases = 0 (1 <= phases < all: an error) */
-    o->multiphase.exchange = (int)pick(s, 0, COLLIO_EXCHANGE__COUNT - 1);
-    o->multiphase.phases = o->multiphase.exchange == COLLIO_EXCHANGE_AUTO
-                                   || o->multiphase.exchange == COLLIO_EXCHANGE_HYPERCUBE
-                               ? (int)pick(s, 0, 3)
-                               : 0;
-    o->multiphase.shared_memory = (int)pick(s, 0, 1);
-    o->multiphase.write_rounds = (int)pick(s, -1, 3);
-    o->multiphase.keep_buffers = (int)pick(s, 0, 1);
-    o->destroy_input = (int)pick(s, 0, 1);
-    o->serial.chunk_bytes = pick(s, 0, 1) ? 64 << 20 : pick(s, 1, 5000);
-    o->independent.max_iov = pick(s, 1, 1024);
-    o->subgroup.group = (int)pick(s, 0, 5);
-    o->subgroup.inner = inners[pick(s, 0, 4)];
+    o->exchange = (int)pick(s, 0, COLLIO_EXCHANGE__COUNT - 1);
+    o->phases =
+        o->exchange == COLLIO_EXCHANGE_AUTO || o->exchange == COLLIO_EXCHANGE_HYPERCUBE
+            ? (int)pick(s, 0, 3)
+            : 0;
+    o->shm = (int)pick(s, 0, 1);
+    o->rounds = (int)pick(s, -1, 3);
+    o->keep = (int)pick(s, 0, 1);
+    o->destroy = (int)pick(s, 0, 1);
+    o->chunk = pick(s, 0, 1) ? 64 << 20 : pick(s, 1, 5000);
+    o->iov = pick(s, 1, 1024);
+    o->group = (int)pick(s, 0, 5);
+    o->inner = inners[pick(s, 0, 4)];
+    int n =
+        snprintf(o->list, sizeof o->list,
+                 "multiphase.exchange=%s,multiphase.phases=%d,"
+                 "multiphase.shared_memory=%d,multiphase.write_rounds=%d,"
+                 "plan.keep_buffers=%d,plan.destroy_input=%d,serial.chunk_bytes=%lld,"
+                 "independent.max_iov=%lld,subgroup.group=%d",
+                 collio_exchange_name(o->exchange), o->phases, o->shm, o->rounds, o->keep,
+                 o->destroy, (long long)o->chunk, (long long)o->iov, o->group);
+    if (o->inner != NULL)
+        snprintf(o->list + n, sizeof o->list - (size_t)n, ",subgroup.inner=%s", o->inner);
 }
 
 static void one_case(tu_ctx *t, uint64_t seed, int c)
@@ -84,16 +102,10 @@ static void one_case(tu_ctx *t, uint64_t seed, int c)
     tu_layout_desc d;
     random_layout(t, &s, &d);
     const char *strategy = random_strategy(&s);
-    collio_plan_options o;
+    fz_opts o;
     random_options(&s, &o);
-    tu_case(t,
-            "case %d (seed %llu): %s %s phases=%d exchange=%s shm=%d rounds=%d keep=%d "
-            "destroy=%d chunk=%lld iov=%lld group=%d inner=%s",
-            c, (unsigned long long)seed, d.name, strategy, o.multiphase.phases,
-            collio_exchange_name(o.multiphase.exchange), o.multiphase.shared_memory,
-            o.multiphase.write_rounds, o.multiphase.keep_buffers, o.destroy_input,
-            (long long)o.serial.chunk_bytes, (long long)o.independent.max_iov,
-            o.subgroup.group, o.subgroup.inner ? o.subgroup.inner : "default");
+    tu_case(t, "case %d (seed %llu): %s %s %s", c, (unsigned long long)seed, d.name,
+            strategy, o.list);
     if (!tu_case_enabled(t)) {
         tu_desc_free(&d);
         return;
@@ -102,16 +114,16 @@ static void one_case(tu_ctx *t, uint64_t seed, int c)
     collio_plan *p = NULL;
     int rc = tu_desc_make(&d, t->comm, &l);
     if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")) {
-        rc = collio_plan_create(t->comm, l, strategy, &o, &p);
+        collio_hints *h = TU_HINTS(t, "%s", o.list);
+        rc = collio_plan_create(t->comm, l, strategy, h, &p);
+        collio_hints_free(&h);
         TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
         if (rc == COLLIO_OK && strcmp(strategy, "multiphase") == 0
-            && o.multiphase.exchange != COLLIO_EXCHANGE_AUTO) {
-            collio_stats st; /* a forced exchange is the one that runs */
-            collio_plan_stats(p, &st);
-            TU_CHECK(t, st.multiphase.exchange == o.multiphase.exchange,
-                     "exchange %s, forced %s",
-                     collio_exchange_name(st.multiphase.exchange),
-                     collio_exchange_name(o.multiphase.exchange));
+            && o.exchange != COLLIO_EXCHANGE_AUTO) {
+            /* a forced exchange is the one that runs */
+            double x = TU_STAT(t, p, "multiphase.exchange");
+            TU_CHECK(t, x == o.exchange, "exchange %s, forced %s",
+                     collio_exchange_name((int)x), collio_exchange_name(o.exchange));
         }
     }
     collio_layout_free(&l);

@@ -170,13 +170,13 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     if (bytes < m.need)
         bytes = m.need; /* keep going without overrunning our own buffer */
     buf = malloc(bytes + 1);
-    collio_plan_options po;
-    collio_plan_options_init(&po);
-    po.multiphase.write_rounds = rounds;
-    po.multiphase.exchange = x < 0 ? COLLIO_EXCHANGE_DIRECT : x;
-    po.multiphase.shared_memory = x >= 0;
-    if (!TU_RC_ALL(t, collio_plan_create(t->comm, l, strategy, &po, &p), COLLIO_OK,
-                   "plan"))
+    collio_hints *po = TU_HINTS(
+        t,
+        "multiphase.write_rounds=%d,multiphase.exchange=%s,multiphase.shared_memory=%d",
+        rounds, collio_exchange_name(x < 0 ? COLLIO_EXCHANGE_DIRECT : x), x >= 0);
+    int prc = collio_plan_create(t->comm, l, strategy, po, &p);
+    collio_hints_free(&po);
+    if (!TU_RC_ALL(t, prc, COLLIO_OK, "plan"))
         goto done;
     collio_layout_free(&l);
     for (int w = 0; w < 2; w++) {

@@ -108,13 +108,13 @@ static void run_order(tu_ctx *t, const char *mshpath, int rcm)
                 continue;
             collio_layout *l = NULL;
             collio_plan *p = NULL;
-            collio_plan_options o;
-            collio_plan_options_init(&o);
-            o.replicas.policy = policy;
+            collio_hints *o =
+                TU_HINTS(t, "replicas.policy=%s", collio_replicas_name(policy));
             int rc = collio_layout_index_list_replicated(t->comm, m.nnodes, n, idx, own,
                                                          es, &l);
             if (rc == COLLIO_OK)
-                rc = collio_plan_create(t->comm, l, strategies[s], &o, &p);
+                rc = collio_plan_create(t->comm, l, strategies[s], o, &p);
+            collio_hints_free(&o);
             if (!TU_RC_ALL(t, rc, COLLIO_OK, "layout and plan")) {
                 collio_layout_free(&l);
                 continue;
@@ -122,18 +122,14 @@ static void run_order(tu_ctx *t, const char *mshpath, int rcm)
             collio_stats st;
             collio_plan_stats(p, &st);
             if (policy == COLLIO_REPLICAS_IDG) {
-                TU_CHECK(t,
-                         (int64_t)(st.replicas.intervals_per_rank * t->nranks + 0.5)
-                             == ref_intervals,
-                         "intervals %g x %d, reference %lld",
-                         st.replicas.intervals_per_rank, t->nranks,
+                double ipr = TU_STAT(t, p, "replicas.intervals_per_rank");
+                TU_CHECK(t, (int64_t)(ipr * t->nranks + 0.5) == ref_intervals,
+                         "intervals %g x %d, reference %lld", ipr, t->nranks,
                          (long long)ref_intervals);
                 double want = 100.0 * (double)ref_replicated / (double)m.nnodes;
-                TU_CHECK(t,
-                         st.replicas.replicated_pct > want - 1e-9
-                             && st.replicas.replicated_pct < want + 1e-9,
-                         "replicated %g%%, reference %g%%", st.replicas.replicated_pct,
-                         want);
+                double pct = TU_STAT(t, p, "replicas.replicated_pct");
+                TU_CHECK(t, pct > want - 1e-9 && pct < want + 1e-9,
+                         "replicated %g%%, reference %g%%", pct, want);
             }
             char path[600];
             tu_temp_path(t, "mesh", path, sizeof path);
@@ -141,7 +137,9 @@ static void run_order(tu_ctx *t, const char *mshpath, int rcm)
                 if (!tu_plan_io(t, p, path, NULL, 1, buf, bytes))
                     break;
                 collio_plan_stats(p, &st);
-                int64_t mine[2] = {st.file_bytes, st.replicas.written}, sum[2];
+                int64_t mine[2] = {st.file_bytes,
+                                   (int64_t)TU_STAT(t, p, "replicas.written")},
+                        sum[2];
                 MPI_Allreduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, t->comm);
                 TU_CHECK(t, sum[0] == m.nnodes * (int64_t)es && sum[1] == m.nnodes,
                          "each node written once: %lld bytes, %lld nodes",

@@ -13,9 +13,11 @@
  *    byte-identical (and equal to the expectation);
  *  - one plan reused for 10 writes with different data, each verified, and
  *    read back;
- *  - stats: phases, one file request per rank after all phases, a bad
- *    `phases` option is COLLIO_ERR_ARG on every rank; more than all phases
- *    means all.
+ *  - stats: phases, one file request per rank after all phases; a bad
+ *    hint (multiphase.phases, write_rounds, exchange, shared_memory,
+ *    plan.keep_buffers, plan.destroy_input) is rejected by
+ *    collio_hints_set and, in COLLIO_HINTS, is COLLIO_ERR_ARG on every
+ *    rank naming the key; more than all phases means all.
  * Every exchange runs: hypercube, direct (shared memory and messages), the
  * node-aware node-direct and node-hypercube (their route steps, messages
  * per step bounded by the test's own node map, their work memory computed
@@ -25,6 +27,8 @@
  * Usage: mpi_multiphase [FILTER]
  */
 #include "testutil.h"
+
+#include <stdarg.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,17 +97,17 @@ static int node_steps(int x)
 static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp_opts *mo,
                      collio_plan **p)
 {
-    collio_plan_options o;
-    collio_plan_options_init(&o);
-    if (mo != NULL) {
-        o.multiphase.phases = mo->k;
-        o.destroy_input = mo->destroy;
-        o.multiphase.write_rounds = mo->rounds;
-        o.multiphase.keep_buffers = !mo->fresh;
-        o.multiphase.exchange = exchange_opt(mo->x);
-        o.multiphase.shared_memory = mo->x != X_DIRECT_MSG;
-    }
-    int rc = collio_plan_create(t->comm, l, strategy, &o, p);
+    collio_hints *o = NULL;
+    if (mo != NULL)
+        o = TU_HINTS(
+            t,
+            "multiphase.phases=%d,plan.destroy_input=%d,multiphase.write_rounds=%d,"
+            "plan.keep_buffers=%d,multiphase.exchange=%s,"
+            "multiphase.shared_memory=%d",
+            mo->k, mo->destroy, mo->rounds, !mo->fresh,
+            collio_exchange_name(exchange_opt(mo->x)), mo->x != X_DIRECT_MSG);
+    int rc = collio_plan_create(t->comm, l, strategy, o, p);
+    collio_hints_free(&o);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
 }
 
@@ -177,30 +181,31 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
 {
     collio_stats s;
     collio_plan_stats(p, &s);
+    const int mx = (int)TU_STAT(t, p, "multiphase.exchange");
+    const int mshm = (int)TU_STAT(t, p, "multiphase.shared_memory");
     int all = all_phases(t->nranks);
     int want = k == 0 ? all : k;
     int direct, node;
     if (want_x == WANT_NODE_ANY) {
         /* AUTO across nodes: the rule of collio.h over the link and copy
          * rates the plan measured and reports */
-        const double net = s.multiphase.net_bw, mem = s.multiphase.mem_bw;
+        const double net = TU_STAT(t, p, "multiphase.net_bw"),
+                     mem = TU_STAT(t, p, "multiphase.mem_bw");
         TU_CHECK(t, net > 0 && mem > 0, "AUTO across nodes reports its probe: %g, %g",
                  net, mem);
         if (mem < 64 * net && t->nranks <= 64)
             want_x = COLLIO_EXCHANGE_DIRECT;
         else
-            TU_CHECK(t, is_node_x(s.multiphase.exchange),
+            TU_CHECK(t, is_node_x(mx),
                      "exchange %s, want a node-aware one (link %g B/s, copy %g B/s)",
-                     collio_exchange_name(s.multiphase.exchange), net, mem);
+                     collio_exchange_name(mx), net, mem);
     }
     if (want_x != WANT_NODE_ANY)
-        TU_CHECK(t, s.multiphase.exchange == want_x, "exchange %s, want %s",
-                 collio_exchange_name(s.multiphase.exchange),
+        TU_CHECK(t, mx == want_x, "exchange %s, want %s", collio_exchange_name(mx),
                  collio_exchange_name(want_x));
     direct = want_x == COLLIO_EXCHANGE_DIRECT;
     node = is_node_x(want_x);
-    TU_CHECK(t, s.multiphase.shared_memory == shm, "shared_memory %d, want %d",
-             s.multiphase.shared_memory, shm);
+    TU_CHECK(t, mshm == shm, "shared_memory %d, want %d", mshm, shm);
     if (shm)
         TU_CHECK(t, s.messages == 0, "shared memory: %lld messages",
                  (long long)s.messages);
@@ -210,10 +215,9 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
                  "direct: %lld messages, %d rounds", (long long)s.phase_messages[0],
                  s.nrounds);
     }
-    if (node && is_node_x(s.multiphase.exchange)) {
-        want = all = node_steps(s.multiphase.exchange);
-        TU_CHECK(t, s.nrounds == 0, "%s: %d rounds",
-                 collio_exchange_name(s.multiphase.exchange), s.nrounds);
+    if (node && is_node_x(mx)) {
+        want = all = node_steps(mx);
+        TU_CHECK(t, s.nrounds == 0, "%s: %d rounds", collio_exchange_name(mx), s.nrounds);
     }
     TU_CHECK(t, s.nphases == want, "nphases %d, want %d", s.nphases, want);
     if (want == all)
@@ -239,9 +243,9 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
     for (int N = 0; N < nodes.M; N++)
         maxm = nodes.size[N] > maxm ? nodes.size[N] : maxm;
     for (int i = 0; i < s.nphases && i < COLLIO_MAX_PHASES; i++) {
-        if (node && s.multiphase.exchange == COLLIO_EXCHANGE_NODE_DIRECT)
+        if (node && mx == COLLIO_EXCHANGE_NODE_DIRECT)
             most = i == 1 ? 2 * ceil_div(nodes.M - 1, mown) : 2 * (mown - 1);
-        else if (node && s.multiphase.exchange == COLLIO_EXCHANGE_NODE_HYPERCUBE)
+        else if (node && mx == COLLIO_EXCHANGE_NODE_HYPERCUBE)
             most = i == s.nphases - 1 ? 2 * (mown - 1) : 1 + 2 * ceil_div(maxm, mown);
         TU_CHECK(t,
                  s.phase_messages[i] >= 0
@@ -251,8 +255,8 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
                                           ? 2 * t->nranks
                                           : 0),
                  "phase %d posts %lld messages (%s, at most %lld)", i,
-                 (long long)s.phase_messages[i],
-                 collio_exchange_name(s.multiphase.exchange), (long long)most);
+                 (long long)s.phase_messages[i], collio_exchange_name(mx),
+                 (long long)most);
     }
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
     TU_CHECK(t, s.copy_s >= 0.0 && s.copy_s <= s.exchange_s,
@@ -558,10 +562,8 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
             if (ok && is_node_x(want_x)) /* the node-aware ones' stats */
                 check_stats(t, pm, mo.k, d.nglobal, want_x, mo.x == X_AUTO, 0);
             else if (ok) {
-                collio_stats st;
-                collio_plan_stats(pm, &st);
-                TU_CHECK(t, st.multiphase.exchange == want_x, "exchange %s, want %s",
-                         collio_exchange_name(st.multiphase.exchange),
+                const int x = (int)TU_STAT(t, pm, "multiphase.exchange");
+                TU_CHECK(t, x == want_x, "exchange %s, want %s", collio_exchange_name(x),
                          collio_exchange_name(want_x));
             }
             tu_fill(buf, d.idx, d.nlocal, d.esize, seed); /* destroy_input */
@@ -602,7 +604,7 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
  * / rst[call] (may be NULL). The plan may use buf as scratch. */
 static void plan_cycles(tu_ctx *t, const tu_layout_desc *d, collio_plan *p,
                         const int64_t *idx, int64_t n, int ncalls, uint64_t seed0,
-                        collio_stats *wst, collio_stats *rst)
+                        collio_stats *wst, collio_stats *rst, int *wx, int *rx)
 {
     size_t bytes = (size_t)n * d->esize;
     unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);
@@ -615,6 +617,8 @@ static void plan_cycles(tu_ctx *t, const tu_layout_desc *d, collio_plan *p,
             break;
         if (wst)
             collio_plan_stats(p, &wst[call]);
+        if (wx) /* the exchange the call ran */
+            wx[call] = (int)TU_STAT(t, p, "multiphase.exchange");
         TU_CHECK(t, tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 0) == 0,
                  "write %d of the plan", call);
         memset(back, 0, bytes + 1);
@@ -622,6 +626,8 @@ static void plan_cycles(tu_ctx *t, const tu_layout_desc *d, collio_plan *p,
             break;
         if (rst)
             collio_plan_stats(p, &rst[call]);
+        if (rx)
+            rx[call] = (int)TU_STAT(t, p, "multiphase.exchange");
         int64_t first;
         TU_CHECK(t, tu_compare(back, idx, n, d->esize, seed, &first) == 0,
                  "read %d of the plan", call);
@@ -648,7 +654,7 @@ static void test_reuse(tu_ctx *t)
         int64_t *idx = NULL, n = 0;
         collio_plan *p = NULL; /* (its layout is freed already) */
         if (plan_of(t, &d, &v[i], &idx, &n, &p))
-            plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL);
+            plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL, NULL, NULL);
         collio_plan_free(&p);
         free(idx);
     }
@@ -793,22 +799,22 @@ static void test_work_memory(tu_ctx *t)
                         &idx, &n, &p)) {
                 enum { CALLS = 2 };
                 collio_stats w[CALLS], r[CALLS];
+                int wx[CALLS] = {-1, -1}, rx[CALLS] = {-1, -1};
                 memset(w, 0, sizeof w);
                 memset(r, 0, sizeof r);
-                plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r);
+                plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r, wx, rx);
                 const int64_t b = n * (int64_t)d.esize;
                 /* the node-aware exchanges: forced, or AUTO across nodes
                  * where it takes one */
                 if (mo->x == X_NODE_DIRECT || mo->x == X_NODE_HC
-                    || (mo->x == X_AUTO && !one_node()
-                        && is_node_x(w[0].multiphase.exchange))) {
+                    || (mo->x == X_AUTO && !one_node() && is_node_x(wx[0]))) {
                     for (int c = 0; c < CALLS; c++) {
-                        const int x = w[c].multiphase.exchange;
+                        const int x = wx[c];
                         TU_CHECK(t,
-                                 is_node_x(x) && r[c].multiphase.exchange == x
+                                 is_node_x(x) && rx[c] == x
                                      && (mo->x == X_AUTO || x == exchange_opt(mo->x)),
                                  "call %d: exchange %s / %s", c, collio_exchange_name(x),
-                                 collio_exchange_name(r[c].multiphase.exchange));
+                                 collio_exchange_name(rx[c]));
                         TU_CHECK(t, w[c].nrounds == 0 && r[c].nrounds == 0,
                                  "call %d: rounds %d / %d, want none", c, w[c].nrounds,
                                  r[c].nrounds);
@@ -924,7 +930,7 @@ static void test_plan_bytes(tu_ctx *t)
             ok = plan_of(t, &d, &(mp_opts){0, 0, -1, 0, xs[i]}, &idx, &n, &p);
             if (ok)
                 plan_cycles(t, &d, p, idx, n, 1, 900 + (uint64_t)spread, &st[spread],
-                            NULL);
+                            NULL, NULL, NULL);
             collio_plan_free(&p);
             free(idx);
             tu_desc_free(&d);
@@ -943,6 +949,50 @@ static void test_plan_bytes(tu_ctx *t)
     }
 }
 
+/* A multiphase plan of l with the hints of `list` (printf-formatted). */
+static int plan_with(tu_ctx *t, collio_layout *l, collio_plan **p, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int plan_with(tu_ctx *t, collio_layout *l, collio_plan **p, const char *fmt, ...)
+{
+    char list[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(list, sizeof list, fmt, ap);
+    va_end(ap);
+    collio_hints *h = TU_HINTS(t, "%s", list);
+    int rc = collio_plan_create(t->comm, l, "multiphase", h, p);
+    collio_hints_free(&h);
+    return rc;
+}
+
+/* KEY = VALUE out of range: collio_hints_set rejects it on this rank
+ * (ARG, naming the key, the set unchanged), and in COLLIO_HINTS it fails
+ * the plan with ARG on every rank, naming the key and COLLIO_HINTS. */
+static void bad_hint(tu_ctx *t, collio_layout *l, const char *key, const char *value)
+{
+    char what[128], env[128];
+    snprintf(what, sizeof what, "%s = %s", key, value);
+    collio_hints *h = TU_HINTS(t, "%s", "");
+    TU_RC(t, collio_hints_set(h, key, value), COLLIO_ERR_ARG, what);
+    TU_CHECK(t, strstr(collio_last_error(), key) != NULL, "%s: '%s' names the key", what,
+             collio_last_error());
+    TU_CHECK(t, collio_hints_count(h) == 0, "%s: not kept in the set", what);
+    snprintf(env, sizeof env, "%s=%s", key, value);
+    setenv("COLLIO_HINTS", env, 1);
+    collio_plan *p = NULL;
+    int rc = collio_plan_create(t->comm, l, "multiphase", h, &p);
+    unsetenv("COLLIO_HINTS");
+    TU_RC_ALL(t, rc, COLLIO_ERR_ARG, what);
+    TU_CHECK(t,
+             strstr(collio_last_error(), key) != NULL
+                 && strstr(collio_last_error(), "COLLIO_HINTS") != NULL,
+             "%s in COLLIO_HINTS: '%s' names the key and COLLIO_HINTS", what,
+             collio_last_error());
+    TU_CHECK(t, p == NULL, "no plan after an error");
+    collio_plan_free(&p);
+    collio_hints_free(&h);
+}
+
 static void test_options(tu_ctx *t)
 {
     tu_case(t,
@@ -954,12 +1004,10 @@ static void test_options(tu_ctx *t)
     collio_layout *l = NULL;
     int rc = tu_desc_make(&d, t->comm, &l);
     if (TU_RC_ALL(t, rc, COLLIO_OK, "layout")) {
-        collio_plan_options o;
-        collio_plan_options_init(&o);
-        o.multiphase.phases = all_phases(t->nranks) + 1;
-        o.multiphase.exchange = COLLIO_EXCHANGE_HYPERCUBE; /* AUTO may merge the phases */
         collio_plan *p = NULL;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        /* AUTO may merge the phases: the hypercube */
+        rc = plan_with(t, l, &p, "multiphase.phases=%d,multiphase.exchange=hypercube",
+                       all_phases(t->nranks) + 1);
         TU_RC_ALL(t, rc, COLLIO_OK, "phases = all + 1 means all");
         if (rc == COLLIO_OK) {
             collio_stats st;
@@ -969,78 +1017,60 @@ static void test_options(tu_ctx *t)
                      all_phases(t->nranks), st.nphases);
         }
         collio_plan_free(&p);
-        o.multiphase.phases = -1;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "phases = -1");
-        TU_CHECK(t, p == NULL, "no plan after an error");
+        /* phases: 0..COLLIO_MAX_PHASES */
+        bad_hint(t, l, "multiphase.phases", "-1");
+        bad_hint(t, l, "multiphase.phases", "33");
         /* write_rounds: -1..62 */
-        collio_plan_options_init(&o);
-        o.multiphase.write_rounds = -2;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "write_rounds = -2");
-        o.multiphase.write_rounds = 63;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "write_rounds = 63");
-        TU_CHECK(t, p == NULL, "no plan after an error");
-        /* exchange: one of the collio_exchange values; direct and the
-         * node-aware ones merge all phases, so fewer phases with them are
-         * an error (where fewer exist: P > 2) */
-        collio_plan_options_init(&o);
-        o.multiphase.exchange = COLLIO_EXCHANGE__COUNT;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "exchange = COLLIO_EXCHANGE__COUNT");
+        bad_hint(t, l, "multiphase.write_rounds", "-2");
+        bad_hint(t, l, "multiphase.write_rounds", "63");
+        /* exchange: the name of a collio_exchange */
+        bad_hint(t, l, "multiphase.exchange", "5"); /* COLLIO_EXCHANGE__COUNT */
+        bad_hint(t, l, "multiphase.exchange", "-1");
+        bad_hint(t, l, "multiphase.exchange", "Direct");
+        collio_hints *h = TU_HINTS(t, "%s", "");
+        TU_RC(t, collio_hints_set_int(h, "multiphase.exchange", COLLIO_EXCHANGE__COUNT),
+              COLLIO_ERR_ARG, "exchange = COLLIO_EXCHANGE__COUNT (collio_hints_set_int)");
+        TU_RC(t, collio_hints_set_int(h, "multiphase.exchange", -1), COLLIO_ERR_ARG,
+              "exchange = -1 (collio_hints_set_int)");
+        collio_hints_free(&h);
+        /* direct and the node-aware ones merge all phases, so fewer phases
+         * with them are an error (where fewer exist: P > 2) */
         static const int nx[] = {COLLIO_EXCHANGE_NODE_DIRECT,
                                  COLLIO_EXCHANGE_NODE_HYPERCUBE};
         for (int i = 0; i < 2; i++) {
             const int all = all_phases(t->nranks);
             const int ph[] = {1, 0, all, all + 1}; /* 0, all and more: all */
             for (int j = 0; j < 4; j++) {
-                collio_plan_options_init(&o);
-                o.multiphase.exchange = nx[i];
-                o.multiphase.phases = ph[j];
-                rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+                rc = plan_with(t, l, &p, "multiphase.exchange=%s,multiphase.phases=%d",
+                               collio_exchange_name(nx[i]), ph[j]);
                 char what[96];
                 snprintf(what, sizeof what, "%s with phases = %d",
                          collio_exchange_name(nx[i]), ph[j]);
                 int bad = ph[j] >= 1 && ph[j] < all;
                 TU_RC_ALL(t, rc, bad ? COLLIO_ERR_ARG : COLLIO_OK, what);
                 if (rc == COLLIO_OK) {
-                    collio_stats st;
-                    collio_plan_stats(p, &st);
-                    TU_CHECK(t,
-                             st.multiphase.exchange == nx[i]
-                                 && st.multiphase.shared_memory == 0,
+                    const int x = (int)TU_STAT(t, p, "multiphase.exchange");
+                    const int shm = (int)TU_STAT(t, p, "multiphase.shared_memory");
+                    TU_CHECK(t, x == nx[i] && shm == 0,
                              "%s: exchange %s, shared_memory %d", what,
-                             collio_exchange_name(st.multiphase.exchange),
-                             st.multiphase.shared_memory);
+                             collio_exchange_name(x), shm);
                 }
                 TU_CHECK(t, rc == COLLIO_OK || p == NULL, "no plan after an error");
                 collio_plan_free(&p);
             }
         }
-        o.multiphase.exchange = -1;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "exchange = -1");
-        o.multiphase.exchange = COLLIO_EXCHANGE_DIRECT;
-        o.multiphase.phases = 1;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
+        rc = plan_with(t, l, &p, "multiphase.exchange=direct,multiphase.phases=1");
         TU_RC_ALL(t, rc, all_phases(t->nranks) > 1 ? COLLIO_ERR_ARG : COLLIO_OK,
                   "direct with phases = 1");
+        if (rc == COLLIO_ERR_ARG)
+            TU_CHECK(t, strstr(collio_last_error(), "multiphase") != NULL,
+                     "direct with phases = 1: '%s' names the options",
+                     collio_last_error());
         collio_plan_free(&p);
-        collio_plan_options_init(&o);
-        o.multiphase.shared_memory = 2;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "shared_memory = 2");
-        /* the two flags take 0 or 1 only, rejected on every rank */
-        collio_plan_options_init(&o);
-        o.multiphase.keep_buffers = 2;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "keep_buffers = 2");
-        collio_plan_options_init(&o);
-        o.destroy_input = -1;
-        rc = collio_plan_create(t->comm, l, "multiphase", &o, &p);
-        TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "destroy_input = -1");
-        TU_CHECK(t, p == NULL, "no plan after an error");
+        /* the flags take booleans only */
+        bad_hint(t, l, "multiphase.shared_memory", "2");
+        bad_hint(t, l, "plan.keep_buffers", "2");
+        bad_hint(t, l, "plan.destroy_input", "-1");
     }
     collio_layout_free(&l);
     tu_desc_free(&d);

@@ -136,18 +136,19 @@ static int is_node_exchange(int x)
 /* The node-aware exchanges' figures (see the top of the file). */
 static void check_node_exchange(tu_ctx *t, const variant *va, const tu_node_map *nm,
                                 const crossing *cr, size_t es, int op,
-                                const collio_stats *st)
+                                const collio_plan *p, const collio_stats *st)
 {
     const int M = nm->M, L = ceil_log2(M), mown = nm->size[nm->node_of[t->rank]];
     int maxm = 0;
     for (int N = 0; N < M; N++)
         maxm = nm->size[N] > maxm ? nm->size[N] : maxm;
-    int x = st->multiphase.exchange;
+    int x = (int)TU_STAT(t, p, "multiphase.exchange");
     if (va->exchange == COLLIO_EXCHANGE_AUTO && M > 1) {
         /* the rule of collio.h over the rates the plan measured: direct
          * where a memory copy is less than 64x as fast as the link and
          * P <= 64, else a node-aware exchange */
-        const double net = st->multiphase.net_bw, mem = st->multiphase.mem_bw;
+        const double net = TU_STAT(t, p, "multiphase.net_bw"),
+                     mem = TU_STAT(t, p, "multiphase.mem_bw");
         int direct = mem < 64 * net && t->nranks <= 64;
         TU_CHECK(t, net > 0 && mem > 0, "AUTO across nodes reports its probe (%g, %g)",
                  net, mem);
@@ -167,7 +168,8 @@ static void check_node_exchange(tu_ctx *t, const variant *va, const tu_node_map 
     int steps = x == COLLIO_EXCHANGE_NODE_DIRECT ? (M > 1 ? 3 : 1) : L + 1;
     TU_CHECK(t, st->nphases == steps, "%s: %s runs %d steps, want %d", what,
              collio_exchange_name(x), st->nphases, steps);
-    TU_CHECK(t, st->multiphase.shared_memory == 0, "%s: no shared memory", what);
+    TU_CHECK(t, TU_STAT(t, p, "multiphase.shared_memory") == 0, "%s: no shared memory",
+             what);
     int64_t most = x == COLLIO_EXCHANGE_NODE_DIRECT ? 2 * ceil_div(M - 1, mown)
                                                     : L * (1 + 2 * ceil_div(maxm, mown));
     TU_CHECK(t, st->messages_offnode <= most,
@@ -233,13 +235,13 @@ int main(int argc, char **argv)
                 continue;
             collio_layout *l = NULL;
             collio_plan *p = NULL;
-            collio_plan_options o;
-            collio_plan_options_init(&o);
-            o.multiphase.exchange = va->exchange;
-            o.multiphase.shared_memory = va->shm;
+            collio_hints *o =
+                TU_HINTS(&t, "multiphase.exchange=%s,multiphase.shared_memory=%d",
+                         collio_exchange_name(va->exchange), va->shm);
             int rc = collio_layout_block_cyclic(t.comm, nx, bx, es, &l);
             if (rc == COLLIO_OK)
-                rc = collio_plan_create(t.comm, l, va->strategy, &o, &p);
+                rc = collio_plan_create(t.comm, l, va->strategy, o, &p);
+            collio_hints_free(&o);
             if (!TU_RC_ALL(&t, rc, COLLIO_OK, "layout and plan")) {
                 collio_layout_free(&l);
                 continue;
@@ -282,7 +284,7 @@ int main(int argc, char **argv)
                     TU_CHECK(&t, st.messages_offnode == 0 && st.bytes_offnode == 0,
                              "one node: nothing crosses");
                 if (strcmp(va->strategy, "multiphase") == 0)
-                    check_node_exchange(&t, va, &nm, &cr, es, op, &st);
+                    check_node_exchange(&t, va, &nm, &cr, es, op, p, &st);
                 int64_t mine[2] = {st.bytes_offnode, st.messages_offnode}, all[2];
                 MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, t.comm);
                 /* message exchanges across nodes must cross them (bx = 1) */

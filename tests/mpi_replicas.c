@@ -162,6 +162,9 @@ static void reference(const mesh *m, int policy, int *w)
 
 typedef struct run {
     collio_stats st;
+    /* the plan's "replicas" stats (collio_plan_stat) */
+    double policy, intervals_per_rank, replicated_pct, lb_pct;
+    int64_t written;
     int ok;
 } run;
 
@@ -181,15 +184,14 @@ static int *write_tagged(tu_ctx *t, MPI_Comm comm, const mesh *m, uint64_t seed,
         buf[i] = (uint64_t)idx[i] << 8 | (uint64_t)rank;
     collio_layout *l = NULL;
     collio_plan *p = NULL;
-    collio_plan_options o;
-    collio_plan_options_init(&o);
-    o.replicas.policy = policy;
-    o.replicas.seed = rseed;
+    collio_hints *o = TU_HINTS(t, "replicas.policy=%s,replicas.seed=%llu",
+                               collio_replicas_name(policy), (unsigned long long)rseed);
     int *w = NULL;
     out->ok = 0;
     int rc = collio_layout_index_list_replicated(comm, m->n, n, idx, own, 8, &l);
     if (TU_RC(t, rc, COLLIO_OK, "layout"))
-        rc = collio_plan_create(comm, l, strategy, &o, &p);
+        rc = collio_plan_create(comm, l, strategy, o, &p);
+    collio_hints_free(&o);
     if (rc == COLLIO_OK && TU_RC(t, rc, COLLIO_OK, "plan")) {
         /* named by rank 0 of comm: comm may be a part of the world */
         static long long made;
@@ -203,6 +205,13 @@ static int *write_tagged(tu_ctx *t, MPI_Comm comm, const mesh *m, uint64_t seed,
             rc = collio_write(p, f, buf, (size_t)n * 8);
         int rc2 = f ? collio_file_close(&f) : rc;
         collio_plan_stats(p, &out->st);
+        out->policy = TU_STAT(t, p, "replicas.policy");
+        out->intervals_per_rank = TU_STAT(t, p, "replicas.intervals_per_rank");
+        out->replicated_pct = TU_STAT(t, p, "replicas.replicated_pct");
+        out->lb_pct = TU_STAT(t, p, "replicas.lb_pct");
+        out->written = (int64_t)TU_STAT(t, p, "replicas.written");
+        TU_CHECK(t, out->policy == policy, "stat replicas.policy %g, hint %s",
+                 out->policy, collio_replicas_name(policy));
         if (TU_RC(t, rc ? rc : rc2, COLLIO_OK, "write")) {
             w = malloc((size_t)m->n * sizeof *w);
             uint64_t *file = malloc((size_t)m->n * 8 + 1);
@@ -268,12 +277,11 @@ static void test_table(tu_ctx *t)
             if (cases[c].policy == COLLIO_REPLICAS_IDG && r.ok) {
                 /* 2 intervals ([0,6) on rank 0, [6,8) on rank 1), 5 of 8
                  * replicated, written 6 and 2: LB = 4 / 4 */
-                TU_CHECK(t, r.st.replicas.intervals_per_rank == 1.0, "intervals %g",
-                         r.st.replicas.intervals_per_rank);
-                TU_CHECK(t, r.st.replicas.replicated_pct == 62.5, "replicated %g",
-                         r.st.replicas.replicated_pct);
-                TU_CHECK(t, r.st.replicas.lb_pct == 100.0, "lb %g", r.st.replicas.lb_pct);
-                TU_CHECK(t, r.st.replicas.written == (t->rank == 0 ? 6 : 2), "written");
+                TU_CHECK(t, r.intervals_per_rank == 1.0, "intervals %g",
+                         r.intervals_per_rank);
+                TU_CHECK(t, r.replicated_pct == 62.5, "replicated %g", r.replicated_pct);
+                TU_CHECK(t, r.lb_pct == 100.0, "lb %g", r.lb_pct);
+                TU_CHECK(t, r.written == (t->rank == 0 ? 6 : 2), "written");
             }
             free(w);
         }
@@ -304,7 +312,7 @@ static void test_random_writers(tu_ctx *t)
             TU_CHECK(t, bad == 0, "%lld writers differ from the reference",
                      (long long)bad);
             int64_t sum = 0;
-            MPI_Allreduce(&r.st.replicas.written, &sum, 1, MPI_INT64_T, MPI_SUM, t->comm);
+            MPI_Allreduce(&r.written, &sum, 1, MPI_INT64_T, MPI_SUM, t->comm);
             TU_CHECK(t, sum == m.n, "written sums to %lld", (long long)sum);
             free(w);
         }
@@ -374,9 +382,8 @@ static void test_roundtrip(tu_ctx *t, size_t esize, int mem)
                 continue;
             collio_layout *l = NULL;
             collio_plan *p = NULL;
-            collio_plan_options o;
-            collio_plan_options_init(&o);
-            o.replicas.policy = policy;
+            collio_hints *o =
+                TU_HINTS(t, "replicas.policy=%s", collio_replicas_name(policy));
             int rc =
                 collio_layout_index_list_replicated(t->comm, m.n, n, idx, own, esize, &l);
             if (rc == COLLIO_OK && mem == MEM_GLOBAL)
@@ -388,7 +395,8 @@ static void test_roundtrip(tu_ctx *t, size_t esize, int mem)
                          "buffer bytes %zu, want %zu", collio_layout_buffer_bytes(l),
                          bytes);
             if (rc == COLLIO_OK)
-                rc = collio_plan_create(t->comm, l, strategies[s], &o, &p);
+                rc = collio_plan_create(t->comm, l, strategies[s], o, &p);
+            collio_hints_free(&o);
             if (!TU_RC_ALL(t, rc, COLLIO_OK, "layout and plan")) {
                 collio_layout_free(&l);
                 continue;
@@ -517,13 +525,24 @@ static void test_bad(tu_ctx *t)
         int64_t n = mesh_local(&m, me, 3, &idx, &own);
         collio_layout *l = NULL;
         collio_plan *p = NULL;
-        collio_plan_options o;
-        collio_plan_options_init(&o);
-        o.replicas.policy = COLLIO_REPLICAS__COUNT;
+        /* a set of hints cannot hold it: rejected where it is set ... */
+        collio_hints *o = TU_HINTS(t, "%s", "");
+        TU_RC(t, collio_hints_set_int(o, "replicas.policy", COLLIO_REPLICAS__COUNT),
+              COLLIO_ERR_ARG, "policy out of range (collio_hints_set_int)");
+        TU_RC(t, collio_hints_set(o, "replicas.policy", "nope"), COLLIO_ERR_ARG,
+              "unknown policy name (collio_hints_set)");
+        TU_CHECK(t, strstr(collio_last_error(), "replicas.policy") != NULL,
+                 "'%s' names replicas.policy", collio_last_error());
+        /* ... and in COLLIO_HINTS it fails the plan on every rank */
         int rc = collio_layout_index_list_replicated(t->comm, m.n, n, idx, own, 4, &l);
+        setenv("COLLIO_HINTS", "replicas.policy=6", 1);
         if (rc == COLLIO_OK)
-            rc = collio_plan_create(t->comm, l, "independent", &o, &p);
+            rc = collio_plan_create(t->comm, l, "independent", o, &p);
+        unsetenv("COLLIO_HINTS");
+        collio_hints_free(&o);
         TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "policy out of range");
+        TU_CHECK(t, strstr(collio_last_error(), "replicas.policy") != NULL,
+                 "'%s' names replicas.policy", collio_last_error());
         collio_plan_free(&p);
         collio_layout_free(&l);
         free(idx);

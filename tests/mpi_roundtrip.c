@@ -256,18 +256,19 @@ static void run_strategy(tu_ctx *t, const tu_layout_desc *d, const char *strateg
         goto done;
     if (first_strategy)
         check_layout_props(t, d, l, idx, n);
-    collio_plan_options po;
-    collio_plan_options_init(&po);
+    collio_hints *po = NULL;
     if (run->small) {
-        po.serial.chunk_bytes = 100; /* not a multiple of esize 8 or 12 */
-        po.independent.max_iov = 3;
         /* multiphase takes k in 1..ceil(log2 P) (issue 3); 0 = all */
         int all = 0;
         while ((1 << all) < t->nranks)
             all++;
-        po.multiphase.phases = all < 2 ? all : 2;
+        /* serial: 100 is not a multiple of esize 8 or 12 */
+        po = TU_HINTS(t,
+                      "serial.chunk_bytes=100,independent.max_iov=3,multiphase.phases=%d",
+                      all < 2 ? all : 2);
     }
-    int rc = collio_plan_create(t->comm, l, strategy, run->small ? &po : NULL, &p);
+    int rc = collio_plan_create(t->comm, l, strategy, po, &p);
+    collio_hints_free(&po);
     /* Plans keep what they need: free the layout before using the plan. */
     collio_layout_free(&l);
     TU_CHECK(t, l == NULL, "layout_free sets NULL");

@@ -20,14 +20,36 @@ typedef struct smoke_case {
     int global_mem; /* buffer = full global array */
 } smoke_case;
 
-static void run(tu_ctx *t, const smoke_case *c, const char *strategy,
-                const collio_plan_options *opts, int backend, int64_t base,
-                uint64_t nseeds)
+/* The plan runs with every hint of `list` as given and with the defaults
+ * of the rest: collio_plan_hints says so (list "": every default below). */
+static void check_hints(tu_ctx *t, const collio_plan *p, const char *list)
+{
+    static const char *const defaults[][2] = {
+        {"serial.chunk_bytes", "67108864"}, {"independent.max_iov", "1024"},
+        {"multiphase.phases", "0"},         {"plan.destroy_input", "0"},
+        {"plan.keep_buffers", "1"},
+    };
+    char got[64];
+    collio_hints *want = TU_HINTS(t, "%s", list);
+    for (int i = 0; i < (int)(sizeof defaults / sizeof defaults[0]); i++) {
+        char w[64];
+        int flag = 0;
+        collio_hints_get(want, defaults[i][0], w, sizeof w, &flag);
+        TU_CHECK(
+            t,
+            strcmp(TU_PLAN_HINT(t, p, defaults[i][0], got), flag ? w : defaults[i][1])
+                == 0,
+            "plan hint %s = %s, want %s", defaults[i][0], got, flag ? w : defaults[i][1]);
+    }
+    collio_hints_free(&want);
+}
+
+static void run(tu_ctx *t, const smoke_case *c, const char *strategy, const char *hints,
+                int backend, int64_t base, uint64_t nseeds)
 {
     const tu_layout_desc *d = &c->d;
-    tu_case(t, "%s %s%s chunk=%lld iov=%lld %s base=%lld", strategy, d->name,
-            c->global_mem ? " global-mem" : "", (long long)opts->serial.chunk_bytes,
-            (long long)opts->independent.max_iov, backend ? "mpiio" : "posix",
+    tu_case(t, "%s %s%s hints=\"%s\" %s base=%lld", strategy, d->name,
+            c->global_mem ? " global-mem" : "", hints, backend ? "mpiio" : "posix",
             (long long)base);
     if (!tu_case_enabled(t))
         return;
@@ -39,12 +61,15 @@ static void run(tu_ctx *t, const smoke_case *c, const char *strategy,
     if (c->global_mem)
         TU_RC(t, collio_layout_set_memory_global(l), COLLIO_OK, "set global");
     collio_plan *p = NULL;
-    int rc = collio_plan_create(t->comm, l, strategy, opts, &p);
-    collio_layout_free(&l); /* the plan keeps its own copy */
+    collio_hints *h = TU_HINTS(t, "%s", hints);
+    int rc = collio_plan_create(t->comm, l, strategy, h, &p);
+    collio_hints_free(&h); /* the plan keeps its own copy */
+    collio_layout_free(&l);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create")) {
         free(idx);
         return;
     }
+    check_hints(t, p, hints);
     TU_CHECK(t, strcmp(collio_plan_strategy(p), strategy) == 0, "plan strategy");
     size_t es = d->esize;
     size_t bytes = c->global_mem ? (size_t)d->nglobal * es : (size_t)n * es;
@@ -113,15 +138,8 @@ int main(int argc, char **argv)
     tu_desc_block_cyclic(&cases[4].d, 501, 3, 4);
     cases[4].global_mem = 1;
 
-    collio_plan_options def, tiny;
-    collio_plan_options_init(&def);
-    collio_plan_options_init(&tiny);
-    tiny.serial.chunk_bytes = 100; /* serial: windows of a few elements */
-    tiny.independent.max_iov = 3;  /* independent: small batches */
-    TU_CHECK(&t,
-             def.serial.chunk_bytes == (int64_t)64 << 20
-                 && def.independent.max_iov == 1024 && def.multiphase.phases == 0,
-             "option defaults");
+    /* tiny: serial windows of a few elements, independent batches of 3 */
+    const char *def = "", *tiny = "serial.chunk_bytes=100,independent.max_iov=3";
 
     for (int s = 0; s < collio_strategy_count(); s++) {
         const char *name = collio_strategy_name(s);
@@ -130,9 +148,9 @@ int main(int argc, char **argv)
          * cores), where every collective is slow. */
         for (int c = 0; c < NCASES; c++) {
             int v = (s + c) % 2;
-            run(&t, &cases[c], name, &def, v, v ? 0 : 24, 2);
+            run(&t, &cases[c], name, def, v, v ? 0 : 24, 2);
             if (c == 1 || c == 3)
-                run(&t, &cases[c], name, &tiny, !v, v ? 16 : 0, 1);
+                run(&t, &cases[c], name, tiny, !v, v ? 16 : 0, 1);
         }
     }
     TU_CHECK(&t, collio_strategy_is_canonical("block") == 0, "block not canonical");

@@ -7,11 +7,12 @@
  * file is compared with the independent expectation (testutil: element i =
  * pattern(i, seed)), each read with the packed pattern of the rank's
  * indices as enumerated by the test. The plan's group statistics are
- * checked against the grouping rule of collio.h, computed here (the node
- * grouping from MPI_Comm_split_type asked by the test itself). Bad options
- * -- g < 0, an unknown inner strategy, subgroup or block as the inner one,
- * options that differ between ranks -- give the documented code on every
- * rank.
+ * checked (collio_plan_stat "subgroup.*") against the grouping rule of
+ * collio.h, computed here (the node grouping from MPI_Comm_split_type
+ * asked by the test itself). Bad hints -- g < 0 and an unknown inner
+ * strategy (rejected by collio_hints_set, and in COLLIO_HINTS on every
+ * rank), subgroup or block as the inner one, hints that differ between
+ * ranks -- give the documented code on every rank.
  *
  * Usage: mpi_subgroup [FILTER] (only cases whose description contains it).
  */
@@ -63,15 +64,18 @@ static void check_grouping(tu_ctx *t, const collio_plan *p, int g)
     grouping want = g > 0 ? consecutive(g, t->rank, t->nranks) : by_node(t);
     collio_stats s;
     collio_plan_stats(p, &s);
-    TU_CHECK(t,
-             s.subgroup.group == want.size && s.subgroup.ngroups == want.ngroups
-                 && s.subgroup.master == want.master,
-             "group %d / %d groups / master %d, want %d / %d / %d", s.subgroup.group,
-             s.subgroup.ngroups, s.subgroup.master, want.size, want.ngroups, want.master);
-    TU_CHECK(t, s.subgroup.split_s >= 0.0 && s.subgroup.split_s <= s.inspect_s,
-             "split_s %g is a part of inspect_s %g", s.subgroup.split_s, s.inspect_s);
-    TU_CHECK(t, s.subgroup.gather_s >= 0.0 && s.subgroup.gather_s <= s.total_s,
-             "gather_s %g is a part of total_s %g", s.subgroup.gather_s, s.total_s);
+    double group = TU_STAT(t, p, "subgroup.group"),
+           ngroups = TU_STAT(t, p, "subgroup.ngroups"),
+           master = TU_STAT(t, p, "subgroup.master"),
+           split = TU_STAT(t, p, "subgroup.split_s"),
+           gather = TU_STAT(t, p, "subgroup.gather_s");
+    TU_CHECK(t, group == want.size && ngroups == want.ngroups && master == want.master,
+             "group %g / %g groups / master %g, want %d / %d / %d", group, ngroups,
+             master, want.size, want.ngroups, want.master);
+    TU_CHECK(t, split >= 0.0 && split <= s.inspect_s,
+             "split_s %g is a part of inspect_s %g", split, s.inspect_s);
+    TU_CHECK(t, gather >= 0.0 && gather <= s.total_s,
+             "gather_s %g is a part of total_s %g", gather, s.total_s);
     /* only masters touch the file */
     if (!want.master)
         TU_CHECK(t, s.file_requests == 0 && s.file_bytes == 0,
@@ -89,12 +93,10 @@ static void roundtrips(tu_ctx *t, const tu_layout_desc *d, int g, const char *in
     int rc = tu_desc_make(d, t->comm, &l);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "layout"))
         return;
-    collio_plan_options o;
-    collio_plan_options_init(&o);
-    o.subgroup.group = g;
-    o.subgroup.inner = inner;
+    collio_hints *o = TU_HINTS(t, "subgroup.group=%d,subgroup.inner=%s", g, inner);
     collio_plan *p = NULL;
-    rc = collio_plan_create(t->comm, l, "subgroup", &o, &p);
+    rc = collio_plan_create(t->comm, l, "subgroup", o, &p);
+    collio_hints_free(&o);
     collio_layout_free(&l);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create"))
         return;
@@ -131,9 +133,11 @@ static void roundtrips(tu_ctx *t, const tu_layout_desc *d, int g, const char *in
     collio_plan_free(&p);
 }
 
-/* A plan with options o must fail with `want` on every rank. */
-static void expect_error(tu_ctx *t, const collio_plan_options *o, int want,
-                         const char *what)
+/* A plan with the hints of `list` on this rank (and `env`, if not NULL,
+ * as this rank's COLLIO_HINTS) must fail with `want` on every rank; with
+ * `names`, collio_last_error() names it. */
+static void expect_error(tu_ctx *t, const char *list, const char *env, int want,
+                         const char *names, const char *what)
 {
     tu_case(t, "bad options: %s", what);
     tu_layout_desc d;
@@ -141,41 +145,69 @@ static void expect_error(tu_ctx *t, const collio_plan_options *o, int want,
     collio_layout *l = NULL;
     int rc = tu_desc_make(&d, t->comm, &l);
     TU_RC_ALL(t, rc, COLLIO_OK, "layout");
+    collio_hints *o = TU_HINTS(t, "%s", list);
     collio_plan *p = NULL;
+    if (env != NULL)
+        setenv("COLLIO_HINTS", env, 1);
     rc = collio_plan_create(t->comm, l, "subgroup", o, &p);
+    if (env != NULL)
+        unsetenv("COLLIO_HINTS");
+    collio_hints_free(&o);
     TU_RC_ALL(t, rc, want, what);
     TU_CHECK(t, p == NULL, "no plan after an error");
+    if (names != NULL)
+        TU_CHECK(t, strstr(collio_last_error(), names) != NULL, "'%s' should name '%s'",
+                 collio_last_error(), names);
     collio_plan_free(&p);
     collio_layout_free(&l);
     tu_desc_free(&d);
 }
 
+/* A value collio_hints_set rejects, locally, naming the key. */
+static void expect_local(tu_ctx *t, const char *key, const char *value, int want)
+{
+    tu_case(t, "bad options: %s = '%s' rejected by collio_hints_set", key, value);
+    collio_hints *h = TU_HINTS(t, "%s", "");
+    TU_RC(t, collio_hints_set(h, key, value), want, "collio_hints_set");
+    TU_CHECK(t, strstr(collio_last_error(), key) != NULL, "'%s' should name %s",
+             collio_last_error(), key);
+    TU_CHECK(t, collio_hints_count(h) == 0, "a rejected value is not kept");
+    collio_hints_free(&h);
+}
+
 static void bad_options(tu_ctx *t)
 {
-    collio_plan_options o;
-    collio_plan_options_init(&o);
-    o.subgroup.group = -1;
-    expect_error(t, &o, COLLIO_ERR_ARG, "group = -1");
-    collio_plan_options_init(&o);
-    o.subgroup.inner = "no-such-strategy";
-    expect_error(t, &o, COLLIO_ERR_STRATEGY, "unknown inner strategy");
-    o.subgroup.inner = "subgroup";
-    expect_error(t, &o, COLLIO_ERR_ARG, "subgroup as its own inner strategy");
-    o.subgroup.inner = "block";
-    expect_error(t, &o, COLLIO_ERR_ARG, "block (not canonical) as the inner strategy");
+    /* values the hint parser rejects never reach a plan but through
+     * COLLIO_HINTS, where they fail it on every rank */
+    expect_local(t, "subgroup.group", "-1", COLLIO_ERR_ARG);
+    expect_error(t, "", "subgroup.group=-1", COLLIO_ERR_ARG, "subgroup.group",
+                 "group = -1");
+    expect_local(t, "subgroup.inner", "no-such-strategy", COLLIO_ERR_STRATEGY);
+    expect_error(t, "", "subgroup.inner=no-such-strategy", COLLIO_ERR_STRATEGY,
+                 "subgroup.inner", "unknown inner strategy");
+    /* registered strategies subgroup cannot run: its check at plan time */
+    expect_error(t, "subgroup.inner=subgroup", NULL, COLLIO_ERR_ARG, "subgroup.inner",
+                 "subgroup as its own inner strategy");
+    expect_error(t, "subgroup.inner=block", NULL, COLLIO_ERR_ARG, "subgroup.inner",
+                 "block (not canonical) as the inner strategy");
     if (t->nranks < 2) {
         tu_skip(t, "options that differ between ranks need 2 ranks");
         return;
     }
-    collio_plan_options_init(&o);
-    o.subgroup.group = t->rank == t->nranks - 1 ? 3 : 2;
-    expect_error(t, &o, COLLIO_ERR_MISMATCH, "group differs on the last rank");
-    collio_plan_options_init(&o);
-    o.subgroup.inner = t->rank == 0 ? "independent" : "two_phase";
-    expect_error(t, &o, COLLIO_ERR_MISMATCH, "inner strategy differs on rank 0");
-    collio_plan_options_init(&o);
-    o.subgroup.inner = t->rank == 0 ? "nonsense" : "two_phase";
-    expect_error(t, &o, COLLIO_ERR_MISMATCH, "unknown inner strategy on rank 0 only");
+    char list[64];
+    snprintf(list, sizeof list, "subgroup.group=%d", t->rank == t->nranks - 1 ? 3 : 2);
+    expect_error(t, list, NULL, COLLIO_ERR_MISMATCH, "plan options (hints) differ",
+                 "group differs on the last rank");
+    snprintf(list, sizeof list, "subgroup.inner=%s",
+             t->rank == 0 ? "independent" : "two_phase");
+    expect_error(t, list, NULL, COLLIO_ERR_MISMATCH, "plan options (hints) differ",
+                 "inner strategy differs on rank 0");
+    /* an unknown name in rank 0's COLLIO_HINTS only: rank 0's parse error
+     * (it never becomes a value to compare), on every rank */
+    expect_error(t, "subgroup.inner=two_phase",
+                 t->rank == 0 ? "subgroup.inner=nonsense" : NULL, COLLIO_ERR_STRATEGY,
+                 "rank 0: COLLIO_HINTS: hint subgroup.inner",
+                 "unknown inner strategy on rank 0 only");
 }
 
 int main(int argc, char **argv)

@@ -3,8 +3,9 @@
  * of the file bytes for the MPI tests (layout descriptions and per-rank
  * index enumeration are in testutil_layout.c).
  * See testutil.h for the contract. Nothing here calls into the library
- * except tu_desc_make (which builds the layout under test) and
- * collio_strerror for messages.
+ * except tu_desc_make (which builds the layout under test), the I/O and
+ * hint/stat helpers (tu_plan_io, tu_hints_, tu_stat_, tu_plan_hint_) and
+ * collio_strerror for messages; the references never do.
  *
  * Bounds are half-open, [start, end).
  */
@@ -135,6 +136,55 @@ int tu_check_(tu_ctx *t, int cond, const char *file, int line, const char *fmt, 
     tu_vfail(t, file, line, fmt, ap);
     va_end(ap);
     return 0;
+}
+
+collio_hints *tu_hints_(tu_ctx *t, const char *file, int line, const char *fmt, ...)
+{
+    char list[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(list, sizeof list, fmt, ap);
+    va_end(ap);
+    collio_hints *h = NULL;
+    int rc = collio_hints_create(&h);
+    if (rc == COLLIO_OK)
+        rc = collio_hints_parse(h, list);
+    if (rc != COLLIO_OK) {
+        tu_check_(t, 0, file, line, "hints '%s': %s (%s)", list, collio_strerror(rc),
+                  collio_last_error());
+        collio_hints_free(&h);
+    }
+    return h;
+}
+
+double tu_stat_(tu_ctx *t, const collio_plan *p, const char *key, const char *file,
+                int line)
+{
+    double v = -1;
+    int rc = collio_plan_stat(p, key, &v);
+    if (rc != COLLIO_OK) {
+        tu_check_(t, 0, file, line, "collio_plan_stat %s: %s (%s)", key,
+                  collio_strerror(rc), collio_last_error());
+        return -1;
+    }
+    return v;
+}
+
+char *tu_plan_hint_(tu_ctx *t, const collio_plan *p, const char *key, char *out, size_t n,
+                    const char *file, int line)
+{
+    collio_hints *h = NULL;
+    int flag = 0;
+    out[0] = '\0';
+    int rc = collio_plan_hints(p, &h);
+    if (rc == COLLIO_OK)
+        rc = collio_hints_get(h, key, out, n, &flag);
+    if (rc != COLLIO_OK || !flag)
+        tu_check_(t, 0, file, line, "collio_plan_hints %s: %s (%s)", key,
+                  rc != COLLIO_OK ? collio_strerror(rc) : "not reported",
+                  rc != COLLIO_OK ? collio_last_error() : "");
+    collio_hints_free(&h);
+    return out;
 }
 
 int tu_check_rc_(tu_ctx *t, int rc, int want, const char *file, int line,

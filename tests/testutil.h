@@ -82,6 +82,31 @@ int tu_check_rc_all_(tu_ctx *t, int rc, int want, const char *file, int line,
 /* Collective: 1 on every rank iff `ok` is true on every rank. */
 int tu_all(const tu_ctx *t, int ok);
 
+/* ---------------------------------------------------- hints and stats */
+
+/* Local: a new set of hints from a "KEY=VALUE,..." list (printf format;
+ * "" gives an empty set), through collio_hints_parse. A failure counts a
+ * failed check (naming the list and collio_last_error) and returns NULL,
+ * which collio_plan_create takes as the defaults -- so a test that meant
+ * other options fails visibly. Free with collio_hints_free. */
+collio_hints *tu_hints_(tu_ctx *t, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define TU_HINTS(t, ...) tu_hints_((t), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Local: collio_plan_stat(p, key); a failure counts a failed check and
+ * gives -1. (A success counts nothing: the caller checks the value.) */
+double tu_stat_(tu_ctx *t, const collio_plan *p, const char *key, const char *file,
+                int line);
+#define TU_STAT(t, p, key) tu_stat_((t), (p), (key), __FILE__, __LINE__)
+
+/* Local: the value the plan runs with for hint KEY (collio_plan_hints,
+ * collio_hints_get) into out[0..n); a failure or a key the plan does not
+ * report counts a failed check and gives "". Returns out. */
+char *tu_plan_hint_(tu_ctx *t, const collio_plan *p, const char *key, char *out, size_t n,
+                    const char *file, int line);
+#define TU_PLAN_HINT(t, p, key, out)                                                     \
+    tu_plan_hint_((t), (p), (key), (out), sizeof(out), __FILE__, __LINE__)
+
 /* Counts a skipped case (call on every rank with the same reason). */
 void tu_skip(tu_ctx *t, const char *why);
 

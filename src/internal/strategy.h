@@ -123,7 +123,7 @@ static inline int64_t collio__plan_opt(const collio_plan *p, int i)
  * an inner plan's execution into an outer one's (subgroup): the generic
  * per-call counters and times summed, nphases / nrounds taken, every
  * section's stats taken (or summed where `sum`) but the outer plan's own
- * strategy's. */
+ * strategy's and the replicas' (resolved by the outer plan). */
 void collio__stats_reset(collio_plan *p);
 void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
 

@@ -220,12 +220,18 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
     if (x < 0 || x >= MP_NEXCHANGES
         || (x != COLLIO_EXCHANGE_AUTO && by_exchange[x] == NULL)) {
         *rc = COLLIO_ERR_ARG;
+        collio__error_set(*rc, "hint multiphase.exchange = %d: no such exchange", x);
         return NULL;
     }
     /* direct and node = all phases merged: only meaningful with all of them */
     if (x != COLLIO_EXCHANGE_AUTO && x != COLLIO_EXCHANGE_HYPERCUBE
         && collio__opt(p, MP_OPT_PHASES) != 0 && !all) {
         *rc = COLLIO_ERR_ARG;
+        collio__error_set(*rc,
+                          "hints multiphase.exchange = %s and multiphase.phases = %d: "
+                          "that exchange merges all %d phases (phases 0 or >= %d)",
+                          collio_exchange_name(x), (int)collio__opt(p, MP_OPT_PHASES),
+                          mp->allphases, mp->allphases);
         return NULL;
     }
     /* shared memory: only asked (collectively) where the exchange may be
