@@ -21,7 +21,7 @@
  *    one rank, one node, one rank per node.
  * It prints the per-rank figures at 64 x 32 (docs/multiphase.md).
  */
-#include "strategies/multiphase_node.h"
+#include "strategies/multiphase/node/node.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * Each must finish (no deadlock), each owner's write must find every
  * rank's copy into its F done, and the writes must come in rank order.
  */
-#include "strategies/multiphase.h"
+#include "strategies/multiphase/shm/shm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
