@@ -131,7 +131,7 @@ else:
         private_libs(os.path.join(default_build, "collio.pc"))
     else:
         say("no libcollio found: compiling its sources (src/) into the extension")
-        srcs = sorted(glob.glob("src/*.c") + glob.glob("src/strategies/*.c"))
+        srcs = sorted(glob.glob("src/**/*.c", recursive=True))
         if not srcs:
             sys.exit("collio setup: no libcollio and no sources; set COLLIO_PREFIX")
         sources += srcs

@@ -85,7 +85,7 @@ static int is_node_x(int x)
 }
 
 /* Route steps of a node-aware exchange over the test's node map
- * (multiphase_node.h: node-direct 3, 1 on one node; node-hypercube
+ * (multiphase/node/node.h: node-direct 3, 1 on one node; node-hypercube
  * ceil(log2 nodes) + 1). */
 static int node_steps(int x)
 {
@@ -402,7 +402,7 @@ static void test_block_cyclic(tu_ctx *t)
         {1, 1, 4},
         {17, 2, 4},
         /* long enough for several tiles of the final scatter / gather,
-         * the last one partial (multiphase_exec.c, copy_group) */
+         * the last one partial (multiphase/hypercube/exec.c, copy_group) */
         {100003, 1, 4},
         {60001, 3, 4},
     };
@@ -721,7 +721,7 @@ static int64_t max64(int64_t a, int64_t b)
 }
 
 /* Work memory in elements of a node-aware exchange x on rank me for the
- * bx = 1 vector of nx elements, from the design in multiphase_node.h:
+ * bx = 1 vector of nx elements, from the design in multiphase/node/node.h:
  * route step s fills work buffer s % 2 ("B": what the rank holds after
  * the step), except the last step, which lands in file order in F (the
  * rank's domain) in its buffer; each buffer is as large as the most it

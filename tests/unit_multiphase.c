@@ -1,10 +1,10 @@
 /*
  * unit_multiphase.c -- the pure parts of the multiphase strategy, without
- * MPI: the hypercube schedule (multiphase_schedule.c) and file domains
+ * MPI: the hypercube schedule (multiphase/schedule.c) and file domains
  * (domains.c) against seed
  * 004's worked example (Table 2: pairs per phase for P = 4 and 8; Table 4:
  * ranks 0..3 end at entries 0, 8, 4, 12 for Nx = 16, Bx = 1), and the
- * inspector (multiphase_plan.c) run for all ranks of one P in this one
+ * inspector (multiphase/hypercube/phases.c) run for all ranks of one P in this one
  * process: an in-memory simulation moves real data exactly as the plan
  * says (kept copies, partner messages = the sender's pieces concatenated,
  * final scatter, file runs) and the resulting "file" must hold element i
@@ -12,7 +12,7 @@
  * k, block-cyclic (several bx) and random index lists with empty ranks.
  * The layouts' segments are built here from the definitions, element by
  * element (not with the library's layout code). Rounds of a low-memory
- * write (multiphase_rounds.c): counts, starts, the clip of random strided
+ * write (multiphase/hypercube/rounds.c): counts, starts, the clip of random strided
  * segments (every element in exactly the round the rule gives it) and the
  * placement of a round's buffers.
  */
@@ -378,7 +378,7 @@ static void test_simulations(void)
 
 /* ------------------------------------------------ rounds */
 
-/* Round of file element o (reference: the rule in multiphase_rounds.c's
+/* Round of file element o (reference: the rule in multiphase/hypercube/rounds.c's
  * header: round i < n - 1 of a domain of m elements covers relative
  * positions [m - (m >> i), m - (m >> (i + 1))), the last round the rest),
  * by scanning the domains. */

@@ -1,6 +1,6 @@
 /*
  * unit_node_sched.c -- the node-aware exchanges' schedule
- * (multiphase_node_sched.c) simulated without MPI, up to 64 nodes x 32
+ * (multiphase/node/sched.c) simulated without MPI, up to 64 nodes x 32
  * ranks (2048 ranks).
  *
  * Every rank starts with some data for every rank's file domain (the

@@ -1,5 +1,5 @@
 /*
- * unit_relay.c -- the relay of a shared-memory write (multiphase_relay.c),
+ * unit_relay.c -- the relay of a shared-memory write (multiphase/shm/relay.c),
  * without MPI: its schedule, and the protocol run on it for every P up to
  * 40 and several lane counts K.
  *

@@ -266,8 +266,8 @@ def test_one_rank_bad_hint_raises_everywhere(comm):
     e = raises_everywhere(comm, collio.ERR_ARG,
                           lambda: collio.Plan(comm, lay, "multiphase", hints=text))
     assert isinstance(e, collio.ArgumentValueError) and e.rank == last
-    assert e.detail.startswith("rank %d: ValueError: hint multiphase.exchange = 'sideways'"
-                               % last)
+    assert e.detail.startswith("rank %d: ValueError: " % last)
+    assert "hint multiphase.exchange = 'sideways'" in e.detail
     assert "hypercube" in e.detail  # says what it takes
 
 
