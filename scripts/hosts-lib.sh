@@ -80,7 +80,7 @@ hosts_lock() {
 
 # Every host of ours and everything in it, also what a killed run left.
 hosts_teardown() {
-  local l ns m p pids=() i
+  local l ns m p pids=() socks=() i
   # 1. the networked file system's mounts (FUSE clients) under its root:
   # unmounted lazily, so that a client that no longer answers cannot
   # block us
@@ -97,13 +97,21 @@ hosts_teardown() {
     for p in $(ip netns pids "$ns" 2>/dev/null); do pids+=("$p"); done
   done
   if [ ${#pids[@]} -gt 0 ]; then
+    # GlusterFS bricks keep their control socket in /var/run/gluster
+    # whatever glusterd's run directory: note those of our bricks (-S)
+    for p in "${pids[@]}"; do
+      while read -r m; do socks+=("$m"); done < <(
+        tr '\0' '\n' < "/proc/$p/cmdline" 2>/dev/null | grep -A1 -x -- -S |
+          grep '^/var/run/gluster/[0-9a-f]*\.socket$')
+    done
     kill "${pids[@]}" 2>/dev/null || true
     for ((i = 0; i < 30; i++)); do
-      kill -0 "${pids[@]}" 2>/dev/null || break
+      for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && break; done || break
       sleep 0.1
     done
     kill -9 "${pids[@]}" 2>/dev/null || true
   fi
+  [ ${#socks[@]} -eq 0 ] || rm -f "${socks[@]}"
   # 3. the links, the namespaces, the bridge. The veth ends are deleted
   # first and explicitly: the kernel frees a deleted namespace's devices
   # asynchronously, and a following run would find them still there.
