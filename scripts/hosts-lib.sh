@@ -105,7 +105,7 @@ hosts_teardown() {
           grep '^/var/run/gluster/[0-9a-f]*\.socket$')
     done
     kill "${pids[@]}" 2>/dev/null || true
-    for ((i = 0; i < 30; i++)); do
+    for ((i = 0; i < 10; i++)); do
       for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && break; done || break
       sleep 0.1
     done
