@@ -182,12 +182,14 @@ static int plan_for(tu_ctx *t, const char *strategy, collio_plan **p, int64_t **
 static void cut_mid_write(tu_ctx *t, const char *ctl, int k, const char *strategy,
                           collio_backend be)
 {
+    double t_case = now();
     const char *bn = be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio";
     tu_case(t, "%s %s: a storage host unreachable mid-write", strategy, bn);
     char path[1024], tmp[1100], name[64];
     tu_temp_path(t, "fault", path, sizeof path);
     const char *slash = strrchr(path, '/');
-    snprintf(tmp, sizeof tmp, "%.*s/.%s.collio-tmp.0", (int)(slash - path), path, slash + 1);
+    snprintf(tmp, sizeof tmp, "%.*s/.%s.collio-tmp.0", (int)(slash - path), path,
+             slash + 1);
     size_t pn = 0;
     unsigned char *prev = tu_expected_file(4096, 4, 77, 0, 0, &pn);
     if (!TU_CHECK(t, tu_posix_put(t, path, prev, pn), "previous file written")) {
@@ -220,9 +222,11 @@ static void cut_mid_write(tu_ctx *t, const char *ctl, int k, const char *strateg
             char text[32];
             snprintf(text, sizeof text, "%d\n", host);
             snprintf(name, sizeof name, "cut-%d", k);
-            if (TU_CHECK(t, host > 0, "the temporary's storage host (pathinfo of %s), a probe there",
+            if (TU_CHECK(t, host > 0,
+                         "the temporary's storage host (pathinfo of %s), a probe there",
                          tmp)
-                && TU_CHECK(t, ask_driver(t, ctl, name, text), "the driver cut the link")) {
+                && TU_CHECK(t, ask_driver(t, ctl, name, text),
+                            "the driver cut the link")) {
                 double t0 = now();
                 tu_fill(buf, idx, n, 4, 6);
                 rc = collio_write(p, f, buf, bytes);
@@ -242,10 +246,10 @@ static void cut_mid_write(tu_ctx *t, const char *ctl, int k, const char *strateg
                 TU_CHECK(t, lo == hi && (rc == COLLIO_ERR_IO || rc == COLLIO_ERR_OPEN),
                          "%s: %s (%d) here, codes %d..%d over the ranks; want one code, "
                          "COLLIO_ERR_IO or COLLIO_ERR_OPEN",
-                         wrc == COLLIO_OK ? "close" : "second write", collio_strerror(rc), rc,
-                         lo, hi);
-                TU_CHECK(t, mx < BOUND_S, "the error came after %.1f s (bound %.0f s)", mx,
-                         BOUND_S);
+                         wrc == COLLIO_OK ? "close" : "second write", collio_strerror(rc),
+                         rc, lo, hi);
+                TU_CHECK(t, mx < BOUND_S, "the error came after %.1f s (bound %.0f s)",
+                         mx, BOUND_S);
                 if (t->rank == 0)
                     printf("%s %s: %s from %s after %.1f s: %s\n", strategy, bn,
                            collio_strerror(rc),
@@ -258,8 +262,13 @@ static void cut_mid_write(tu_ctx *t, const char *ctl, int k, const char *strateg
             snprintf(name, sizeof name, "restore-%d", k);
             TU_CHECK(t, ask_driver(t, ctl, name, "\n"), "the driver restored the link");
             if (probe[0]) {
+                double t1 = now();
                 TU_CHECK(t, wait_reconnected(t, probe),
                          "every client reaches the storage host again");
+                if (t->rank == 0)
+                    printf("%s %s: every client reached the storage host again after "
+                           "%.1f s\n",
+                           strategy, bn, now() - t1);
                 if (t->rank == 0)
                     unlink(probe);
             }
@@ -318,13 +327,16 @@ static void cut_mid_write(tu_ctx *t, const char *ctl, int k, const char *strateg
             TU_CHECK(t, tu_check_file(t, path, NX, 4, 7, 0, 0, 1) == 0,
                      "file differs from the expectation");
         else if (t->rank == 0)
-            printf("%s %s: the write after failed: %s\n", strategy, bn, collio_last_error());
+            printf("%s %s: the write after failed: %s\n", strategy, bn,
+                   collio_last_error());
         TU_CHECK(t, count_temporaries(t, path) == 0, "no temporary left");
         free(buf);
     }
     collio_plan_free(&p);
     free(idx);
     tu_remove(t, path);
+    if (t->rank == 0)
+        printf("%s %s: %.1f s in all\n", strategy, bn, now() - t_case);
 }
 
 int main(int argc, char **argv)
@@ -347,8 +359,8 @@ int main(int argc, char **argv)
         char *b = strchr(s, '/');
         if (b)
             *b++ = '\0';
-        collio_backend be = b && strcmp(b, "mpiio") == 0 ? COLLIO_BACKEND_MPIIO
-                                                         : COLLIO_BACKEND_POSIX;
+        collio_backend be =
+            b && strcmp(b, "mpiio") == 0 ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX;
         cut_mid_write(&t, argv[1], i - 2, s, be);
     }
     return tu_finish(&t);

@@ -110,7 +110,8 @@ static void one_kind(const char *a, const char *b, int kind)
         return;
     }
     check(try_lock(h, kind) == 0, "the first open takes the lock", k);
-    check(try_lock(same, kind) == 1, "a second open through the same client is refused", k);
+    check(try_lock(same, kind) == 1, "a second open through the same client is refused",
+          k);
     check(try_lock(other, kind) == 1, "an open through the other client is refused", k);
 
     check(unlock(h, kind) == 0 && try_lock(other, kind) == 0,
@@ -121,8 +122,8 @@ static void one_kind(const char *a, const char *b, int kind)
     check(try_lock(h, kind) == 0, "the first open takes it again", k);
     close(h);
     double dt = wait_free(other, kind);
-    snprintf(msg, sizeof msg, "a close without unlock frees it for the other client (%.4f s)",
-             dt);
+    snprintf(msg, sizeof msg,
+             "a close without unlock frees it for the other client (%.4f s)", dt);
     check(dt >= 0, msg, k);
     unlock(other, kind);
 
@@ -177,8 +178,9 @@ int main(int argc, char **argv)
         }
         free(e);
         if (got < 2) {
-            fprintf(stderr, "usage: pfs_locks DIR_A DIR_B (two clients' mounts), or inside "
-                            "scripts/pfs with >= 2 compute hosts\n");
+            fprintf(stderr,
+                    "usage: pfs_locks DIR_A DIR_B (two clients' mounts), or inside "
+                    "scripts/pfs with >= 2 compute hosts\n");
             return 2;
         }
     }
