@@ -178,7 +178,9 @@ hosts_exec() {
     export COLLIO_TCP_SNDBUF=${COLLIO_TCP_SNDBUF:-32768}
   fi
   set +e
-  "$@"
+  # (without the lock's descriptor: what COMMAND leaves running after a
+  # killed run must not hold the lock that the next run needs to clean up)
+  "$@" 9>&-
   rc=$?
   set -e
   exit $rc
