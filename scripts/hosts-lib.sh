@@ -127,6 +127,8 @@ hosts_teardown() {
     rm -rf "$COLLIO_PFS_ROOT" 2>/dev/null || true
   fi
   rm -rf "${work:-}"
+  # the run directories of killed runs (under the lock no other run lives)
+  rm -rf /tmp/collio-hosts.??????
 }
 
 hosts_bridge() {
