@@ -42,7 +42,8 @@ typedef struct bench_ctx {
                                         max over ranks */
     bench_row *rows;
     int nrows, cap;
-    FILE *csv; /* rank 0 */
+    FILE *csv;   /* rank 0 */
+    bench_fs fs; /* rank 0: the file system of cfg->dir */
     char path[COLLIO_BENCH_PATH_LEN + 64];
     collio_bench_summary sum;
 } bench_ctx;
@@ -177,8 +178,8 @@ static int add_row(bench_ctx *x, const bench_row *r)
     x->sum.verified += r->verified == 1;
     x->sum.failed += r->verified == 0;
     if (x->csv)
-        bench_csv_row(x->csv, x->cfg, x->nranks, &x->cases[r->ci], &x->vars[r->vi], r,
-                      x->nextra);
+        bench_csv_row(x->csv, x->cfg, &x->fs, x->nranks, &x->cases[r->ci],
+                      &x->vars[r->vi], r, x->nextra);
     return COLLIO_OK;
 }
 
@@ -836,6 +837,7 @@ static int open_outputs(bench_ctx *x)
             fprintf(stderr, "collio-bench: --csv %s: cannot create\n", cfg->csv);
             rc = COLLIO_ERR_OPEN;
         }
+        bench_fs_of(cfg->dir, &x->fs);
     }
     int msg[2] = {rc, pid};
     MPI_Bcast(msg, 2, MPI_INT, 0, x->comm);
@@ -883,8 +885,8 @@ int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
     for (int ci = 0; ci < x->ncases && !rc; ci++)
         rc = run_case(x, ci);
     if (!rc && x->rank == 0 && cfg->table_out)
-        bench_print_table(cfg->table_out, cfg, x->nranks, x->cases, x->ncases, x->vars,
-                          x->nvars, x->rows, x->nrows);
+        bench_print_table(cfg->table_out, cfg, &x->fs, x->nranks, x->cases, x->ncases,
+                          x->vars, x->nvars, x->rows, x->nrows);
     if (x->csv)
         fclose(x->csv);
     if (sum)

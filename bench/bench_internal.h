@@ -154,6 +154,18 @@ void bench_reset_peak(void);           /* resets VmHWM (clear_refs 5) */
 double bench_median(double *v, int n); /* sorts v */
 /* Splits a comma list into int64 values; returns count or -1. */
 int bench_parse_i64_list(const char *s, int64_t *out, int max);
+/* The file system that holds a directory, as this process sees it. */
+typedef struct bench_fs {
+    char type[64];       /* its mount table type: "ext4", "fuse.glusterfs",
+                            "tmpfs"; "0x<f_type>" without a mount table */
+    char mount[1024];    /* its mount point */
+    char source[1024];   /* what is mounted: "/dev/vda", "10.77.0.6:/collio" */
+    unsigned long magic; /* statfs(2)'s f_type (0: unknown) */
+} bench_fs;
+/* Local: the entry of /proc/self/mountinfo for dir -- on dir's device,
+ * the deepest mount point that contains dir's real path, the last of
+ * equals (the top of mounts stacked on one point) -- and statfs's f_type. */
+void bench_fs_of(const char *dir, bench_fs *fs);
 
 /* ---- bench_hints.c: plan options (hints) as flags, sweeps and docs */
 /* The option KEY of the catalogue: its index, or -1 (out filled if not
@@ -181,14 +193,17 @@ int bench_usage_options(FILE *out);
  * order (each then gets a column named by its key): up to max keys into
  * keys[], returns how many. Local. */
 int bench_extra_stats(const char **keys, int max);
-/* writes the header (the fixed columns, hints, the extra stats); NULL on
- * error */
+/* writes the header (the fixed columns, the file system's, hints, the
+ * extra stats); NULL on error */
 FILE *bench_csv_open(const char *path, const char *const *extra, int nextra);
-void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
-                   const bench_case *c, const bench_variant *v, const bench_row *r,
-                   int nextra);
-void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
-                       const bench_case *cases, int ncases, const bench_variant *vars,
-                       int nvars, const bench_row *rows, int nrows);
+/* fs: the file system of cfg->dir (columns fs_type, fs_mount, fs_source,
+ * fs_magic) */
+void bench_csv_row(FILE *f, const collio_bench_config *cfg, const bench_fs *fs,
+                   int nranks, const bench_case *c, const bench_variant *v,
+                   const bench_row *r, int nextra);
+void bench_print_table(FILE *out, const collio_bench_config *cfg, const bench_fs *fs,
+                       int nranks, const bench_case *cases, int ncases,
+                       const bench_variant *vars, int nvars, const bench_row *rows,
+                       int nrows);
 
 #endif /* COLLIO_BENCH_INTERNAL_H */

@@ -19,7 +19,7 @@ static const char *csv_header =
     "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s,"
     "replicas,load,nodes,intervals_per_rank,avg_interval,replicated_pct,lb_pct,"
     "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode,"
-    "messages_offnode_max\n";
+    "messages_offnode_max,fs_type,fs_mount,fs_source,fs_magic\n";
 
 /* The statistics the fixed columns show (by their own name or another:
  * nphases is `phases`, plan_bytes `plan_bytes_max`, work_bytes `work_mb`,
@@ -98,9 +98,21 @@ static void put_stat(FILE *f, double v)
         fprintf(f, ",%.6g", v);
 }
 
-void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
-                   const bench_case *c, const bench_variant *v, const bench_row *r,
-                   int nextra)
+/* A CSV field in double quotes (quotes inside doubled). */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void bench_csv_row(FILE *f, const collio_bench_config *cfg, const bench_fs *fs,
+                   int nranks, const bench_case *c, const bench_variant *v,
+                   const bench_row *r, int nextra)
 {
     fprintf(f, "%s,%s,%d,%lld,%lld,%d,%s,%.6f,%.6f,%.6f,%.6f,",
             bench_workload_of(cfg->workload)->name, v->strategy, nranks, (long long)c->nx,
@@ -139,6 +151,13 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, int nranks,
         fputs(",,,,,,,,,,", f);
     fprintf(f, "%d,%lld,%lld,%lld,", r->nnodes, (long long)r->messages_offnode,
             (long long)r->bytes_offnode, (long long)r->messages_offnode_max);
+    /* where the file lived */
+    put_quoted(f, fs->type);
+    fputc(',', f);
+    put_quoted(f, fs->mount);
+    fputc(',', f);
+    put_quoted(f, fs->source);
+    fprintf(f, ",0x%lx,", fs->magic);
     /* the plan's hints that differ from the defaults: "K=V;K=V" (no comma
        in a hint's text) */
     fputs(v->hints_text, f);
@@ -174,9 +193,10 @@ static int group_stats(const bench_row *rows, int nrows, int ci, int vi, int op,
     return n;
 }
 
-void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
-                       const bench_case *cases, int ncases, const bench_variant *vars,
-                       int nvars, const bench_row *rows, int nrows)
+void bench_print_table(FILE *out, const collio_bench_config *cfg, const bench_fs *fs,
+                       int nranks, const bench_case *cases, int ncases,
+                       const bench_variant *vars, int nvars, const bench_row *rows,
+                       int nrows)
 {
     double *tmp = malloc(sizeof *tmp * (size_t)(nrows > 0 ? nrows : 1));
     if (!tmp)
@@ -187,6 +207,8 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, int nranks,
         fprintf(out, "nx=%lld ", (long long)cfg->nx);
     fprintf(out, "esize=%zu ranks=%d reps=%d backend=%s\n", cfg->esize, nranks, cfg->reps,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix");
+    fprintf(out, "file system: %s, %s on %s\n", fs->type,
+            fs->source[0] ? fs->source : "?", fs->mount[0] ? fs->mount : "?");
     fprintf(out, "median_s: whole collio_write/collio_read call, max over "
                  "ranks, median over reps; x block: ratio to block's median;\n"
                  "exchange_s, file_s: its parts; inspect_s: plan creation "

@@ -35,9 +35,11 @@ static int fail(int code, int mrc, const char *what, const collio_file *f, int64
         MPI_Error_string(mrc, msg, &len);
     collio__error_set(code, "%s at byte %lld of %s: %s", what, (long long)off,
                       collio__file_data_path(f),
-                      mrc != MPI_SUCCESS       ? msg
-                      : code == COLLIO_ERR_EOF ? "end of file"
-                                               : "short transfer (the disk may be full)");
+                      mrc != MPI_SUCCESS ? msg
+                      : code == COLLIO_ERR_EOF
+                          ? "end of file"
+                          : "short transfer (the disk may be full, or the file "
+                            "system failed the write)");
     return code;
 }
 

@@ -51,13 +51,18 @@ static int posix_open(collio_file *f, const char *path, int create)
     do {
         fd = open(path, flags, 0666);
     } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return fail(COLLIO_ERR_OPEN, "open", f, -1);
+    /* (the message names the file opened: a CREATE's temporary, not the
+     * target, which may well exist) */
+    if (fd < 0) {
+        int e = errno;
+        collio__error_set(COLLIO_ERR_OPEN, "open %s: %s", path, strerror(e));
+        return COLLIO_ERR_OPEN;
+    }
     struct stat st;
     if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
         close(fd);
-        errno = EISDIR;
-        return fail(COLLIO_ERR_OPEN, "open", f, -1);
+        collio__error_set(COLLIO_ERR_OPEN, "open %s: %s", path, strerror(EISDIR));
+        return COLLIO_ERR_OPEN;
     }
     f->fd = fd;
     return COLLIO_OK;

@@ -14,11 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 
 static const char *const required[] = {
-    "workload", "strategy", "ranks",     "nx",          "bx",
-    "rep",      "op",       "inspect_s", "exchange_s",  "file_s",
-    "total_s",  "verified", "phases",    "peak_rss_mb", "phase0_s"};
+    "workload", "strategy",    "ranks",      "nx",      "bx",      "rep",
+    "op",       "inspect_s",   "exchange_s", "file_s",  "total_s", "verified",
+    "phases",   "peak_rss_mb", "phase0_s",   "fs_type", "fs_mount"};
 
 /* Splits a CSV line in place at its commas, keeping empty fields and
  * commas inside double quotes ("subgroup(g=2,two_phase)"); returns the
@@ -39,7 +40,9 @@ static int split_fields(char *line, char **field, int max)
 }
 
 /* Rank 0: checks the CSV: required columns, `want_rows` rows, verified
- * column 1 for canonical strategies and empty for non-canonical ones. */
+ * column 1 for canonical strategies and empty for non-canonical ones, and
+ * the file system of the test's directory in every row: fs_magic is what
+ * statfs(2) says here, fs_type is not empty. */
 static void check_csv(tu_ctx *t, const char *path, int want_rows)
 {
     if (t->rank != 0)
@@ -49,18 +52,27 @@ static void check_csv(tu_ctx *t, const char *path, int want_rows)
         return;
     char line[4096];
     int cols = 0, strategy_col = -1, verified_col = -1, rows = 0;
-    char names[64][32];
+    int type_col = -1, magic_col = -1;
+    char names[96][32];
     if (fgets(line, sizeof line, f)) {
-        for (char *tok = strtok(line, ",\n"); tok && cols < 64;
+        for (char *tok = strtok(line, ",\n"); tok && cols < 96;
              tok = strtok(NULL, ",\n")) {
             snprintf(names[cols], sizeof names[cols], "%s", tok);
             if (strcmp(tok, "strategy") == 0)
                 strategy_col = cols;
             if (strcmp(tok, "verified") == 0)
                 verified_col = cols;
+            if (strcmp(tok, "fs_type") == 0)
+                type_col = cols;
+            if (strcmp(tok, "fs_magic") == 0)
+                magic_col = cols;
             cols++;
         }
     }
+    struct statfs sf;
+    char magic[32] = "?";
+    if (statfs(t->tmpdir, &sf) == 0)
+        snprintf(magic, sizeof magic, "0x%lx", (unsigned long)sf.f_type);
     for (size_t r = 0; r < sizeof required / sizeof *required; r++) {
         int found = 0;
         for (int c = 0; c < cols; c++)
@@ -69,13 +81,22 @@ static void check_csv(tu_ctx *t, const char *path, int want_rows)
     }
     while (fgets(line, sizeof line, f)) {
         rows++;
-        char *field[64];
-        int n = split_fields(line, field, 64);
+        char *field[96];
+        int n = split_fields(line, field, 96);
+        for (int k = 0; k < n; k++) {
+            char *nl = strchr(field[k], '\n');
+            if (nl)
+                *nl = '\0';
+        }
+        TU_CHECK(t, type_col >= 0 && type_col < n && strlen(field[type_col]) > 2,
+                 "row %d: fs_type '%s' names a file system", rows,
+                 type_col >= 0 && type_col < n ? field[type_col] : "(none)");
+        TU_CHECK(t,
+                 magic_col >= 0 && magic_col < n && strcmp(field[magic_col], magic) == 0,
+                 "row %d: fs_magic '%s', statfs says %s", rows,
+                 magic_col >= 0 && magic_col < n ? field[magic_col] : "(none)", magic);
         if (strategy_col < 0 || verified_col < 0 || verified_col >= n)
             continue;
-        char *nl = strchr(field[verified_col], '\n');
-        if (nl)
-            *nl = '\0';
         int canonical = collio_strategy_is_canonical(field[strategy_col]);
         if (canonical == 1)
             TU_CHECK(t, strcmp(field[verified_col], "1") == 0,

@@ -361,7 +361,8 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
 #ifdef OPEN_MPI
     if (writing) {
         /* Open MPI's OMPIO returns MPI_SUCCESS from write_all even when an
-         * aggregator's pwritev failed (EFBIG, ENOSPC). Guard: once every
+         * aggregator's pwritev failed (EFBIG, ENOSPC; ENOTCONN from a
+         * networked file system whose server is unreachable). Guard: once every
          * aggregator is done (the barrier; a non-aggregator may leave
          * write_all before its data is on disk), the file must reach this
          * rank's last byte. This catches a write cut short at the end (full
@@ -376,7 +377,8 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
             rc = COLLIO_ERR_IO;
             collio__error_set(rc,
                               "MPI_File_write_all left %s short (the disk may be "
-                              "full): it ends at byte %lld, this rank's data at %lld",
+                              "full, or the file system failed a write): it ends at "
+                              "byte %lld, this rank's data at %lld",
                               collio__file_data_path(f), (long long)size,
                               (long long)(f->opts.base_offset + tp->end_bytes));
         }
