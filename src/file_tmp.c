@@ -18,7 +18,7 @@
  * creation until the rename (or removal): an open-file-description lock
  * (fcntl F_OFD_SETLK, Linux >= 3.15; it conflicts between two opens in
  * one process too, and closing another descriptor of the file does not
- * drop it), else flock(2). The kernel drops the lock when the process
+ * drop it) on one byte far beyond the data (LOCK_BYTE), else flock(2). The kernel drops the lock when the process
  * dies, whatever kills it.
  *
  * Taking a slot. A writer tries slot 0, 1, ... with O_CREAT | O_EXCL. A
@@ -117,6 +117,14 @@ uint64_t collio__random64(void)
     return r;
 }
 
+/* The byte the liveness lock covers: far beyond any data. The MPI-IO
+ * library takes byte-range locks of its own on the data it writes into
+ * the temporary (ROMIO's data sieving: fcntl F_SETLKW, a classic POSIX
+ * lock, which an open-file-description lock on the same bytes blocks --
+ * also in rank 0's own process); a lock on this one byte never meets
+ * them. */
+#define LOCK_BYTE ((off_t)1 << 62)
+
 /* Takes the exclusive lock on fd without waiting: 0 (held), 1 (someone
  * else holds it), or -1 with errno (no locks on this file system). */
 static int try_lock(int fd)
@@ -125,7 +133,9 @@ static int try_lock(int fd)
     struct flock fl;
     memset(&fl, 0, sizeof fl);
     fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET; /* start 0, len 0: the whole file */
+    fl.l_whence = SEEK_SET;
+    fl.l_start = LOCK_BYTE;
+    fl.l_len = 1;
     if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
         return 0;
     if (errno == EAGAIN || errno == EACCES)
