@@ -18,8 +18,8 @@
  * creation until the rename (or removal): an open-file-description lock
  * (fcntl F_OFD_SETLK, Linux >= 3.15; it conflicts between two opens in
  * one process too, and closing another descriptor of the file does not
- * drop it) on one byte far beyond the data (LOCK_BYTE), else flock(2). The kernel drops the lock when the process
- * dies, whatever kills it.
+ * drop it) on one byte far beyond the data (LOCK_BYTE), else flock(2). The kernel drops
+ * the lock when the process dies, whatever kills it.
  *
  * Taking a slot. A writer tries slot 0, 1, ... with O_CREAT | O_EXCL. A
  * slot that exists is reaped if its writer is gone: opened (never
