@@ -137,6 +137,18 @@ else:
         sources += srcs
         include_dirs += [os.path.join(here, "include"), os.path.join(here, "src")]
         define_macros.append(("_GNU_SOURCE", None))
+        # json-c where pkg-config finds it: strategy auto's calibration file
+        try:
+            jc = subprocess.run(["pkg-config", "--cflags", "--libs", "json-c"],
+                                capture_output=True, text=True, check=True).stdout
+            define_macros.append(("COLLIO_HAVE_JSONC", None))
+            for tok in shlex.split(jc):
+                if tok.startswith("-I"):
+                    include_dirs.append(tok[2:])
+                elif tok.startswith("-l"):
+                    libraries.append(tok[2:])
+        except (OSError, subprocess.CalledProcessError):
+            say("no json-c: strategy auto uses its built-in constants only")
 
 ext = Extension(
     "collio._collio",

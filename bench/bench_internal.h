@@ -154,17 +154,9 @@ void bench_reset_peak(void);           /* resets VmHWM (clear_refs 5) */
 double bench_median(double *v, int n); /* sorts v */
 /* Splits a comma list into int64 values; returns count or -1. */
 int bench_parse_i64_list(const char *s, int64_t *out, int max);
-/* The file system that holds a directory, as this process sees it. */
-typedef struct bench_fs {
-    char type[64];       /* its mount table type: "ext4", "fuse.glusterfs",
-                            "tmpfs"; "0x<f_type>" without a mount table */
-    char mount[1024];    /* its mount point */
-    char source[1024];   /* what is mounted: "/dev/vda", "10.77.0.6:/collio" */
-    unsigned long magic; /* statfs(2)'s f_type (0: unknown) */
-} bench_fs;
-/* Local: the entry of /proc/self/mountinfo for dir -- on dir's device,
- * the deepest mount point that contains dir's real path, the last of
- * equals (the top of mounts stacked on one point) -- and statfs's f_type. */
+/* The file system that holds a directory, as this process sees it
+ * (collio_fs_identify). */
+typedef collio_fs_id bench_fs;
 void bench_fs_of(const char *dir, bench_fs *fs);
 
 /* ---- bench_hints.c: plan options (hints) as flags, sweeps and docs */

@@ -290,6 +290,90 @@ const char *collio_strategy_summary(const char *name);
  *  but the "block" reference), 0 if not, -1 if unknown. */
 int collio_strategy_is_canonical(const char *name);
 
+/** Local. The name of candidate i of strategy "auto" ("serial",
+ *  "independent", "two_phase", "multiphase", "subgroup_g2", "subgroup_g4",
+ *  "subgroup_g8"): the value of its stats auto.write_choice and
+ *  auto.read_choice; NULL if out of range. */
+const char *collio_auto_candidate_name(int i);
+
+/* ------------------------------------- the machine: file systems, costs */
+
+/** The file system that holds a path, as this process sees it: the entry
+ *  of /proc/self/mountinfo on the path's device with the deepest mount
+ *  point that contains it (the top of mounts stacked on one point), and
+ *  statfs(2)'s magic number. */
+typedef struct collio_fs_id {
+    char type[64];       /* mount table type: "ext4", "fuse.glusterfs",
+                            "tmpfs"; "0x<magic>" without a mount table */
+    char mount[1024];    /* its mount point ("" if unknown) */
+    char source[1024];   /* what is mounted: "/dev/vda", "10.77.0.6:/v" */
+    unsigned long magic; /* statfs(2)'s f_type (0: unknown) */
+} collio_fs_id;
+
+/** Local. The file system of `path`: a file or directory, or a path that
+ *  does not exist yet (then its directory's). Always fills *out (type
+ *  "unknown" where nothing is found). Errors: COLLIO_ERR_ARG (NULL). */
+int collio_fs_identify(const char *path, collio_fs_id *out);
+
+/** What the cost model of strategy "auto" knows of one file system: its
+ *  costs as measured by `collio-bench calibrate` (docs/auto.md). */
+typedef struct collio_fs_costs {
+    collio_fs_id id;
+    double write_request_s;     /* one small write request, one process */
+    double write_Bps;           /* large writes, every rank at once */
+    double read_request_s;      /* one small read request, one process */
+    double read_Bps;            /* large reads, every rank at once */
+    double mpiio_write_piece_s; /* the MPI library's collective write
+                                   (MPI_File_write_all), per piece of a
+                                   rank, one process per core */
+    double mpiio_read_piece_s;  /* MPI_File_read_all, likewise */
+} collio_fs_costs;
+
+#define COLLIO_CALIBRATION_MAX_FS 16
+
+/** The machine's constants for the cost model: the network, memory, and
+ *  one entry per file system measured. Index 0 of latency_s and
+ *  bandwidth_Bps: between ranks of one node; 1: between nodes. */
+typedef struct collio_calibration {
+    int from_file;           /* 1: loaded from a calibration file, 0: the
+                                built-in defaults */
+    double latency_s[2];     /* one small message */
+    double bandwidth_Bps[2]; /* large messages, one pair of ranks */
+    double copy_Bps;         /* memcpy of large buffers, one process */
+    double piece_s;          /* packing one contiguous piece (a run of
+                                elements) beyond its bytes, one process */
+    int cores_per_node;      /* where measured (0: unknown) */
+    int shm_window;          /* MPI_Win_allocate_shared worked (0/1) */
+    int nfs;                 /* entries of fs[] */
+    collio_fs_costs fs[COLLIO_CALIBRATION_MAX_FS];
+} collio_calibration;
+
+/** Local. The built-in defaults (from_file = 0; no file system entry: a
+ *  plan then uses the generic file costs given in docs/auto.md). */
+void collio_calibration_defaults(collio_calibration *out);
+
+/** Local. Where the calibration file is: $COLLIO_CALIBRATION if set, else
+ *  $XDG_CONFIG_HOME/collio/calibration.json, else
+ *  $HOME/.config/collio/calibration.json. Into buf[0..n); COLLIO_ERR_ARG
+ *  if it does not fit or nothing is set. */
+int collio_calibration_path(char *buf, size_t n);
+
+/** Local. Reads a calibration file (JSON, docs/auto.md; NULL: the
+ *  default path). On any error *out holds the built-in defaults and the
+ *  code says why: COLLIO_ERR_IO (missing, unreadable), COLLIO_ERR_ARG
+ *  (not a calibration file, a value out of range),
+ *  COLLIO_ERR_UNSUPPORTED (collio built without json-c). */
+int collio_calibration_load(const char *path, collio_calibration *out);
+
+/** Local. Writes c as a calibration file (NULL: the default path; its
+ *  directory is created), atomically (a temporary beside it, renamed).
+ *  Errors: COLLIO_ERR_IO, COLLIO_ERR_ARG, COLLIO_ERR_UNSUPPORTED. */
+int collio_calibration_save(const char *path, const collio_calibration *c);
+
+/** Local. The entry of c for the file system `id` (same type, source and
+ *  mount point), or -1. */
+int collio_calibration_find_fs(const collio_calibration *c, const collio_fs_id *id);
+
 /* ------------------------------------------------------------------ plans */
 
 /** Opaque. A reusable schedule for one layout and one strategy. */
@@ -443,7 +527,8 @@ int collio_replicas_from_name(const char *name);
  * order as the layout's communicator (MPI_Comm_compare: identical or
  * congruent). Builds the plan: every analysis that depends only on the
  * layout is done here once (the inspector), so that collio_write /
- * collio_read only move data. `strategy` is a registered name. `hints`
+ * collio_read only move data. `strategy` is a registered name, or NULL
+ * for "auto" (the default: collio chooses, docs/auto.md). `hints`
  * may be NULL (the defaults, and COLLIO_HINTS); the plan keeps its own
  * copy of what it needs.
  * Errors: COLLIO_ERR_STRATEGY, COLLIO_ERR_MISMATCH (the layout made on

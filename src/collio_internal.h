@@ -23,5 +23,6 @@
 #include "internal/files.h"
 #include "internal/catalogue.h"
 #include "internal/strategy.h"
+#include "internal/machine.h"
 
 #endif /* COLLIO_INTERNAL_H */

@@ -69,12 +69,9 @@ static int same_group(MPI_Comm comm, const collio_layout *layout)
 static int check_args(MPI_Comm comm, const collio_layout *layout, const char *strategy,
                       collio_plan *p, int rc, collio_plan **out)
 {
-    if (rc == COLLIO_OK && (layout == NULL || strategy == NULL || out == NULL)) {
+    if (rc == COLLIO_OK && (layout == NULL || out == NULL)) {
         rc = COLLIO_ERR_ARG;
-        collio__error_set(rc, "collio_plan_create: %s is NULL",
-                          !layout     ? "layout"
-                          : !strategy ? "strategy"
-                                      : "out");
+        collio__error_set(rc, "collio_plan_create: %s is NULL", !layout ? "layout" : "out");
     }
     if (rc == COLLIO_OK)
         rc = same_group(comm, layout);
@@ -127,6 +124,8 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
                        const collio_hints *hints, collio_plan **out)
 {
     collio__error_begin();
+    if (strategy == NULL)
+        strategy = COLLIO__DEFAULT_STRATEGY;
     if (out != NULL)
         *out = NULL;
     int rc = collio__mpi_usable("collio_plan_create");

@@ -18,6 +18,7 @@ extern const collio__strategy collio__strategy_independent;
 extern const collio__strategy collio__strategy_two_phase;
 extern const collio__strategy collio__strategy_multiphase;
 extern const collio__strategy collio__strategy_subgroup;
+extern const collio__strategy collio__strategy_auto;
 extern const collio__strategy collio__strategy_block;
 
 enum { MAX_STRATEGIES = 24 };
@@ -26,9 +27,10 @@ enum { MAX_STRATEGIES = 24 };
 static const collio__strategy *registry[MAX_STRATEGIES] = {
     &collio__strategy_serial,    &collio__strategy_independent,
     &collio__strategy_two_phase, &collio__strategy_multiphase,
-    &collio__strategy_subgroup,  &collio__strategy_block,
+    &collio__strategy_subgroup,  &collio__strategy_auto,
+    &collio__strategy_block,
 };
-static int nregistry = 6;
+static int nregistry = 7;
 static atomic_int sealed; /* the catalogue was built: no more entries */
 
 #define NREGISTRY nregistry

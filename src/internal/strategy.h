@@ -58,6 +58,9 @@ typedef struct collio__strategy {
 int collio__strategy_register(const collio__strategy *s);
 void collio__strategies_seal(void);
 
+/* The strategy of a plan created with strategy NULL. */
+#define COLLIO__DEFAULT_STRATEGY "auto"
+
 /* Lookup in the registry; NULL if unknown. collio__strategy_at: the i-th. */
 const collio__strategy *collio__strategy_find(const char *name);
 const collio__strategy *collio__strategy_at(int i);

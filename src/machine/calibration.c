@@ -1,0 +1,389 @@
+/*
+ * machine/calibration.c -- the machine's constants for the cost model of
+ * strategy "auto": built-in defaults, and a small JSON file that
+ * `collio-bench calibrate` writes (docs/auto.md gives its format and
+ * place), read and written with json-c (Debian's libjson-c-dev).
+ *
+ * The file is advice, never a requirement: a missing, unreadable or
+ * corrupt file leaves the defaults in place and says why; a plan reads it
+ * on one rank and broadcasts it, so that a rank that sees another file (or
+ * none) cannot make the ranks choose differently.
+ */
+#include "collio_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef COLLIO_HAVE_JSONC
+#include <json-c/json.h>
+#endif
+
+/* The built-in constants: a commodity node (DDR memory, a local SSD
+ * behind the page cache), a 10 Gbit/s network between nodes. Used where no
+ * calibration file exists; docs/auto.md lists them. */
+void collio_calibration_defaults(collio_calibration *c)
+{
+    if (c == NULL)
+        return;
+    memset(c, 0, sizeof *c);
+    c->latency_s[0] = 1e-6;
+    c->latency_s[1] = 20e-6;
+    c->bandwidth_Bps[0] = 5e9;
+    c->bandwidth_Bps[1] = 1.1e9;
+    c->copy_Bps = 5e9;
+    c->piece_s = 10e-9;
+    c->shm_window = 1;
+}
+
+void collio__fs_costs_default(collio_fs_costs *fs)
+{
+    memset(fs, 0, sizeof *fs);
+    snprintf(fs->id.type, sizeof fs->id.type, "default");
+    fs->write_request_s = 2e-6;
+    fs->write_Bps = 1.5e9;
+    fs->read_request_s = 1e-6;
+    fs->read_Bps = 3e9;
+    fs->mpiio_write_piece_s = 4e-6;
+    fs->mpiio_read_piece_s = 3e-6;
+}
+
+int collio_calibration_path(char *buf, size_t n)
+{
+    const char *env = getenv("COLLIO_CALIBRATION");
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    int w;
+    if (buf == NULL || n == 0) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_calibration_path: no buffer");
+        return COLLIO_ERR_ARG;
+    }
+    if (env != NULL && env[0])
+        w = snprintf(buf, n, "%s", env);
+    else if (xdg != NULL && xdg[0])
+        w = snprintf(buf, n, "%s/collio/calibration.json", xdg);
+    else if (home != NULL && home[0])
+        w = snprintf(buf, n, "%s/.config/collio/calibration.json", home);
+    else {
+        collio__error_set(COLLIO_ERR_ARG, "no calibration path: COLLIO_CALIBRATION, "
+                                          "XDG_CONFIG_HOME and HOME are all unset");
+        return COLLIO_ERR_ARG;
+    }
+    if (w < 0 || (size_t)w >= n) {
+        collio__error_set(COLLIO_ERR_ARG, "the calibration path is longer than %zu bytes", n);
+        return COLLIO_ERR_ARG;
+    }
+    return COLLIO_OK;
+}
+
+int collio_calibration_find_fs(const collio_calibration *c, const collio_fs_id *id)
+{
+    if (c == NULL || id == NULL)
+        return -1;
+    for (int i = 0; i < c->nfs && i < COLLIO_CALIBRATION_MAX_FS; i++)
+        if (strcmp(c->fs[i].id.type, id->type) == 0
+            && strcmp(c->fs[i].id.source, id->source) == 0
+            && strcmp(c->fs[i].id.mount, id->mount) == 0)
+            return i;
+    return -1;
+}
+
+#ifdef COLLIO_HAVE_JSONC
+
+/* The number at `key` of object o into *v: finite, and > 0 (>= 0 where
+ * zero_ok). Records what is wrong. */
+static int get_num(json_object *o, const char *where, const char *key, int zero_ok,
+                   double *v)
+{
+    json_object *x = NULL;
+    if (!json_object_object_get_ex(o, key, &x)
+        || !(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int))) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: %s%s has no number '%s'", where,
+                          where[0] ? "" : "the top level", key);
+        return COLLIO_ERR_ARG;
+    }
+    *v = json_object_get_double(x);
+    if (!isfinite(*v) || *v < 0 || (*v == 0 && !zero_ok)) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: %s%s: %s = %g is out of range",
+                          where, where[0] ? "" : "the top level", key, *v);
+        return COLLIO_ERR_ARG;
+    }
+    return COLLIO_OK;
+}
+
+static int get_str(json_object *o, const char *key, char *out, size_t n)
+{
+    json_object *x = NULL;
+    if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_string)) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: a file system has no string '%s'",
+                          key);
+        return COLLIO_ERR_ARG;
+    }
+    snprintf(out, n, "%s", json_object_get_string(x));
+    return COLLIO_OK;
+}
+
+static int parse_link(json_object *net, const char *key, double *lat, double *bw)
+{
+    json_object *l = NULL;
+    if (!json_object_object_get_ex(net, key, &l) || !json_object_is_type(l, json_type_object)) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: network has no object '%s'", key);
+        return COLLIO_ERR_ARG;
+    }
+    int rc = get_num(l, key, "latency_s", 0, lat);
+    return rc == COLLIO_OK ? get_num(l, key, "bandwidth_Bps", 0, bw) : rc;
+}
+
+static int parse_fs(json_object *o, collio_fs_costs *fs)
+{
+    int rc = get_str(o, "type", fs->id.type, sizeof fs->id.type);
+    if (rc == COLLIO_OK)
+        rc = get_str(o, "mount", fs->id.mount, sizeof fs->id.mount);
+    if (rc == COLLIO_OK)
+        rc = get_str(o, "source", fs->id.source, sizeof fs->id.source);
+    double magic = 0;
+    if (rc == COLLIO_OK)
+        rc = get_num(o, "filesystems[]", "magic", 1, &magic);
+    fs->id.magic = (unsigned long)magic;
+    struct {
+        const char *key;
+        double *v;
+    } nums[] = {{"write_request_s", &fs->write_request_s},
+                {"write_Bps", &fs->write_Bps},
+                {"read_request_s", &fs->read_request_s},
+                {"read_Bps", &fs->read_Bps},
+                {"mpiio_write_piece_s", &fs->mpiio_write_piece_s},
+                {"mpiio_read_piece_s", &fs->mpiio_read_piece_s}};
+    for (size_t i = 0; rc == COLLIO_OK && i < sizeof nums / sizeof nums[0]; i++)
+        rc = get_num(o, "filesystems[]", nums[i].key, 0, nums[i].v);
+    return rc;
+}
+
+static int parse(json_object *root, collio_calibration *c)
+{
+    json_object *x = NULL, *net = NULL, *fss = NULL;
+    if (!json_object_is_type(root, json_type_object)
+        || !json_object_object_get_ex(root, "format", &x)
+        || !json_object_is_type(x, json_type_string)
+        || strcmp(json_object_get_string(x), "collio-calibration") != 0) {
+        collio__error_set(COLLIO_ERR_ARG,
+                          "calibration file: not a collio calibration (no \"format\": "
+                          "\"collio-calibration\")");
+        return COLLIO_ERR_ARG;
+    }
+    if (!json_object_object_get_ex(root, "version", &x) || json_object_get_int(x) != 1) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: version %d, this collio reads 1",
+                          x != NULL ? json_object_get_int(x) : 0);
+        return COLLIO_ERR_ARG;
+    }
+    if (!json_object_object_get_ex(root, "network", &net)
+        || !json_object_is_type(net, json_type_object)) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: no object 'network'");
+        return COLLIO_ERR_ARG;
+    }
+    int rc = parse_link(net, "intra_node", &c->latency_s[0], &c->bandwidth_Bps[0]);
+    if (rc == COLLIO_OK)
+        rc = parse_link(net, "inter_node", &c->latency_s[1], &c->bandwidth_Bps[1]);
+    if (rc == COLLIO_OK)
+        rc = get_num(root, "", "copy_Bps", 0, &c->copy_Bps);
+    if (rc == COLLIO_OK)
+        rc = get_num(root, "", "piece_s", 1, &c->piece_s);
+    double cores = 0;
+    if (rc == COLLIO_OK)
+        rc = get_num(root, "", "cores_per_node", 1, &cores);
+    c->cores_per_node = cores < 1e6 ? (int)cores : 0;
+    if (rc == COLLIO_OK && json_object_object_get_ex(root, "shm_window", &x))
+        c->shm_window = json_object_get_boolean(x);
+    if (rc == COLLIO_OK
+        && (!json_object_object_get_ex(root, "filesystems", &fss)
+            || !json_object_is_type(fss, json_type_array))) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: no array 'filesystems'");
+        rc = COLLIO_ERR_ARG;
+    }
+    if (rc != COLLIO_OK)
+        return rc;
+    size_t n = json_object_array_length(fss);
+    for (size_t i = 0; i < n && c->nfs < COLLIO_CALIBRATION_MAX_FS && rc == COLLIO_OK; i++) {
+        json_object *o = json_object_array_get_idx(fss, i);
+        if (!json_object_is_type(o, json_type_object)) {
+            collio__error_set(COLLIO_ERR_ARG, "calibration file: filesystems[%zu] is no object",
+                              i);
+            return COLLIO_ERR_ARG;
+        }
+        rc = parse_fs(o, &c->fs[c->nfs]);
+        c->nfs += rc == COLLIO_OK;
+    }
+    return rc;
+}
+
+int collio_calibration_load(const char *path, collio_calibration *out)
+{
+    char def[4096];
+    if (out == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_calibration_load: out is NULL");
+        return COLLIO_ERR_ARG;
+    }
+    collio_calibration_defaults(out);
+    if (path == NULL) {
+        int rc = collio_calibration_path(def, sizeof def);
+        if (rc != COLLIO_OK)
+            return rc;
+        path = def;
+    }
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path, strerror(errno));
+        return COLLIO_ERR_IO;
+    }
+    /* small by design: a few kilobytes; refuse anything absurd */
+    enum { MAX_BYTES = 1 << 20 };
+    char *text = malloc(MAX_BYTES + 1);
+    size_t n = text != NULL ? fread(text, 1, MAX_BYTES + 1, f) : 0;
+    int rd_err = ferror(f);
+    fclose(f);
+    if (text == NULL || rd_err || n > MAX_BYTES) {
+        free(text);
+        collio__error_set(text == NULL ? COLLIO_ERR_NOMEM : COLLIO_ERR_IO,
+                          "calibration file %.900s: %s", path,
+                          rd_err ? "read error" : "larger than 1 MiB");
+        return text == NULL ? COLLIO_ERR_NOMEM : COLLIO_ERR_IO;
+    }
+    text[n] = '\0';
+    json_tokener *tok = json_tokener_new();
+    json_object *root = tok != NULL ? json_tokener_parse_ex(tok, text, (int)n + 1) : NULL;
+    int rc;
+    if (root == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file %.900s: not JSON (%s)", path,
+                          tok != NULL ? json_tokener_error_desc(json_tokener_get_error(tok))
+                                      : "no memory");
+        rc = COLLIO_ERR_ARG;
+    } else {
+        collio_calibration c;
+        collio_calibration_defaults(&c);
+        rc = parse(root, &c);
+        if (rc == COLLIO_OK) {
+            c.from_file = 1;
+            *out = c;
+        }
+    }
+    json_object_put(root);
+    if (tok != NULL)
+        json_tokener_free(tok);
+    free(text);
+    return rc;
+}
+
+static json_object *link_json(double lat, double bw)
+{
+    json_object *l = json_object_new_object();
+    json_object_object_add(l, "latency_s", json_object_new_double(lat));
+    json_object_object_add(l, "bandwidth_Bps", json_object_new_double(bw));
+    return l;
+}
+
+static json_object *to_json(const collio_calibration *c)
+{
+    json_object *root = json_object_new_object();
+    json_object *net = json_object_new_object();
+    json_object_object_add(root, "format", json_object_new_string("collio-calibration"));
+    json_object_object_add(root, "version", json_object_new_int(1));
+    json_object_object_add(net, "intra_node", link_json(c->latency_s[0], c->bandwidth_Bps[0]));
+    json_object_object_add(net, "inter_node", link_json(c->latency_s[1], c->bandwidth_Bps[1]));
+    json_object_object_add(root, "network", net);
+    json_object_object_add(root, "copy_Bps", json_object_new_double(c->copy_Bps));
+    json_object_object_add(root, "piece_s", json_object_new_double(c->piece_s));
+    json_object_object_add(root, "cores_per_node", json_object_new_int(c->cores_per_node));
+    json_object_object_add(root, "shm_window", json_object_new_boolean(c->shm_window != 0));
+    json_object *fss = json_object_new_array();
+    for (int i = 0; i < c->nfs && i < COLLIO_CALIBRATION_MAX_FS; i++) {
+        const collio_fs_costs *fs = &c->fs[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "type", json_object_new_string(fs->id.type));
+        json_object_object_add(o, "mount", json_object_new_string(fs->id.mount));
+        json_object_object_add(o, "source", json_object_new_string(fs->id.source));
+        json_object_object_add(o, "magic", json_object_new_int64((int64_t)fs->id.magic));
+        json_object_object_add(o, "write_request_s", json_object_new_double(fs->write_request_s));
+        json_object_object_add(o, "write_Bps", json_object_new_double(fs->write_Bps));
+        json_object_object_add(o, "read_request_s", json_object_new_double(fs->read_request_s));
+        json_object_object_add(o, "read_Bps", json_object_new_double(fs->read_Bps));
+        json_object_object_add(o, "mpiio_write_piece_s",
+                               json_object_new_double(fs->mpiio_write_piece_s));
+        json_object_object_add(o, "mpiio_read_piece_s",
+                               json_object_new_double(fs->mpiio_read_piece_s));
+        json_object_array_add(fss, o);
+    }
+    json_object_object_add(root, "filesystems", fss);
+    return root;
+}
+
+/* mkdir -p of the directory part of path. */
+static void make_parent_dirs(const char *path)
+{
+    char d[4096];
+    snprintf(d, sizeof d, "%s", path);
+    for (char *s = d + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        mkdir(d, 0755);
+        *s = '/';
+    }
+}
+
+int collio_calibration_save(const char *path, const collio_calibration *c)
+{
+    char def[4096], tmp[4200];
+    if (c == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_calibration_save: c is NULL");
+        return COLLIO_ERR_ARG;
+    }
+    if (path == NULL) {
+        int rc = collio_calibration_path(def, sizeof def);
+        if (rc != COLLIO_OK)
+            return rc;
+        path = def;
+    }
+    make_parent_dirs(path);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    json_object *root = to_json(c);
+    const char *text =
+        json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+    FILE *f = fopen(tmp, "w");
+    int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = (f != NULL && fclose(f) == 0) && ok;
+    int err = errno;
+    json_object_put(root);
+    if (!ok || rename(tmp, path) != 0) {
+        err = ok ? errno : err;
+        unlink(tmp);
+        collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path, strerror(err));
+        return COLLIO_ERR_IO;
+    }
+    return COLLIO_OK;
+}
+
+#else /* !COLLIO_HAVE_JSONC */
+
+int collio_calibration_load(const char *path, collio_calibration *out)
+{
+    (void)path;
+    collio_calibration_defaults(out);
+    collio__error_set(COLLIO_ERR_UNSUPPORTED,
+                      "collio was built without json-c: no calibration file is read");
+    return COLLIO_ERR_UNSUPPORTED;
+}
+
+int collio_calibration_save(const char *path, const collio_calibration *c)
+{
+    (void)path;
+    (void)c;
+    collio__error_set(COLLIO_ERR_UNSUPPORTED,
+                      "collio was built without json-c: no calibration file is written");
+    return COLLIO_ERR_UNSUPPORTED;
+}
+
+#endif

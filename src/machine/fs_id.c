@@ -1,0 +1,111 @@
+/*
+ * machine/fs_id.c -- which file system holds a path (collio_fs_identify):
+ * the cost model keeps one set of file costs per file system, and the
+ * bench records where its file lived. statfs(2) gives the kind (its magic
+ * number); /proc/self/mountinfo gives the mount point and what is mounted
+ * there, which tell two file systems of one kind apart (two ext4 disks, a
+ * local ext4 and a networked volume's brick).
+ */
+#include "collio_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+
+/* Decodes mountinfo's octal escapes ("\040" for a blank) in place. */
+static void unescape_mount_field(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7'
+            && p[3] >= '0' && p[3] <= '7') {
+            *o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+            p += 3;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+}
+
+/* 1 if mount point m contains path p ("/" contains everything). */
+static int mount_contains(const char *m, const char *p)
+{
+    size_t n = strlen(m);
+    if (strcmp(m, "/") == 0)
+        return 1;
+    return strncmp(m, p, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
+/* The real path of `path`, or of its directory when it does not exist
+ * (a file about to be created). 0 on success. */
+static int existing_real_path(const char *path, char real[PATH_MAX])
+{
+    if (realpath(path, real) != NULL)
+        return 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    return realpath(dir, real) != NULL ? 0 : -1;
+}
+
+int collio_fs_identify(const char *path, collio_fs_id *fs)
+{
+    if (path == NULL || fs == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_fs_identify: %s is NULL",
+                          path == NULL ? "path" : "out");
+        return COLLIO_ERR_ARG;
+    }
+    memset(fs, 0, sizeof *fs);
+    char real[PATH_MAX];
+    struct stat st;
+    struct statfs sf;
+    if (existing_real_path(path, real) != 0 || stat(real, &st) != 0) {
+        snprintf(fs->type, sizeof fs->type, "unknown");
+        return COLLIO_OK;
+    }
+    if (statfs(real, &sf) == 0)
+        fs->magic = (unsigned long)sf.f_type;
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    size_t best = 0;
+    int best_dev = 0;
+    char line[3 * PATH_MAX];
+    while (f && fgets(line, sizeof line, f)) {
+        /* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER */
+        unsigned maj, min;
+        char mnt[PATH_MAX], type[sizeof fs->type], source[sizeof fs->source];
+        char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) != 3
+            || sscanf(dash + 3, "%63s %1023s", type, source) != 2)
+            continue;
+        unescape_mount_field(mnt);
+        unescape_mount_field(source);
+        if (!mount_contains(mnt, real))
+            continue;
+        /* the device that holds the path first; among those the deepest
+         * mount point; among equals the last (the top of stacked mounts) */
+        int dev = major(st.st_dev) == maj && minor(st.st_dev) == min;
+        size_t len = strlen(mnt);
+        if (dev < best_dev || (dev == best_dev && len < best))
+            continue;
+        best_dev = dev;
+        best = len;
+        snprintf(fs->type, sizeof fs->type, "%s", type);
+        snprintf(fs->mount, sizeof fs->mount, "%s", mnt);
+        snprintf(fs->source, sizeof fs->source, "%s", source);
+    }
+    if (f)
+        fclose(f);
+    if (!fs->type[0]) /* no mount table: statfs's magic number is all we have */
+        snprintf(fs->type, sizeof fs->type, "0x%lx", fs->magic);
+    return COLLIO_OK;
+}

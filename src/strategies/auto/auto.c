@@ -1,0 +1,273 @@
+/*
+ * strategies/auto/auto.c -- strategy "auto", the default: collio chooses.
+ *
+ * Inspector: every rank measures its part of the layout (bytes, pieces,
+ * bytes outside its own file domain) and the ranks reduce them together
+ * (collio__auto_shape, 2 allreduces); rank 0 reads the calibration file
+ * and broadcasts it, so the choice is the same everywhere by construction
+ * -- whatever file (or none) each rank would have found.
+ *
+ * Executor: the file's costs depend on the file system the file lives on,
+ * which the plan learns at the first write or read of each file system
+ * (rank 0 identifies it, collio_fs_identify, and broadcasts the index of
+ * its calibration entry; -1: the generic file costs). The model
+ * (model.c) predicts every candidate's time for that file system and
+ * operation; the cheapest one's plan is made then -- an ordinary plan of
+ * that strategy on the same layout, handed this plan's hints (and the
+ * candidate's own, e.g. subgroup.group=4) -- and kept: later calls on the
+ * same file system run it directly. The plan's stats give the choice and
+ * every candidate's predicted time ("auto.*"), and the chosen strategy's
+ * own stats as a subgroup plan gives its inner one's.
+ */
+#include "collio_internal.h"
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Choices kept per (operation, file system entry + 1: 0 = uncalibrated). */
+enum { NKEYS = COLLIO_CALIBRATION_MAX_FS + 1 };
+
+typedef struct auto_plan {
+    collio__auto_shape shape;
+    collio_calibration calib;
+    int choice[2][NKEYS];               /* candidate, or -1 before the first call */
+    collio_plan *inner[AUTO_NCAND];     /* made on first use */
+    double predicted[2][NKEYS][AUTO_NCAND];
+    int64_t last_file; /* the file (collio_file's id) fs_entry last saw */
+    int last_entry;    /* and its calibration entry */
+} auto_plan;
+
+enum { OPT_USE_CALIBRATION };
+static const collio__option auto_options[] = {
+    [OPT_USE_CALIBRATION] = {"use_calibration", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+                             "read the calibration file (COLLIO_CALIBRATION, docs/auto.md); "
+                             "0: the built-in constants"},
+};
+
+enum {
+    ST_WRITE_CHOICE,
+    ST_READ_CHOICE,
+    ST_CALIBRATED,
+    ST_CALIBRATION_ERROR,
+    ST_CHOOSE_S,
+    ST_PREDICTED /* then one per candidate, in the model's order */
+};
+static const collio__stat auto_stats[] = {
+    [ST_WRITE_CHOICE] = {"write_choice", 0, 0,
+                         "the candidate the last write ran (collio_auto_candidate_name; "
+                         "-1: none yet)"},
+    [ST_READ_CHOICE] = {"read_choice", 0, 0, "the candidate the last read ran (-1: none yet)"},
+    [ST_CALIBRATED] = {"calibrated", 0, 0,
+                       "1: the last call's file system has costs from the calibration "
+                       "file; 0: the generic ones"},
+    [ST_CALIBRATION_ERROR] = {"calibration_error", 0, 0,
+                              "0: the calibration file was read; else why not (a "
+                              "collio_error code: IO missing, ARG corrupt); -1: not asked"},
+    [ST_CHOOSE_S] = {"choose_s", 1, 0,
+                     "last call: identifying the file system and making the chosen "
+                     "plan (0 once made)"},
+    [ST_PREDICTED + AUTO_SERIAL] = {"predicted_serial_s", 0, 0,
+                                    "last call: serial's predicted time"},
+    [ST_PREDICTED + AUTO_INDEPENDENT] = {"predicted_independent_s", 0, 0,
+                                         "last call: independent's predicted time"},
+    [ST_PREDICTED + AUTO_TWO_PHASE] = {"predicted_two_phase_s", 0, 0,
+                                       "last call: two_phase's predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE] = {"predicted_multiphase_s", 0, 0,
+                                        "last call: multiphase's predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G2] = {"predicted_subgroup_g2_s", 0, 0,
+                                         "last call: subgroup (g = 2)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G4] = {"predicted_subgroup_g4_s", 0, 0,
+                                         "last call: subgroup (g = 4)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G8] = {"predicted_subgroup_g8_s", 0, 0,
+                                         "last call: subgroup (g = 8)'s predicted time"},
+};
+_Static_assert(sizeof auto_stats / sizeof auto_stats[0] == ST_PREDICTED + AUTO_NCAND,
+               "a predicted-time stat per candidate");
+
+extern const collio__strategy collio__strategy_auto;
+
+const char *collio_auto_candidate_name(int i)
+{
+    return i >= 0 && i < AUTO_NCAND ? collio__auto_candidates[i].label : NULL;
+}
+
+/* Local: this rank's part of the shape -- bytes, pieces (blocks of its
+ * segments), bytes outside its own balanced file domain. */
+static void local_shape(const collio_plan *p, double *bytes, double *pieces, double *moved)
+{
+    const collio_layout *l = p->layout;
+    int64_t lo = 0, hi = 0, inside = 0, np = 0;
+    collio__domain_range(l->nglobal, p->nranks, p->rank, &lo, &hi);
+    for (int64_t i = 0; i < l->nsegs; i++) {
+        collio__seg part[3];
+        int n = collio__seg_clip(&l->segs[i], lo, hi, part);
+        inside += collio__segs_elements(part, n);
+        np += l->segs[i].count;
+    }
+    *bytes = (double)l->nlocal * (double)l->esize;
+    *pieces = (double)np;
+    *moved = (double)(l->nlocal - inside) * (double)l->esize;
+}
+
+static int auto_plan_create(collio_plan *p)
+{
+    auto_plan *ap = calloc(1, sizeof *ap);
+    int rc = ap != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    p->impl = ap;
+    double mx[4] = {0, 0, 0, 0}, sm[1] = {0};
+    int imin[1] = {0}, imax[1] = {0};
+    if (ap != NULL) {
+        memset(ap->choice, -1, sizeof ap->choice);
+        local_shape(p, &mx[0], &mx[1], &mx[2]);
+        sm[0] = mx[1];
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        imin[0] = cores > 0 ? (int)cores : 1;
+        for (int q = 0; q < p->nranks; q++)
+            imax[0] += p->node_of[q] == p->node_of[p->rank];
+    }
+    /* the reductions, taken by every rank even after a local failure */
+    if (MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, p->comm) != MPI_SUCCESS
+        || MPI_Allreduce(MPI_IN_PLACE, sm, 1, MPI_DOUBLE, MPI_SUM, p->comm) != MPI_SUCCESS
+        || MPI_Allreduce(MPI_IN_PLACE, imin, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS
+        || MPI_Allreduce(MPI_IN_PLACE, imax, 1, MPI_INT, MPI_MAX, p->comm) != MPI_SUCCESS)
+        rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
+    if (ap != NULL) {
+        collio__auto_shape *s = &ap->shape;
+        s->nranks = p->nranks;
+        s->nnodes = p->stats.nnodes;
+        s->ranks_per_node = imax[0];
+        s->cores_per_node = imin[0];
+        s->bytes_total = (double)p->layout->nglobal * (double)p->layout->esize;
+        s->bytes_max = mx[0];
+        s->pieces_max = mx[1];
+        s->moved_max = mx[2];
+        s->pieces_total = sm[0];
+    }
+    /* the calibration: read by rank 0 only, then the same on every rank */
+    collio_calibration c;
+    int crc = -1;
+    if (collio__opt(p, OPT_USE_CALIBRATION) && p->rank == 0) {
+        crc = collio_calibration_load(NULL, &c);
+        collio__error_begin(); /* advice, not an error of this call */
+    } else {
+        collio_calibration_defaults(&c);
+    }
+    if (MPI_Bcast(&c, (int)sizeof c, MPI_BYTE, 0, p->comm) != MPI_SUCCESS
+        || MPI_Bcast(&crc, 1, MPI_INT, 0, p->comm) != MPI_SUCCESS)
+        rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
+    if (ap != NULL)
+        ap->calib = c;
+    collio__stat_set(p, ST_CALIBRATION_ERROR, crc);
+    collio__stat_set(p, ST_WRITE_CHOICE, -1);
+    collio__stat_set(p, ST_READ_CHOICE, -1);
+    p->stats.plan_bytes = (int64_t)sizeof *ap;
+    return rc;
+}
+
+/* Collective: the calibration entry of f's file system (rank 0 looks, the
+ * others are told), -1 if none. */
+static int fs_entry(collio_plan *p, auto_plan *ap, collio_file *f)
+{
+    if (ap->last_file == f->id && f->id != 0)
+        return ap->last_entry; /* the same open file: f->id is the same on every rank */
+    int k = -1;
+    if (p->rank == 0) {
+        collio_fs_id id;
+        collio_fs_identify(collio__file_data_path(f), &id);
+        k = collio_calibration_find_fs(&ap->calib, &id);
+    }
+    MPI_Bcast(&k, 1, MPI_INT, 0, p->comm);
+    ap->last_file = f->id;
+    ap->last_entry = k;
+    return k;
+}
+
+/* Collective: the plan of candidate i on this plan's layout, with this
+ * plan's hints and the candidate's own. Agreed code. */
+static int make_inner(collio_plan *p, auto_plan *ap, int i)
+{
+    const collio__auto_candidate *cand = &collio__auto_candidates[i];
+    collio_layout *l = NULL;
+    collio_hints *h = NULL;
+    int rc = collio__layout_clone(p->layout, &l);
+    if (rc == COLLIO_OK && MPI_Comm_group(p->comm, &l->group) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    if (rc == COLLIO_OK)
+        rc = collio__optvals_to_hints(&p->opts, &h);
+    if (rc == COLLIO_OK && cand->hint_key != NULL)
+        rc = collio_hints_set(h, cand->hint_key, cand->hint_value);
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK)
+        rc = collio_plan_create(p->comm, l, cand->strategy, h, &ap->inner[i]);
+    collio_hints_free(&h);
+    collio_layout_free(&l);
+    if (rc == COLLIO_OK) { /* the chosen plan's inspector is this plan's too */
+        p->stats.plan_bytes += ap->inner[i]->stats.plan_bytes;
+        p->stats.inspect_s += ap->inner[i]->stats.inspect_s;
+    }
+    return rc;
+}
+
+static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
+{
+    auto_plan *ap = p->impl;
+    double t0 = collio__now();
+    int k = fs_entry(p, ap, f);
+    int key = k + 1, op = writing ? 0 : 1;
+    if (ap->choice[op][key] < 0) {
+        collio_fs_costs generic;
+        collio__fs_costs_default(&generic);
+        collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
+                             writing, ap->predicted[op][key]);
+        ap->choice[op][key] = collio__auto_pick(ap->predicted[op][key]);
+    }
+    int i = ap->choice[op][key];
+    int rc = COLLIO_OK;
+    if (ap->inner[i] == NULL)
+        rc = make_inner(p, ap, i);
+    collio__stat_set(p, op == 0 ? ST_WRITE_CHOICE : ST_READ_CHOICE, i);
+    collio__stat_set(p, ST_CALIBRATED, k >= 0);
+    for (int c = 0; c < AUTO_NCAND; c++)
+        collio__stat_set(p, ST_PREDICTED + c, ap->predicted[op][key][c]);
+    collio__stat_set(p, ST_CHOOSE_S, collio__now() - t0);
+    if (rc != COLLIO_OK)
+        return rc;
+    rc = collio__plan_exec(ap->inner[i], f, stream, writing, p->scratch != NULL);
+    collio__stats_add_inner(p, ap->inner[i]);
+    return rc;
+}
+
+static int auto_write(collio_plan *p, collio_file *f, const char *stream)
+{
+    /* the inner plan writes from the stream; it may use it as scratch
+     * space only where this plan may (p->scratch) */
+    return auto_exec(p, f, (char *)stream, 1);
+}
+
+static int auto_read(collio_plan *p, collio_file *f, char *stream)
+{
+    return auto_exec(p, f, stream, 0);
+}
+
+static void auto_free(collio_plan *p)
+{
+    auto_plan *ap = p->impl;
+    if (ap != NULL)
+        for (int i = 0; i < AUTO_NCAND; i++)
+            collio_plan_free(&ap->inner[i]);
+    free(ap);
+    p->impl = NULL;
+}
+
+const collio__strategy collio__strategy_auto = {
+    .section = {"auto", auto_options, 1, auto_stats, ST_PREDICTED + AUTO_NCAND},
+    .summary = "the default: chooses serial, independent, two_phase, multiphase or "
+               "subgroup by a cost model of the layout and the machine (calibration)",
+    .canonical = 1,
+    .plan = auto_plan_create,
+    .write = auto_write,
+    .read = auto_read,
+    .free = auto_free,
+};

@@ -1,0 +1,59 @@
+/*
+ * strategies/auto/model.h -- the cost model of strategy "auto" (model.c):
+ * from statistics of a layout that every rank reduces together, and the
+ * machine's constants (a calibration), the predicted time of one
+ * collio_write or collio_read by each candidate. Pure arithmetic, no MPI:
+ * the same inputs give the same choice on every rank, and the unit test
+ * (tests/unit/test_auto_model.c) checks it against hand-computed values.
+ */
+#ifndef COLLIO_AUTO_MODEL_H
+#define COLLIO_AUTO_MODEL_H
+
+#include "collio.h"
+
+/* The candidates: a strategy, and the hint auto hands it on top of the
+ * plan's own (NULL: none). Their order is the order of the stats and of a
+ * tie (the earlier wins). */
+enum {
+    AUTO_SERIAL = 0,
+    AUTO_INDEPENDENT,
+    AUTO_TWO_PHASE,
+    AUTO_MULTIPHASE,
+    AUTO_SUBGROUP_G2,
+    AUTO_SUBGROUP_G4,
+    AUTO_SUBGROUP_G8,
+    AUTO_NCAND
+};
+typedef struct collio__auto_candidate {
+    const char *label;    /* "subgroup_g4": the stat predicted_<label>_s */
+    const char *strategy; /* a registered strategy */
+    const char *hint_key, *hint_value;
+    int group; /* subgroup's g, else 0 */
+} collio__auto_candidate;
+extern const collio__auto_candidate collio__auto_candidates[AUTO_NCAND];
+
+/* What the model knows of a layout (the same on every rank: reduced). */
+typedef struct collio__auto_shape {
+    int nranks, nnodes;
+    int ranks_per_node; /* on the fullest node */
+    int cores_per_node; /* on the smallest node */
+    double bytes_total; /* bytes in the file */
+    double bytes_max;   /* most bytes on one rank */
+    double pieces_max;  /* most file-contiguous pieces on one rank */
+    double pieces_total;
+    double moved_max; /* most bytes of one rank outside its own file
+                         domain (of P balanced ones): what an exchange
+                         into file domains moves */
+} collio__auto_shape;
+
+/* The predicted time (seconds) of one write (writing = 1) or read by every
+ * candidate into t[], with the network and memory constants of c and the
+ * file costs fs; a candidate that cannot run (subgroup with g > P, g = 1)
+ * gets INFINITY. */
+void collio__auto_predict(const collio__auto_shape *s, const collio_calibration *c,
+                          const collio_fs_costs *fs, int writing, double t[AUTO_NCAND]);
+
+/* The candidate of least predicted time (the earlier on a tie). */
+int collio__auto_pick(const double t[AUTO_NCAND]);
+
+#endif /* COLLIO_AUTO_MODEL_H */
