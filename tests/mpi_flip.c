@@ -1070,7 +1070,20 @@ static void plan_section(tu_ctx *t)
         e.next = collio_strategy_name((s + 1) % ns);
         char label[96];
         snprintf(label, sizeof label, "[strategy=%s]", e.strategy);
-        run_flips(t, C_PLAN, label, pl_flips, NFL(pl_flips), &e, pl_run, NULL);
+        /* NULL names the default strategy, "auto": under it a NULL on one
+         * rank is the same name */
+        flip rows[NFL(pl_flips)];
+        memcpy(rows, pl_flips, sizeof rows);
+        for (int i = 0; i < NFL(pl_flips); i++)
+            if (rows[i].what == PL_STRATEGY && rows[i].v == 2
+                && strcmp(e.strategy, "auto") == 0) {
+                rows[i].how = "NULL (the default, auto: the same)";
+                rows[i].want = COLLIO_OK;
+                rows[i].need = NEED1;
+                rows[i].text = T_ANY;
+                rows[i].names = NULL;
+            }
+        run_flips(t, C_PLAN, label, rows, NFL(pl_flips), &e, pl_run, NULL);
     }
 out:
     collio_layout_free(&e.l);

@@ -633,7 +633,7 @@ static void parse_forms(tu_ctx *t, const collio_layout *l)
         strcpy(got, "untouched");
         collio_hints_get(h, opts[1].info.key, got, sizeof got, &flag);
         TU_CHECK(t, !flag && strcmp(got, "untouched") == 0, "a key not set: flag 0");
-        char tiny[2];
+        char tiny[1];
         TU_RC(t, collio_hints_get(h, b->info.key, tiny, sizeof tiny, &flag),
               COLLIO_ERR_ARG, "a value that does not fit");
         /* the plan runs with them */

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const strategies[] = {"serial", "independent", "two_phase",
-                                         "multiphase", "subgroup"};
+static const char *const strategies[] = {"serial",     "independent", "two_phase",
+                                         "multiphase", "subgroup",    "auto"};
 #define NSTRAT ((int)(sizeof strategies / sizeof strategies[0]))
 
 /* ------------------------------------------------- a replicated "mesh" */

@@ -1,0 +1,169 @@
+/*
+ * mpi_auto.c -- strategy "auto" (the default) decides the same on every
+ * rank whatever calibration file each rank would see, and what it decides
+ * follows rank 0's file:
+ *
+ *  - rank 0's file makes every per-request and per-piece cost 1 s, so
+ *    serial (no per-request term) is the only cheap candidate; rank 1 sees
+ *    a corrupt file, rank 2 none, the others a file that favours list I/O:
+ *    every rank runs serial, calibrated, with no calibration error;
+ *  - rank 0 sees no file, the others the serial-favouring one: every rank
+ *    reports COLLIO_ERR_IO, uncalibrated, and the choice the built-in
+ *    constants give (that of a plan with auto.use_calibration=0);
+ *  - auto.use_calibration=0: no file read (calibration_error -1).
+ *
+ * Each case writes the file through a NULL strategy (auto) and checks its
+ * bytes against bench/pattern.h with plain POSIX, then reads it back.
+ * Round trips of every layout kind under auto are in mpi_smoke_strategies,
+ * mpi_roundtrip and mpi_replicas (they walk every strategy).
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SERIAL_CAND = 0, INDEPENDENT_CAND = 1 };
+
+/* A calibration for the file system of dir that favours serial (slow
+ * requests and pieces) or list I/O (free requests, slow memory). */
+static void craft(const char *path, const char *dir, int favour_serial)
+{
+    collio_calibration c;
+    collio_calibration_defaults(&c);
+    c.latency_s[0] = c.latency_s[1] = 1e-9;
+    c.bandwidth_Bps[0] = c.bandwidth_Bps[1] = 1e12;
+    c.copy_Bps = favour_serial ? 1e12 : 1e3;
+    c.piece_s = favour_serial ? 0 : 1;
+    c.cores_per_node = 64;
+    c.nfs = 1;
+    collio_fs_identify(dir, &c.fs[0].id);
+    collio_fs_costs *fs = &c.fs[0];
+    fs->write_request_s = fs->read_request_s = favour_serial ? 1 : 1e-12;
+    fs->write_Bps = fs->read_Bps = 1e12;
+    fs->mpiio_write_piece_s = fs->mpiio_read_piece_s = 1;
+    if (collio_calibration_save(path, &c) != COLLIO_OK)
+        fprintf(stderr, "craft %s: %s\n", path, collio_last_error());
+}
+
+/* Stat key of the plan, the same on every rank? Returns rank 0's value. */
+static double same_stat(tu_ctx *t, const collio_plan *p, const char *key)
+{
+    double v = TU_STAT(t, p, key), lo = v, hi = v;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, t->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, t->comm);
+    TU_CHECK(t, lo == hi, "%s differs across ranks: %g .. %g", key, lo, hi);
+    MPI_Bcast(&v, 1, MPI_DOUBLE, 0, t->comm);
+    return v;
+}
+
+/* One write and read through a plan of `strategy` with `hints`; returns the
+ * write's choice (rank 0's, checked the same everywhere) and the stats. */
+static int run(tu_ctx *t, const char *strategy, const char *hints, double *calibrated,
+               double *cal_error)
+{
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, 100003, 4096, 4);
+    int64_t *idx = NULL, n = 0;
+    tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
+    collio_layout *l = NULL;
+    collio_plan *p = NULL;
+    int choice = -2;
+    if (!TU_RC_ALL(t, tu_desc_make(&d, t->comm, &l), COLLIO_OK, "layout"))
+        goto out;
+    collio_hints *h = TU_HINTS(t, "%s", hints);
+    int rc = collio_plan_create(t->comm, l, strategy, h, &p);
+    collio_hints_free(&h);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create"))
+        goto out;
+    TU_CHECK(t, strcmp(collio_plan_strategy(p), "auto") == 0, "the plan's strategy: %s",
+             collio_plan_strategy(p));
+    TU_CHECK(t, TU_STAT(t, p, "auto.write_choice") == -1, "no choice before a write");
+    unsigned char *buf = malloc((size_t)n * 4 + 1), *back = malloc((size_t)n * 4 + 1);
+    tu_fill(buf, idx, n, 4, 11);
+    char path[512];
+    tu_temp_path(t, "auto", path, sizeof path);
+    if (tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * 4)) {
+        TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 11, 0, 0, 0) == 0,
+                 "the file's bytes");
+        choice = (int)same_stat(t, p, "auto.write_choice");
+        *calibrated = same_stat(t, p, "auto.calibrated");
+        *cal_error = same_stat(t, p, "auto.calibration_error");
+        for (int i = 0; i < 7; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "auto.predicted_%s_s", collio_auto_candidate_name(i));
+            same_stat(t, p, key);
+        }
+        memset(back, 0, (size_t)n * 4 + 1);
+        if (tu_plan_io(t, p, path, NULL, 0, back, (size_t)n * 4)) {
+            int64_t first = -1;
+            TU_CHECK(t, tu_compare(back, idx, n, 4, 11, &first) == 0,
+                     "read back (first wrong element %lld)", (long long)first);
+            TU_CHECK(t, same_stat(t, p, "auto.read_choice") >= 0, "a read choice");
+        }
+    }
+    tu_remove(t, path);
+    free(buf);
+    free(back);
+out:
+    collio_plan_free(&p);
+    collio_layout_free(&l);
+    tu_desc_free(&d);
+    free(idx);
+    return choice;
+}
+
+int main(int argc, char **argv)
+{
+    tu_ctx t;
+    tu_init(&t, &argc, &argv, "mpi_auto");
+    char favour_serial[512], favour_list[512], corrupt[512], missing[512];
+    tu_temp_path(&t, "serial.json", favour_serial, sizeof favour_serial);
+    tu_temp_path(&t, "list.json", favour_list, sizeof favour_list);
+    tu_temp_path(&t, "corrupt.json", corrupt, sizeof corrupt);
+    tu_temp_path(&t, "missing.json", missing, sizeof missing);
+    const char *dir = getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR") : "/tmp";
+    if (t.rank == 0) {
+        craft(favour_serial, dir, 1);
+        craft(favour_list, dir, 0);
+        FILE *f = fopen(corrupt, "w");
+        fputs("{ \"format\": \"collio-calibration\", \"version\": 1, \"netw", f);
+        fclose(f);
+    }
+    MPI_Barrier(t.comm);
+    double cal = -2, err = -2;
+
+    tu_case(&t, "rank 0 favours serial, rank 1 corrupt, rank 2 none, others list I/O");
+    setenv("COLLIO_CALIBRATION",
+           t.rank == 0   ? favour_serial
+           : t.rank == 1 ? corrupt
+           : t.rank == 2 ? missing
+                         : favour_list,
+           1);
+    int c1 = run(&t, NULL, "", &cal, &err);
+    TU_CHECK(&t, c1 == SERIAL_CAND, "the choice: %d (%s), want serial", c1,
+             collio_auto_candidate_name(c1) ? collio_auto_candidate_name(c1) : "none");
+    TU_CHECK(&t, cal == 1 && err == 0, "calibrated %g, calibration_error %g", cal, err);
+
+    tu_case(&t, "rank 0 sees no file, the others favour serial");
+    setenv("COLLIO_CALIBRATION", t.rank == 0 ? missing : favour_serial, 1);
+    int c2 = run(&t, "auto", "", &cal, &err);
+    TU_CHECK(&t, cal == 0 && err == COLLIO_ERR_IO, "calibrated %g, calibration_error %g",
+             cal, err);
+    int c_def = run(&t, "auto", "auto.use_calibration=0", &cal, &err);
+    TU_CHECK(&t, c2 == c_def && c2 >= 0, "the built-in constants' choice: %d, want %d", c2,
+             c_def);
+    TU_CHECK(&t, cal == 0 && err == -1, "use_calibration=0: calibrated %g, error %g", cal,
+             err);
+
+    tu_case(&t, "every rank favours list I/O");
+    setenv("COLLIO_CALIBRATION", favour_list, 1);
+    int c3 = run(&t, NULL, "", &cal, &err);
+    TU_CHECK(&t, c3 == INDEPENDENT_CAND, "the choice: %d, want independent", c3);
+    unsetenv("COLLIO_CALIBRATION");
+
+    tu_remove(&t, favour_serial);
+    tu_remove(&t, favour_list);
+    tu_remove(&t, corrupt);
+    return tu_finish(&t);
+}

@@ -1,0 +1,149 @@
+/*
+ * unit_calibration.c -- the calibration file of strategy "auto"
+ * (src/machine/calibration.c) and collio_fs_identify: a file written here
+ * as literal JSON text (the format of docs/auto.md) reads back as the
+ * values in the text; save then load keeps every value; a missing file is
+ * COLLIO_ERR_IO, a corrupt or out-of-range one COLLIO_ERR_ARG, and either
+ * leaves the built-in defaults in place. Without json-c the loads are
+ * COLLIO_ERR_UNSUPPORTED (checked instead).
+ */
+#include "collio.h"
+#include "unit_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *good =
+    "{ \"format\": \"collio-calibration\", \"version\": 1,\n"
+    "  \"network\": { \"intra_node\": { \"latency_s\": 2e-6, \"bandwidth_Bps\": 3e9 },\n"
+    "               \"inter_node\": { \"latency_s\": 4e-5, \"bandwidth_Bps\": 1.25e7 } },\n"
+    "  \"copy_Bps\": 6e9, \"piece_s\": 1.5e-8, \"cores_per_node\": 2, \"shm_window\": false,\n"
+    "  \"filesystems\": [ { \"type\": \"ext4\", \"mount\": \"/\", \"source\": \"/dev/vda\",\n"
+    "      \"magic\": 61267, \"write_request_s\": 3e-6, \"write_Bps\": 1.2e9,\n"
+    "      \"read_request_s\": 1e-6, \"read_Bps\": 4e9, \"mpiio_write_piece_s\": 5e-6,\n"
+    "      \"mpiio_read_piece_s\": 4e-6 },\n"
+    "    { \"type\": \"fuse.glusterfs\", \"mount\": \"/mnt/pfs\", \"source\": \"h:/v\",\n"
+    "      \"magic\": 1702057286, \"write_request_s\": 3e-4, \"write_Bps\": 1.1e7,\n"
+    "      \"read_request_s\": 2e-4, \"read_Bps\": 1.2e7, \"mpiio_write_piece_s\": 1e-4,\n"
+    "      \"mpiio_read_piece_s\": 9e-5 } ] }\n";
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A load that must fail with `want`, leaving the defaults. */
+static void bad(const char *path, const char *text, int want, const char *what)
+{
+    if (text != NULL)
+        put(path, text);
+    collio_calibration c, d;
+    memset(&c, 0x5a, sizeof c);
+    collio_calibration_defaults(&d);
+    int rc = collio_calibration_load(path, &c);
+    CHECK(rc == want, "%s: code %d (%s), want %d", what, rc, collio_last_error(), want);
+    CHECK(memcmp(&c, &d, sizeof c) == 0, "%s: the defaults in place", what);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/unit_calibration.XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        return 1;
+    char path[256], path2[256];
+    snprintf(path, sizeof path, "%s/cal.json", dir);
+    snprintf(path2, sizeof path2, "%s/sub/dir/cal.json", dir);
+
+    collio_fs_id root, nofile;
+    CHECK(collio_fs_identify("/", &root) == COLLIO_OK && root.type[0], "fs of /");
+    CHECK(strcmp(root.mount, "/") == 0, "the mount point of / is /: '%s'", root.mount);
+    CHECK(collio_fs_identify(path, &nofile) == COLLIO_OK, "fs of a file not made yet");
+    collio_fs_id tmpd;
+    collio_fs_identify(dir, &tmpd);
+    CHECK(strcmp(nofile.type, tmpd.type) == 0 && strcmp(nofile.mount, tmpd.mount) == 0,
+          "a new file's fs is its directory's (%s on %s)", nofile.type, nofile.mount);
+    CHECK(collio_fs_identify(NULL, &root) == COLLIO_ERR_ARG, "NULL path");
+
+    put(path, good);
+    collio_calibration c;
+    int rc = collio_calibration_load(path, &c);
+    if (rc == COLLIO_ERR_UNSUPPORTED) {
+        CHECK(c.from_file == 0, "without json-c: the defaults");
+        CHECK(collio_calibration_save(path2, &c) == COLLIO_ERR_UNSUPPORTED, "no save");
+        return unit_summary("unit_calibration (built without json-c)");
+    }
+    CHECK(rc == COLLIO_OK, "load: %s", collio_last_error());
+    CHECK(c.from_file == 1, "from_file");
+    CHECK(c.latency_s[0] == 2e-6 && c.bandwidth_Bps[0] == 3e9, "intra-node link");
+    CHECK(c.latency_s[1] == 4e-5 && c.bandwidth_Bps[1] == 1.25e7, "inter-node link");
+    CHECK(c.copy_Bps == 6e9 && c.piece_s == 1.5e-8, "memory");
+    CHECK(c.cores_per_node == 2 && c.shm_window == 0, "cores, shm");
+    CHECK(c.nfs == 2, "2 file systems: %d", c.nfs);
+    CHECK(strcmp(c.fs[1].id.type, "fuse.glusterfs") == 0
+              && strcmp(c.fs[1].id.mount, "/mnt/pfs") == 0
+              && strcmp(c.fs[1].id.source, "h:/v") == 0 && c.fs[1].id.magic == 1702057286UL,
+          "fs[1] identity");
+    CHECK(c.fs[0].write_request_s == 3e-6 && c.fs[0].write_Bps == 1.2e9
+              && c.fs[0].read_request_s == 1e-6 && c.fs[0].read_Bps == 4e9
+              && c.fs[0].mpiio_write_piece_s == 5e-6 && c.fs[0].mpiio_read_piece_s == 4e-6,
+          "fs[0] costs");
+    collio_fs_id want = c.fs[1].id, other = c.fs[1].id;
+    CHECK(collio_calibration_find_fs(&c, &want) == 1, "find fs[1]");
+    snprintf(other.mount, sizeof other.mount, "/mnt/other");
+    CHECK(collio_calibration_find_fs(&c, &other) == -1, "another mount point: not found");
+
+    /* save (into directories that do not exist yet) and load again */
+    CHECK(collio_calibration_save(path2, &c) == COLLIO_OK, "save: %s", collio_last_error());
+    collio_calibration c2;
+    CHECK(collio_calibration_load(path2, &c2) == COLLIO_OK, "load the saved");
+    CHECK(memcmp(&c, &c2, sizeof c) == 0, "save + load keeps every value");
+
+    /* the default path follows COLLIO_CALIBRATION */
+    char where[512];
+    setenv("COLLIO_CALIBRATION", path2, 1);
+    CHECK(collio_calibration_path(where, sizeof where) == COLLIO_OK
+              && strcmp(where, path2) == 0,
+          "COLLIO_CALIBRATION: %s", where);
+    CHECK(collio_calibration_load(NULL, &c2) == COLLIO_OK && c2.from_file, "load(NULL)");
+    unsetenv("COLLIO_CALIBRATION");
+    setenv("XDG_CONFIG_HOME", dir, 1);
+    collio_calibration_path(where, sizeof where);
+    char x[300];
+    snprintf(x, sizeof x, "%s/collio/calibration.json", dir);
+    CHECK(strcmp(where, x) == 0, "XDG_CONFIG_HOME: %s", where);
+    CHECK(collio_calibration_path(where, 4) == COLLIO_ERR_ARG, "a buffer too small");
+
+    /* what is never a crash: the defaults, and the reason */
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/none.json", dir);
+    bad(missing, NULL, COLLIO_ERR_IO, "missing");
+    bad(path, "{ \"format\": \"collio-calibration\", ", COLLIO_ERR_ARG, "truncated JSON");
+    bad(path, "\x01\xff garbage", COLLIO_ERR_ARG, "not JSON");
+    bad(path, "[1, 2]", COLLIO_ERR_ARG, "an array");
+    bad(path, "{\"format\": \"other\", \"version\": 1}", COLLIO_ERR_ARG, "another format");
+    char *v2 = strdup(good);
+    char *at = strstr(v2, "\"version\": 1");
+    at[11] = '7';
+    bad(path, v2, COLLIO_ERR_ARG, "version 7");
+    free(v2);
+    char *neg = strdup(good);
+    at = strstr(neg, "\"copy_Bps\": 6e9");
+    memcpy(at, "\"copy_Bps\":-6e9", 15);
+    bad(path, neg, COLLIO_ERR_ARG, "a negative bandwidth");
+    free(neg);
+    char *nostr = strdup(good);
+    at = strstr(nostr, "\"write_Bps\"");
+    memcpy(at, "\"writeXBps\"", 11);
+    bad(path, nostr, COLLIO_ERR_ARG, "a missing key");
+    free(nostr);
+
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return unit_summary("unit_calibration");
+}
