@@ -148,6 +148,11 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     r->shared_memory = (int)gmx[14];
     r->copy_s = gmx[10];
     r->work_mb = gmx[11];
+    /* strategy auto: what it ran (the same on every rank) */
+    r->auto_choice = -1;
+    if (strcmp(collio_plan_strategy(plan), "auto") == 0)
+        r->auto_choice = (int)stat(plan, r->op == BENCH_OP_READ ? "auto.read_choice"
+                                                                 : "auto.write_choice");
     r->bytes_sent = gsm[0];
     r->messages = gsm[1];
     r->file_requests = gsm[2];

@@ -78,6 +78,8 @@ typedef struct bench_row {
     double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
     double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
     int group;           /* subgroup: largest group, else 0 */
+    int auto_choice;     /* strategy auto: the candidate it ran
+                            (collio_auto_candidate_name), else -1 */
     struct {             /* replicated layouts: the plan's "replicas.*"
                             stats, plan-wide figures (the same on every
                             rank), classify_s / schedule_s max over

@@ -193,6 +193,28 @@ static int group_stats(const bench_row *rows, int nrows, int ci, int vi, int op,
     return n;
 }
 
+/* Strategy auto: "auto>multiphase", what its runs of (case, variant, op)
+ * ran ("auto>a|b" where they differ). */
+static void append_auto_choice(const bench_row *rows, int nrows, int ci, int vi, int op,
+                               char *label, size_t n)
+{
+    int first = -1, mixed = -1;
+    for (int i = 0; i < nrows; i++) {
+        const bench_row *r = &rows[i];
+        if (r->ci != ci || r->vi != vi || r->op != op || r->auto_choice < 0)
+            continue;
+        if (first < 0)
+            first = r->auto_choice;
+        else if (r->auto_choice != first)
+            mixed = r->auto_choice;
+    }
+    if (first < 0 || collio_auto_candidate_name(first) == NULL)
+        return;
+    size_t len = strlen(label);
+    snprintf(label + len, n - len, ">%s%s%s", collio_auto_candidate_name(first),
+             mixed >= 0 ? "|" : "", mixed >= 0 ? collio_auto_candidate_name(mixed) : "");
+}
+
 void bench_print_table(FILE *out, const collio_bench_config *cfg, const bench_fs *fs,
                        int nranks, const bench_case *cases, int ncases,
                        const bench_variant *vars, int nvars, const bench_row *rows,
@@ -234,9 +256,10 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, const bench_fs
                     block_med = med[0];
             for (int vi = 0; vi < nvars; vi++) {
                 int n = group_stats(rows, nrows, ci, vi, op, tmp, med, &verdict);
-                char label[sizeof vars[vi].label + 20];
+                char label[sizeof vars[vi].label + 40];
                 snprintf(label, sizeof label, "%s%s", vars[vi].label,
                          vars[vi].canonical ? "" : " (not canonical)");
+                append_auto_choice(rows, nrows, ci, vi, op, label, sizeof label);
                 if (n == 0) {
                     fprintf(out, "%-5s  %-14s %-24s %10s %9s %10s %10s %10s %4d  %s\n",
                             op ? "read" : "write", cases[ci].label, label, "-", "-", "-",

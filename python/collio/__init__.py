@@ -5,7 +5,7 @@ the Python API). Data path::
 
     Layout   what this rank holds           Layout.block_cyclic / darray /
                                             index_list / index_list_replicated
-      -> Plan    how to move it (once)      Plan(comm, layout, "multiphase", ...)
+      -> Plan    how to move it (once)      Plan(comm, layout, "auto", ...)
         -> write / read, any number of times, into a File (File(comm, path, "w"))
 
 A plan's options are collio's hints ("SECTION.NAME" = value; options()
@@ -900,7 +900,8 @@ class Plan:
     (collio_plan_create, collective; the inspector runs here, once).
 
     ``strategy``: a name of ``strategy_names()`` ("serial", "independent",
-    "two_phase", "multiphase", "subgroup", "block").
+    "two_phase", "multiphase", "subgroup", "auto", "block"); the default,
+    "auto", lets collio choose (docs/auto.md).
 
     Options are collio's hints (``options()`` lists them: "SECTION.NAME",
     type, default, range). They may be given as keywords -- a section's
@@ -938,7 +939,7 @@ class Plan:
     block frees the plan; see the module docstring on garbage collection.
     """
 
-    def __init__(self, comm, layout, strategy="multiphase", options=None, *, hints=None,
+    def __init__(self, comm, layout, strategy="auto", options=None, *, hints=None,
                  info=None, **kw):
         self._h = None
         self.comm = comm
