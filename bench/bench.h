@@ -160,4 +160,14 @@ int collio_bench_options_markdown(FILE *out);
 int collio_bench_run(MPI_Comm comm, const collio_bench_config *cfg,
                      collio_bench_summary *sum);
 
+/**
+ * Collective over comm. `collio-bench calibrate [options]` (argv[1] is
+ * "calibrate"; bench_calibrate.c): measures the constants of strategy
+ * auto's cost model on this machine and saves them in the calibration
+ * file. Returns the exit status, the same on every rank: 0 ok (or help
+ * printed), 1 a measurement or the file failed (message on rank 0's
+ * stderr), 2 usage error.
+ */
+int collio_bench_calibrate(MPI_Comm comm, int argc, char **argv);
+
 #endif /* COLLIO_BENCH_H */

@@ -1,7 +1,8 @@
 /*
  * main.c -- collio-bench, the thin command-line front end of the bench
  * library (bench.h): parse argv, run, turn the summary into an exit code
- * (0 all ok, 1 a run failed or did not verify, 2 usage error).
+ * (0 all ok, 1 a run failed or did not verify, 2 usage error);
+ * `collio-bench calibrate` goes to collio_bench_calibrate instead.
  * Run it through scripts/mpirun N build/bench/collio-bench ...;
  * `collio-bench --options-markdown` alone needs no MPI (docs/options.md).
  */
@@ -24,10 +25,14 @@ int main(int argc, char **argv)
     collio_bench_config cfg;
     collio_bench_config_init(&cfg);
     char err[512] = "";
-    int prc =
-        collio_bench_parse(argc, argv, &cfg, rank == 0 ? stdout : NULL, err, sizeof err);
+    int calibrate = argc >= 2 && strcmp(argv[1], "calibrate") == 0;
+    int prc = calibrate ? 0
+                        : collio_bench_parse(argc, argv, &cfg, rank == 0 ? stdout : NULL,
+                                             err, sizeof err);
     int status;
-    if (prc == 1) {
+    if (calibrate) {
+        status = collio_bench_calibrate(MPI_COMM_WORLD, argc, argv);
+    } else if (prc == 1) {
         status = 0;
     } else if (prc == 2) {
         if (rank == 0)
