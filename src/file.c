@@ -269,9 +269,19 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
                                                 : &collio__file_posix_ops;
     /* this open's identity, so that a write can tell whether every rank
      * passed the same file */
-    f->id = f->rank == 0 ? (int64_t)(collio__random64() >> 1) : 0;
-    rc = MPI_Bcast(&f->id, 1, MPI_INT64_T, 0, f->comm) == MPI_SUCCESS ? COLLIO_OK
-                                                                      : COLLIO_ERR_MPI;
+    int64_t idfs[2] = {0, 0};
+    if (f->rank == 0) {
+        /* and the file system it lives on, as rank 0 sees it (strategy
+         * auto's costs depend on it; learned here, outside the writes) */
+        collio_fs_id fs;
+        collio_fs_identify(path, &fs);
+        idfs[0] = (int64_t)(collio__random64() >> 1);
+        idfs[1] = (int64_t)collio__fs_key(&fs);
+    }
+    rc = MPI_Bcast(idfs, 2, MPI_INT64_T, 0, f->comm) == MPI_SUCCESS ? COLLIO_OK
+                                                                    : COLLIO_ERR_MPI;
+    f->id = idfs[0];
+    f->fs_key = (uint64_t)idfs[1];
     rc = collio__agree(f->comm, rc);
     if (rc == COLLIO_OK && mode == COLLIO_FILE_CREATE)
         rc = setup_create(f);

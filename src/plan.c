@@ -71,7 +71,8 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
 {
     if (rc == COLLIO_OK && (layout == NULL || out == NULL)) {
         rc = COLLIO_ERR_ARG;
-        collio__error_set(rc, "collio_plan_create: %s is NULL", !layout ? "layout" : "out");
+        collio__error_set(rc, "collio_plan_create: %s is NULL",
+                          !layout ? "layout" : "out");
     }
     if (rc == COLLIO_OK)
         rc = same_group(comm, layout);
@@ -216,6 +217,18 @@ static int run_strategy(collio_plan *p, collio_file *f, char *stream, int writin
     rc = collio__agree(p->comm, rc);
     if (rc != COLLIO_OK)
         collio__file_mark_failed(f);
+    return rc;
+}
+
+int collio__plan_run_unagreed(collio_plan *p, collio_file *f, char *stream, int writing,
+                              int scratch)
+{
+    double t0 = collio__now();
+    collio__stats_reset(p);
+    p->scratch = scratch ? stream : NULL;
+    int rc = writing ? p->strategy->write(p, f, stream) : p->strategy->read(p, f, stream);
+    p->scratch = NULL;
+    p->stats.total_s = collio__now() - t0;
     return rc;
 }
 

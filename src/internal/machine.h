@@ -11,4 +11,8 @@
  * "default"; docs/auto.md lists them). */
 void collio__fs_costs_default(collio_fs_costs *fs);
 
+/* A 64-bit key of a file system's identity (type, mount point, source):
+ * equal for equal identities (but for collisions), never 0. */
+uint64_t collio__fs_key(const collio_fs_id *id);
+
 #endif /* COLLIO_INTERNAL_MACHINE_H */

@@ -75,6 +75,13 @@ const collio__strategy *collio__strategy_at(int i);
 int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
                       int scratch);
 
+/* Collective, like collio__plan_exec but without its agreement: for a
+ * strategy that runs another's plan on its own ranks (auto), whose own
+ * execution agrees on the code right after (and marks f failed). Returns
+ * this rank's code. */
+int collio__plan_run_unagreed(collio_plan *p, collio_file *f, char *stream, int writing,
+                              int scratch);
+
 struct collio_plan {
     MPI_Comm comm; /* dup */
     int rank, nranks;

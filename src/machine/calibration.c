@@ -74,7 +74,8 @@ int collio_calibration_path(char *buf, size_t n)
         return COLLIO_ERR_ARG;
     }
     if (w < 0 || (size_t)w >= n) {
-        collio__error_set(COLLIO_ERR_ARG, "the calibration path is longer than %zu bytes", n);
+        collio__error_set(COLLIO_ERR_ARG, "the calibration path is longer than %zu bytes",
+                          n);
         return COLLIO_ERR_ARG;
     }
     return COLLIO_OK;
@@ -101,15 +102,17 @@ static int get_num(json_object *o, const char *where, const char *key, int zero_
 {
     json_object *x = NULL;
     if (!json_object_object_get_ex(o, key, &x)
-        || !(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int))) {
-        collio__error_set(COLLIO_ERR_ARG, "calibration file: %s%s has no number '%s'", where,
-                          where[0] ? "" : "the top level", key);
+        || !(json_object_is_type(x, json_type_double)
+             || json_object_is_type(x, json_type_int))) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: %s%s has no number '%s'",
+                          where, where[0] ? "" : "the top level", key);
         return COLLIO_ERR_ARG;
     }
     *v = json_object_get_double(x);
     if (!isfinite(*v) || *v < 0 || (*v == 0 && !zero_ok)) {
-        collio__error_set(COLLIO_ERR_ARG, "calibration file: %s%s: %s = %g is out of range",
-                          where, where[0] ? "" : "the top level", key, *v);
+        collio__error_set(COLLIO_ERR_ARG,
+                          "calibration file: %s%s: %s = %g is out of range", where,
+                          where[0] ? "" : "the top level", key, *v);
         return COLLIO_ERR_ARG;
     }
     return COLLIO_OK;
@@ -118,9 +121,10 @@ static int get_num(json_object *o, const char *where, const char *key, int zero_
 static int get_str(json_object *o, const char *key, char *out, size_t n)
 {
     json_object *x = NULL;
-    if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_string)) {
-        collio__error_set(COLLIO_ERR_ARG, "calibration file: a file system has no string '%s'",
-                          key);
+    if (!json_object_object_get_ex(o, key, &x)
+        || !json_object_is_type(x, json_type_string)) {
+        collio__error_set(COLLIO_ERR_ARG,
+                          "calibration file: a file system has no string '%s'", key);
         return COLLIO_ERR_ARG;
     }
     snprintf(out, n, "%s", json_object_get_string(x));
@@ -130,8 +134,10 @@ static int get_str(json_object *o, const char *key, char *out, size_t n)
 static int parse_link(json_object *net, const char *key, double *lat, double *bw)
 {
     json_object *l = NULL;
-    if (!json_object_object_get_ex(net, key, &l) || !json_object_is_type(l, json_type_object)) {
-        collio__error_set(COLLIO_ERR_ARG, "calibration file: network has no object '%s'", key);
+    if (!json_object_object_get_ex(net, key, &l)
+        || !json_object_is_type(l, json_type_object)) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: network has no object '%s'",
+                          key);
         return COLLIO_ERR_ARG;
     }
     int rc = get_num(l, key, "latency_s", 0, lat);
@@ -176,7 +182,8 @@ static int parse(json_object *root, collio_calibration *c)
         return COLLIO_ERR_ARG;
     }
     if (!json_object_object_get_ex(root, "version", &x) || json_object_get_int(x) != 1) {
-        collio__error_set(COLLIO_ERR_ARG, "calibration file: version %d, this collio reads 1",
+        collio__error_set(COLLIO_ERR_ARG,
+                          "calibration file: version %d, this collio reads 1",
                           x != NULL ? json_object_get_int(x) : 0);
         return COLLIO_ERR_ARG;
     }
@@ -207,11 +214,12 @@ static int parse(json_object *root, collio_calibration *c)
     if (rc != COLLIO_OK)
         return rc;
     size_t n = json_object_array_length(fss);
-    for (size_t i = 0; i < n && c->nfs < COLLIO_CALIBRATION_MAX_FS && rc == COLLIO_OK; i++) {
+    for (size_t i = 0; i < n && c->nfs < COLLIO_CALIBRATION_MAX_FS && rc == COLLIO_OK;
+         i++) {
         json_object *o = json_object_array_get_idx(fss, i);
         if (!json_object_is_type(o, json_type_object)) {
-            collio__error_set(COLLIO_ERR_ARG, "calibration file: filesystems[%zu] is no object",
-                              i);
+            collio__error_set(COLLIO_ERR_ARG,
+                              "calibration file: filesystems[%zu] is no object", i);
             return COLLIO_ERR_ARG;
         }
         rc = parse_fs(o, &c->fs[c->nfs]);
@@ -236,7 +244,8 @@ int collio_calibration_load(const char *path, collio_calibration *out)
     }
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path, strerror(errno));
+        collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path,
+                          strerror(errno));
         return COLLIO_ERR_IO;
     }
     /* small by design: a few kilobytes; refuse anything absurd */
@@ -258,8 +267,9 @@ int collio_calibration_load(const char *path, collio_calibration *out)
     int rc;
     if (root == NULL) {
         collio__error_set(COLLIO_ERR_ARG, "calibration file %.900s: not JSON (%s)", path,
-                          tok != NULL ? json_tokener_error_desc(json_tokener_get_error(tok))
-                                      : "no memory");
+                          tok != NULL
+                              ? json_tokener_error_desc(json_tokener_get_error(tok))
+                              : "no memory");
         rc = COLLIO_ERR_ARG;
     } else {
         collio_calibration c;
@@ -291,13 +301,17 @@ static json_object *to_json(const collio_calibration *c)
     json_object *net = json_object_new_object();
     json_object_object_add(root, "format", json_object_new_string("collio-calibration"));
     json_object_object_add(root, "version", json_object_new_int(1));
-    json_object_object_add(net, "intra_node", link_json(c->latency_s[0], c->bandwidth_Bps[0]));
-    json_object_object_add(net, "inter_node", link_json(c->latency_s[1], c->bandwidth_Bps[1]));
+    json_object_object_add(net, "intra_node",
+                           link_json(c->latency_s[0], c->bandwidth_Bps[0]));
+    json_object_object_add(net, "inter_node",
+                           link_json(c->latency_s[1], c->bandwidth_Bps[1]));
     json_object_object_add(root, "network", net);
     json_object_object_add(root, "copy_Bps", json_object_new_double(c->copy_Bps));
     json_object_object_add(root, "piece_s", json_object_new_double(c->piece_s));
-    json_object_object_add(root, "cores_per_node", json_object_new_int(c->cores_per_node));
-    json_object_object_add(root, "shm_window", json_object_new_boolean(c->shm_window != 0));
+    json_object_object_add(root, "cores_per_node",
+                           json_object_new_int(c->cores_per_node));
+    json_object_object_add(root, "shm_window",
+                           json_object_new_boolean(c->shm_window != 0));
     json_object *fss = json_object_new_array();
     for (int i = 0; i < c->nfs && i < COLLIO_CALIBRATION_MAX_FS; i++) {
         const collio_fs_costs *fs = &c->fs[i];
@@ -306,9 +320,11 @@ static json_object *to_json(const collio_calibration *c)
         json_object_object_add(o, "mount", json_object_new_string(fs->id.mount));
         json_object_object_add(o, "source", json_object_new_string(fs->id.source));
         json_object_object_add(o, "magic", json_object_new_int64((int64_t)fs->id.magic));
-        json_object_object_add(o, "write_request_s", json_object_new_double(fs->write_request_s));
+        json_object_object_add(o, "write_request_s",
+                               json_object_new_double(fs->write_request_s));
         json_object_object_add(o, "write_Bps", json_object_new_double(fs->write_Bps));
-        json_object_object_add(o, "read_request_s", json_object_new_double(fs->read_request_s));
+        json_object_object_add(o, "read_request_s",
+                               json_object_new_double(fs->read_request_s));
         json_object_object_add(o, "read_Bps", json_object_new_double(fs->read_Bps));
         json_object_object_add(o, "mpiio_write_piece_s",
                                json_object_new_double(fs->mpiio_write_piece_s));
@@ -350,8 +366,8 @@ int collio_calibration_save(const char *path, const collio_calibration *c)
     make_parent_dirs(path);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     json_object *root = to_json(c);
-    const char *text =
-        json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+    const char *text = json_object_to_json_string_ext(
+        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
     FILE *f = fopen(tmp, "w");
     int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     ok = (f != NULL && fclose(f) == 0) && ok;
@@ -360,7 +376,8 @@ int collio_calibration_save(const char *path, const collio_calibration *c)
     if (!ok || rename(tmp, path) != 0) {
         err = ok ? errno : err;
         unlink(tmp);
-        collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path, strerror(err));
+        collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path,
+                          strerror(err));
         return COLLIO_ERR_IO;
     }
     return COLLIO_OK;

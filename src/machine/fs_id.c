@@ -109,3 +109,18 @@ int collio_fs_identify(const char *path, collio_fs_id *fs)
         snprintf(fs->type, sizeof fs->type, "0x%lx", fs->magic);
     return COLLIO_OK;
 }
+
+uint64_t collio__fs_key(const collio_fs_id *id)
+{
+    /* FNV-1a over "type\0mount\0source\0" */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const char *parts[3] = {id->type, id->mount, id->source};
+    for (int k = 0; k < 3; k++) {
+        for (const char *c = parts[k];; c++) {
+            h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+            if (*c == '\0')
+                break;
+        }
+    }
+    return h != 0 ? h : 1;
+}

@@ -32,18 +32,17 @@ enum { NKEYS = COLLIO_CALIBRATION_MAX_FS + 1 };
 typedef struct auto_plan {
     collio__auto_shape shape;
     collio_calibration calib;
-    int choice[2][NKEYS];               /* candidate, or -1 before the first call */
-    collio_plan *inner[AUTO_NCAND];     /* made on first use */
+    int choice[2][NKEYS];           /* candidate, or -1 before the first call */
+    collio_plan *inner[AUTO_NCAND]; /* made on first use */
     double predicted[2][NKEYS][AUTO_NCAND];
-    int64_t last_file; /* the file (collio_file's id) fs_entry last saw */
-    int last_entry;    /* and its calibration entry */
 } auto_plan;
 
 enum { OPT_USE_CALIBRATION };
 static const collio__option auto_options[] = {
-    [OPT_USE_CALIBRATION] = {"use_calibration", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
-                             "read the calibration file (COLLIO_CALIBRATION, docs/auto.md); "
-                             "0: the built-in constants"},
+    [OPT_USE_CALIBRATION] =
+        {"use_calibration", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+         "read the calibration file (COLLIO_CALIBRATION, docs/auto.md); "
+         "0: the built-in constants"},
 };
 
 enum {
@@ -58,18 +57,20 @@ static const collio__stat auto_stats[] = {
     [ST_WRITE_CHOICE] = {"write_choice", 0, 0,
                          "the candidate the last write ran (collio_auto_candidate_name; "
                          "-1: none yet)"},
-    [ST_READ_CHOICE] = {"read_choice", 0, 0, "the candidate the last read ran (-1: none yet)"},
+    [ST_READ_CHOICE] = {"read_choice", 0, 0,
+                        "the candidate the last read ran (-1: none yet)"},
     [ST_CALIBRATED] = {"calibrated", 0, 0,
                        "1: the last call's file system has costs from the calibration "
                        "file; 0: the generic ones"},
-    [ST_CALIBRATION_ERROR] = {"calibration_error", 0, 0,
-                              "0: the calibration file was read; else why not (a "
-                              "collio_error code: IO missing, ARG corrupt); -1: not asked"},
+    [ST_CALIBRATION_ERROR] =
+        {"calibration_error", 0, 0,
+         "0: the calibration file was read; else why not (a "
+         "collio_error code: IO missing, ARG corrupt); -1: not asked"},
     [ST_CHOOSE_S] = {"choose_s", 1, 0,
                      "last call: identifying the file system and making the chosen "
                      "plan (0 once made)"},
-    [ST_PREDICTED + AUTO_SERIAL] = {"predicted_serial_s", 0, 0,
-                                    "last call: serial's predicted time"},
+    [ST_PREDICTED +
+        AUTO_SERIAL] = {"predicted_serial_s", 0, 0, "last call: serial's predicted time"},
     [ST_PREDICTED + AUTO_INDEPENDENT] = {"predicted_independent_s", 0, 0,
                                          "last call: independent's predicted time"},
     [ST_PREDICTED + AUTO_TWO_PHASE] = {"predicted_two_phase_s", 0, 0,
@@ -95,7 +96,8 @@ const char *collio_auto_candidate_name(int i)
 
 /* Local: this rank's part of the shape -- bytes, pieces (blocks of its
  * segments), bytes outside its own balanced file domain. */
-static void local_shape(const collio_plan *p, double *bytes, double *pieces, double *moved)
+static void local_shape(const collio_plan *p, double *bytes, double *pieces,
+                        double *moved)
 {
     const collio_layout *l = p->layout;
     int64_t lo = 0, hi = 0, inside = 0, np = 0;
@@ -166,22 +168,15 @@ static int auto_plan_create(collio_plan *p)
     return rc;
 }
 
-/* Collective: the calibration entry of f's file system (rank 0 looks, the
- * others are told), -1 if none. */
-static int fs_entry(collio_plan *p, auto_plan *ap, collio_file *f)
+/* Local: the calibration entry of f's file system, -1 if none. The file
+ * knows its file system's key (rank 0 identified it at open, every rank
+ * holds the key) and every rank holds the same calibration: no message. */
+static int fs_entry(const auto_plan *ap, const collio_file *f)
 {
-    if (ap->last_file == f->id && f->id != 0)
-        return ap->last_entry; /* the same open file: f->id is the same on every rank */
-    int k = -1;
-    if (p->rank == 0) {
-        collio_fs_id id;
-        collio_fs_identify(collio__file_data_path(f), &id);
-        k = collio_calibration_find_fs(&ap->calib, &id);
-    }
-    MPI_Bcast(&k, 1, MPI_INT, 0, p->comm);
-    ap->last_file = f->id;
-    ap->last_entry = k;
-    return k;
+    for (int k = 0; k < ap->calib.nfs; k++)
+        if (collio__fs_key(&ap->calib.fs[k].id) == f->fs_key)
+            return k;
+    return -1;
 }
 
 /* Collective: the plan of candidate i on this plan's layout, with this
@@ -214,7 +209,7 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
 {
     auto_plan *ap = p->impl;
     double t0 = collio__now();
-    int k = fs_entry(p, ap, f);
+    int k = fs_entry(ap, f);
     int key = k + 1, op = writing ? 0 : 1;
     if (ap->choice[op][key] < 0) {
         collio_fs_costs generic;
@@ -234,7 +229,9 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     collio__stat_set(p, ST_CHOOSE_S, collio__now() - t0);
     if (rc != COLLIO_OK)
         return rc;
-    rc = collio__plan_exec(ap->inner[i], f, stream, writing, p->scratch != NULL);
+    /* the chosen plan runs on this plan's ranks: this plan's execution
+     * agrees on the code (plan.c), once */
+    rc = collio__plan_run_unagreed(ap->inner[i], f, stream, writing, p->scratch != NULL);
     collio__stats_add_inner(p, ap->inner[i]);
     return rc;
 }

@@ -94,8 +94,8 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
     double file_bytes = s->bytes_total / m.fbw;
 
     t[AUTO_INDEPENDENT] = s->pieces_max * m.req * m.cpu + file_bytes;
-    t[AUTO_TWO_PHASE] = s->pieces_max * m.mpiio * m.cpu + file_bytes
-                        + exchange(&m, s->bytes_max, P - 1);
+    t[AUTO_TWO_PHASE] =
+        s->pieces_max * m.mpiio * m.cpu + file_bytes + exchange(&m, s->bytes_max, P - 1);
     double msgs = P - 1 < s->pieces_max ? P - 1 : s->pieces_max;
     t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
                          + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes;

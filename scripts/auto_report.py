@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""scripts/auto_report.py CSV... -- how well strategy auto chose, from
+collio-bench CSVs that ran auto beside the other strategies (docs/auto.md,
+"Measured"). Standard library only.
+
+A case is one workload configuration and operation in one CSV (workload,
+ranks, nx, bx, shape, size, load, op, file system). Per case: the median
+total_s of every canonical strategy's default variant, the best of them,
+auto's median and what it ran (auto.write_choice / auto.read_choice).
+Prints a markdown table per CSV, then the summary the targets of
+docs/auto.md are stated in: the share of cases where auto is within 10 %
+of the best, the worst ratio, and the model's error -- each strategy's
+predicted time (auto's auto.predicted_<strategy>_s of the same case)
+against its measured median.
+"""
+import csv
+import math
+import os
+import statistics
+import sys
+
+CANDIDATES = ["serial", "independent", "two_phase", "multiphase", "subgroup_g2",
+              "subgroup_g4", "subgroup_g8"]
+MODELLED = ["serial", "independent", "two_phase", "multiphase"]
+
+
+def case_key(r):
+    return (r["workload"], r["ranks"], r["nx"], r["bx"], r.get("shape", ""),
+            r.get("size", ""), r.get("load", ""), r["op"], r.get("fs_type", ""),
+            r.get("nodes_spanned", ""))
+
+
+def label(key):
+    w, ranks, nx, bx, shape, size, load, op, fs, nodes = key
+    what = {"vector": "nx=%s bx=%s" % (nx, bx), "array": "shape=%s" % shape,
+            "small": "size=%s" % size, "mesh": "load=%s" % load}.get(w, "bx=%s" % bx)
+    return "%s P=%s%s %s %s (%s)" % (w, ranks, " nodes=%s" % nodes if nodes not in
+                                      ("", "1") else "", what, op, fs)
+
+
+def load(path):
+    times, preds, choice = {}, {}, {}
+    for r in csv.DictReader(open(path)):
+        try:
+            int(r["rep"])
+        except ValueError:
+            continue  # warm-up rows
+        if r.get("verified") == "0":
+            continue
+        s = r["strategy"]
+        if r.get("variant", s) not in (s, ""):
+            continue  # a sweep's variant, not the default options
+        k = case_key(r)
+        times.setdefault(k, {}).setdefault(s, []).append(float(r["total_s"]))
+        if s == "auto":
+            col = "auto.write_choice" if r["op"] == "write" else "auto.read_choice"
+            if r.get(col, "") != "":
+                choice.setdefault(k, []).append(int(float(r[col])))
+            for c in CANDIDATES:
+                v = r.get("auto.predicted_%s_s" % c, "")
+                if v not in ("", "inf"):
+                    preds.setdefault(k, {}).setdefault(c, []).append(float(v))
+    return times, preds, choice
+
+
+def main(paths):
+    ratios, errors = [], {s: [] for s in MODELLED}
+    for path in paths:
+        times, preds, choice = load(path)
+        rows = []
+        for k in sorted(times):
+            med = {s: statistics.median(v) for s, v in times[k].items()}
+            canon = {s: t for s, t in med.items() if s not in ("block", "auto")}
+            if "auto" not in med or not canon:
+                continue
+            best = min(canon, key=canon.get)
+            ratio = med["auto"] / canon[best]
+            ratios.append(ratio)
+            ch = choice.get(k, [])
+            ran = ",".join(sorted({CANDIDATES[c] for c in ch if 0 <= c < len(CANDIDATES)}))
+            rows.append("| %s | %s %.4g | %s %.4g | %.2f |" % (label(k), best, canon[best],
+                                                              ran or "?", med["auto"], ratio))
+            for s in MODELLED:
+                p = preds.get(k, {}).get(s)
+                if p and s in med and med[s] > 0:
+                    errors[s].append(statistics.median(p) / med[s])
+        if rows:
+            print("### %s\n" % os.path.basename(path))
+            print("| case | best (s) | auto ran (s) | auto / best |")
+            print("|---|---|---|---|")
+            print("\n".join(rows))
+            print()
+    if not ratios:
+        print("no case with auto and another canonical strategy")
+        return 1
+    within = sum(1 for r in ratios if r <= 1.10)
+    print("**auto against the best strategy of the same run**: %d cases; within 10 %% "
+          "in %d (%.0f %%); median ratio %.2f; worst %.2f\n" %
+          (len(ratios), within, 100.0 * within / len(ratios), statistics.median(ratios),
+           max(ratios)))
+    print("**the model's error** (predicted / measured median, per strategy):\n")
+    print("| strategy | cases | median | within 2x |")
+    print("|---|---|---|---|")
+    for s in MODELLED:
+        e = errors[s]
+        if e:
+            w2 = sum(1 for x in e if 0.5 <= x <= 2.0)
+            print("| %s | %d | %.2f | %d %% |" % (s, len(e), statistics.median(e),
+                                                 round(100.0 * w2 / len(e))))
+    allabs = [abs(math.log(x)) for s in MODELLED for x in errors[s] if x > 0]
+    if allabs:
+        print("\nmedian |log(predicted / measured)| over all: %.2f (a factor of %.2f)" %
+              (statistics.median(allabs), math.exp(statistics.median(allabs))))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1:]))
