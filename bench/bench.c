@@ -152,7 +152,7 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     r->auto_choice = -1;
     if (strcmp(collio_plan_strategy(plan), "auto") == 0)
         r->auto_choice = (int)stat(plan, r->op == BENCH_OP_READ ? "auto.read_choice"
-                                                                 : "auto.write_choice");
+                                                                : "auto.write_choice");
     r->bytes_sent = gsm[0];
     r->messages = gsm[1];
     r->file_requests = gsm[2];

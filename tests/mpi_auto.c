@@ -91,7 +91,8 @@ static int run(tu_ctx *t, const char *strategy, const char *hints, double *calib
         *cal_error = same_stat(t, p, "auto.calibration_error");
         for (int i = 0; i < 7; i++) {
             char key[64];
-            snprintf(key, sizeof key, "auto.predicted_%s_s", collio_auto_candidate_name(i));
+            snprintf(key, sizeof key, "auto.predicted_%s_s",
+                     collio_auto_candidate_name(i));
             same_stat(t, p, key);
         }
         memset(back, 0, (size_t)n * 4 + 1);
@@ -122,7 +123,8 @@ int main(int argc, char **argv)
     tu_temp_path(&t, "list.json", favour_list, sizeof favour_list);
     tu_temp_path(&t, "corrupt.json", corrupt, sizeof corrupt);
     tu_temp_path(&t, "missing.json", missing, sizeof missing);
-    const char *dir = getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR") : "/tmp";
+    const char *dir =
+        getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR") : "/tmp";
     if (t.rank == 0) {
         craft(favour_serial, dir, 1);
         craft(favour_list, dir, 0);
@@ -151,8 +153,8 @@ int main(int argc, char **argv)
     TU_CHECK(&t, cal == 0 && err == COLLIO_ERR_IO, "calibrated %g, calibration_error %g",
              cal, err);
     int c_def = run(&t, "auto", "auto.use_calibration=0", &cal, &err);
-    TU_CHECK(&t, c2 == c_def && c2 >= 0, "the built-in constants' choice: %d, want %d", c2,
-             c_def);
+    TU_CHECK(&t, c2 == c_def && c2 >= 0, "the built-in constants' choice: %d, want %d",
+             c2, c_def);
     TU_CHECK(&t, cal == 0 && err == -1, "use_calibration=0: calibrated %g, error %g", cal,
              err);
 

@@ -36,11 +36,12 @@ static void constants(collio_calibration *c, collio_fs_costs *fs)
 static void expect(const char *what, const double *t, const double *want, int choice)
 {
     for (int i = 0; i < AUTO_NCAND; i++)
-        CHECK(isinf(want[i]) ? isinf(t[i]) : near(t[i], want[i]), "%s: %s predicted %.9g, want %.9g",
-              what, collio__auto_candidates[i].label, t[i], want[i]);
+        CHECK(isinf(want[i]) ? isinf(t[i]) : near(t[i], want[i]),
+              "%s: %s predicted %.9g, want %.9g", what, collio__auto_candidates[i].label,
+              t[i], want[i]);
     int got = collio__auto_pick(t);
-    CHECK(got == choice, "%s: picked %s, want %s", what, collio__auto_candidates[got].label,
-          collio__auto_candidates[choice].label);
+    CHECK(got == choice, "%s: picked %s, want %s", what,
+          collio__auto_candidates[got].label, collio__auto_candidates[choice].label);
 }
 
 int main(void)
@@ -53,9 +54,15 @@ int main(void)
     /* 1. one node, 4 ranks on 2 cores (cpu = 2, nothing off-node); 4 MB,
      *    1 MB and 10,000 pieces per rank, 750 KB of each outside its domain.
      *    file_bytes = 4e6 / 1e9 = 0.004 */
-    collio__auto_shape s = {.nranks = 4, .nnodes = 1, .ranks_per_node = 4,
-                            .cores_per_node = 2, .bytes_total = 4e6, .bytes_max = 1e6,
-                            .pieces_max = 1e4, .pieces_total = 4e4, .moved_max = 7.5e5};
+    collio__auto_shape s = {.nranks = 4,
+                            .nnodes = 1,
+                            .ranks_per_node = 4,
+                            .cores_per_node = 2,
+                            .bytes_total = 4e6,
+                            .bytes_max = 1e6,
+                            .pieces_max = 1e4,
+                            .pieces_total = 4e4,
+                            .moved_max = 7.5e5};
     collio__auto_predict(&s, &c, &fs, 1, t);
     double w1[AUTO_NCAND] = {
         /* serial: 4 lat + 3e6 / 1e9 + pack(4e4, 4e6) (4e-4 + 4e-3) + file */
@@ -83,15 +90,13 @@ int main(void)
     s.pieces_max = 4;
     s.pieces_total = 16;
     collio__auto_predict(&s, &c, &fs, 1, t);
-    double w2[AUTO_NCAND] = {
-        4e-6 + 3e-3 + (16e-8 + 4e-3) + 4e-3,
-        4 * 1e-6 * 2 + 0.004,
-        4 * 1e-5 * 2 + 0.004 + 6e-6 + 2e-3,
-        /* pack(4, 1e6) = 4e-8 + 1e-3, twice, cpu 2; 3 messages */
-        2 * (4e-8 + 1e-3) * 2 + 1.506e-3 + 2e-6 + 4e-3,
-        2.002e-3 + (8e-8 + 2e-3) * 2 + 4e-5 + 0.004 + 2.001e-3,
-        6.006e-3 + (16e-8 + 4e-3) * 2 + 4e-5 + 0.004 + 4e-3,
-        INFINITY};
+    double w2[AUTO_NCAND] = {4e-6 + 3e-3 + (16e-8 + 4e-3) + 4e-3, 4 * 1e-6 * 2 + 0.004,
+                             4 * 1e-5 * 2 + 0.004 + 6e-6 + 2e-3,
+                             /* pack(4, 1e6) = 4e-8 + 1e-3, twice, cpu 2; 3 messages */
+                             2 * (4e-8 + 1e-3) * 2 + 1.506e-3 + 2e-6 + 4e-3,
+                             2.002e-3 + (8e-8 + 2e-3) * 2 + 4e-5 + 0.004 + 2.001e-3,
+                             6.006e-3 + (16e-8 + 4e-3) * 2 + 4e-5 + 0.004 + 4e-3,
+                             INFINITY};
     expect("one node, large pieces", t, w2, AUTO_INDEPENDENT);
 
     /* 3. reads of case 2 take the read constants: request 5e-7, 2 GB/s
@@ -104,9 +109,15 @@ int main(void)
     /* 4. two nodes of 2 ranks on 2 cores (cpu 1), half of the partners
      *    off-node: latency 0.5e-6 + 0.5e-5 = 5.5e-6; an exchange of b bytes
      *    costs b * 0.5 / 1e9 + b * 0.5 * 2 ranks / 1e8 */
-    s = (collio__auto_shape){.nranks = 4, .nnodes = 2, .ranks_per_node = 2,
-                             .cores_per_node = 2, .bytes_total = 4e6, .bytes_max = 1e6,
-                             .pieces_max = 1e4, .pieces_total = 4e4, .moved_max = 7.5e5};
+    s = (collio__auto_shape){.nranks = 4,
+                             .nnodes = 2,
+                             .ranks_per_node = 2,
+                             .cores_per_node = 2,
+                             .bytes_total = 4e6,
+                             .bytes_max = 1e6,
+                             .pieces_max = 1e4,
+                             .pieces_total = 4e4,
+                             .moved_max = 7.5e5};
     collio__auto_predict(&s, &c, &fs, 1, t);
     CHECK(near(t[AUTO_INDEPENDENT], 1e4 * 1e-6 + 0.004), "two nodes: independent %.9g",
           t[AUTO_INDEPENDENT]);
@@ -115,8 +126,8 @@ int main(void)
     CHECK(near(t[AUTO_MULTIPHASE], 2.2e-3 + 3 * 5.5e-6 + 3.75e-4 + 7.5e-3 + 1e-6 + 0.004),
           "two nodes: multiphase %.9g", t[AUTO_MULTIPHASE]);
     /* serial: 4 * 5.5e-6 + 3e6 * (0.5 / 1e9 + 0.5 / 1e8) + 4.4e-3 + 0.004 */
-    CHECK(near(t[AUTO_SERIAL], 2.2e-5 + 0.0165 + 4.4e-3 + 0.004), "two nodes: serial %.9g",
-          t[AUTO_SERIAL]);
+    CHECK(near(t[AUTO_SERIAL], 2.2e-5 + 0.0165 + 4.4e-3 + 0.004),
+          "two nodes: serial %.9g", t[AUTO_SERIAL]);
     /* independent 0.014 against multiphase 0.0140925: list I/O, narrowly */
     CHECK(collio__auto_pick(t) == AUTO_INDEPENDENT, "two nodes: independent chosen");
 

@@ -18,15 +18,19 @@
 static const char *good =
     "{ \"format\": \"collio-calibration\", \"version\": 1,\n"
     "  \"network\": { \"intra_node\": { \"latency_s\": 2e-6, \"bandwidth_Bps\": 3e9 },\n"
-    "               \"inter_node\": { \"latency_s\": 4e-5, \"bandwidth_Bps\": 1.25e7 } },\n"
-    "  \"copy_Bps\": 6e9, \"piece_s\": 1.5e-8, \"cores_per_node\": 2, \"shm_window\": false,\n"
-    "  \"filesystems\": [ { \"type\": \"ext4\", \"mount\": \"/\", \"source\": \"/dev/vda\",\n"
+    "               \"inter_node\": { \"latency_s\": 4e-5, \"bandwidth_Bps\": 1.25e7 } "
+    "},\n"
+    "  \"copy_Bps\": 6e9, \"piece_s\": 1.5e-8, \"cores_per_node\": 2, \"shm_window\": "
+    "false,\n"
+    "  \"filesystems\": [ { \"type\": \"ext4\", \"mount\": \"/\", \"source\": "
+    "\"/dev/vda\",\n"
     "      \"magic\": 61267, \"write_request_s\": 3e-6, \"write_Bps\": 1.2e9,\n"
     "      \"read_request_s\": 1e-6, \"read_Bps\": 4e9, \"mpiio_write_piece_s\": 5e-6,\n"
     "      \"mpiio_read_piece_s\": 4e-6 },\n"
     "    { \"type\": \"fuse.glusterfs\", \"mount\": \"/mnt/pfs\", \"source\": \"h:/v\",\n"
     "      \"magic\": 1702057286, \"write_request_s\": 3e-4, \"write_Bps\": 1.1e7,\n"
-    "      \"read_request_s\": 2e-4, \"read_Bps\": 1.2e7, \"mpiio_write_piece_s\": 1e-4,\n"
+    "      \"read_request_s\": 2e-4, \"read_Bps\": 1.2e7, \"mpiio_write_piece_s\": "
+    "1e-4,\n"
     "      \"mpiio_read_piece_s\": 9e-5 } ] }\n";
 
 static void put(const char *path, const char *text)
@@ -85,11 +89,13 @@ int main(void)
     CHECK(c.nfs == 2, "2 file systems: %d", c.nfs);
     CHECK(strcmp(c.fs[1].id.type, "fuse.glusterfs") == 0
               && strcmp(c.fs[1].id.mount, "/mnt/pfs") == 0
-              && strcmp(c.fs[1].id.source, "h:/v") == 0 && c.fs[1].id.magic == 1702057286UL,
+              && strcmp(c.fs[1].id.source, "h:/v") == 0
+              && c.fs[1].id.magic == 1702057286UL,
           "fs[1] identity");
     CHECK(c.fs[0].write_request_s == 3e-6 && c.fs[0].write_Bps == 1.2e9
               && c.fs[0].read_request_s == 1e-6 && c.fs[0].read_Bps == 4e9
-              && c.fs[0].mpiio_write_piece_s == 5e-6 && c.fs[0].mpiio_read_piece_s == 4e-6,
+              && c.fs[0].mpiio_write_piece_s == 5e-6
+              && c.fs[0].mpiio_read_piece_s == 4e-6,
           "fs[0] costs");
     collio_fs_id want = c.fs[1].id, other = c.fs[1].id;
     CHECK(collio_calibration_find_fs(&c, &want) == 1, "find fs[1]");
@@ -97,7 +103,8 @@ int main(void)
     CHECK(collio_calibration_find_fs(&c, &other) == -1, "another mount point: not found");
 
     /* save (into directories that do not exist yet) and load again */
-    CHECK(collio_calibration_save(path2, &c) == COLLIO_OK, "save: %s", collio_last_error());
+    CHECK(collio_calibration_save(path2, &c) == COLLIO_OK, "save: %s",
+          collio_last_error());
     collio_calibration c2;
     CHECK(collio_calibration_load(path2, &c2) == COLLIO_OK, "load the saved");
     CHECK(memcmp(&c, &c2, sizeof c) == 0, "save + load keeps every value");
@@ -124,7 +131,8 @@ int main(void)
     bad(path, "{ \"format\": \"collio-calibration\", ", COLLIO_ERR_ARG, "truncated JSON");
     bad(path, "\x01\xff garbage", COLLIO_ERR_ARG, "not JSON");
     bad(path, "[1, 2]", COLLIO_ERR_ARG, "an array");
-    bad(path, "{\"format\": \"other\", \"version\": 1}", COLLIO_ERR_ARG, "another format");
+    bad(path, "{\"format\": \"other\", \"version\": 1}", COLLIO_ERR_ARG,
+        "another format");
     char *v2 = strdup(good);
     char *at = strstr(v2, "\"version\": 1");
     at[11] = '7';
