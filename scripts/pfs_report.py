@@ -11,8 +11,8 @@ system at each rate, the link floor: the bytes the storage links must
 carry -- the file, which the volume keeps whole on one storage host, so
 all of it through that host's link -- over the link rate scripts/netrate
 measured (netrate-<fs>-<rate>.txt), and each strategy's time over it;
-multiphase (collio's own strategy with its default options) is the one
-the 1.3x target is about. links-*.txt: what the storage links carried in
+auto (the default strategy, calibrated for that file system and rate by
+scripts/pfs-results) is the one the 1.3x target is about. links-*.txt: what the storage links carried in
 all (every write of the run, and the verification's reads). Only the
 standard library.
 """
