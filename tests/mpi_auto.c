@@ -10,7 +10,10 @@
  *  - rank 0 sees no file, the others the serial-favouring one: every rank
  *    reports COLLIO_ERR_IO, uncalibrated, and the choice the built-in
  *    constants give (that of a plan with auto.use_calibration=0);
- *  - auto.use_calibration=0: no file read (calibration_error -1).
+ *  - auto.use_calibration=0: no file read (calibration_error -1);
+ *  - hints that the cheapest candidate refuses at its plan creation
+ *    (multiphase.exchange=direct with 1 phase of several): the next
+ *    cheapest runs, and the call succeeds.
  *
  * Each case writes the file through a NULL strategy (auto) and checks its
  * bytes against bench/pattern.h with plain POSIX, then reads it back.
@@ -23,7 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SERIAL_CAND = 0, INDEPENDENT_CAND = 1 };
+enum { SERIAL_CAND = 0, INDEPENDENT_CAND = 1, MULTIPHASE_CAND = 3 };
+
+/* The candidate of least predicted time in the last run() (rank 0's). */
+static int g_cheapest = -1;
 
 /* A calibration for the file system of dir that favours serial (slow
  * requests and pieces) or list I/O (free requests, slow memory). */
@@ -60,10 +66,10 @@ static double same_stat(tu_ctx *t, const collio_plan *p, const char *key)
 /* One write and read through a plan of `strategy` with `hints`; returns the
  * write's choice (rank 0's, checked the same everywhere) and the stats. */
 static int run(tu_ctx *t, const char *strategy, const char *hints, double *calibrated,
-               double *cal_error)
+               double *cal_error, int64_t bx)
 {
     tu_layout_desc d;
-    tu_desc_block_cyclic(&d, 100003, 4096, 4);
+    tu_desc_block_cyclic(&d, bx == 1 ? 1000003 : 100003, bx, 4);
     int64_t *idx = NULL, n = 0;
     tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
     collio_layout *l = NULL;
@@ -89,11 +95,16 @@ static int run(tu_ctx *t, const char *strategy, const char *hints, double *calib
         choice = (int)same_stat(t, p, "auto.write_choice");
         *calibrated = same_stat(t, p, "auto.calibrated");
         *cal_error = same_stat(t, p, "auto.calibration_error");
+        double least = 0; /* the write's predictions: the cheapest */
         for (int i = 0; i < 7; i++) {
             char key[64];
             snprintf(key, sizeof key, "auto.predicted_%s_s",
                      collio_auto_candidate_name(i));
-            same_stat(t, p, key);
+            double v = same_stat(t, p, key);
+            if (i == 0 || v < least) {
+                least = v;
+                g_cheapest = i;
+            }
         }
         memset(back, 0, (size_t)n * 4 + 1);
         if (tu_plan_io(t, p, path, NULL, 0, back, (size_t)n * 4)) {
@@ -142,25 +153,42 @@ int main(int argc, char **argv)
            : t.rank == 2 ? missing
                          : favour_list,
            1);
-    int c1 = run(&t, NULL, "", &cal, &err);
+    int c1 = run(&t, NULL, "", &cal, &err, 4096);
     TU_CHECK(&t, c1 == SERIAL_CAND, "the choice: %d (%s), want serial", c1,
              collio_auto_candidate_name(c1) ? collio_auto_candidate_name(c1) : "none");
     TU_CHECK(&t, cal == 1 && err == 0, "calibrated %g, calibration_error %g", cal, err);
 
     tu_case(&t, "rank 0 sees no file, the others favour serial");
     setenv("COLLIO_CALIBRATION", t.rank == 0 ? missing : favour_serial, 1);
-    int c2 = run(&t, "auto", "", &cal, &err);
+    int c2 = run(&t, "auto", "", &cal, &err, 4096);
     TU_CHECK(&t, cal == 0 && err == COLLIO_ERR_IO, "calibrated %g, calibration_error %g",
              cal, err);
-    int c_def = run(&t, "auto", "auto.use_calibration=0", &cal, &err);
+    int c_def = run(&t, "auto", "auto.use_calibration=0", &cal, &err, 4096);
     TU_CHECK(&t, c2 == c_def && c2 >= 0, "the built-in constants' choice: %d, want %d",
              c2, c_def);
     TU_CHECK(&t, cal == 0 && err == -1, "use_calibration=0: calibrated %g, error %g", cal,
              err);
 
+    tu_case(&t, "hints the cheapest candidate refuses: the next one runs");
+    if (t.nranks >= 4) {
+        /* multiphase refuses exchange=direct with fewer phases than all
+         * (ARG at its plan creation); at bx = 1 it is the cheapest */
+        unsetenv("COLLIO_CALIBRATION");
+        int c4 = run(&t, NULL,
+                     "auto.use_calibration=0,multiphase.exchange=direct,"
+                     "multiphase.phases=1",
+                     &cal, &err, 1);
+        TU_CHECK(&t, c4 >= 0 && c4 != MULTIPHASE_CAND, "the choice: %d, not multiphase",
+                 c4);
+        TU_CHECK(&t, g_cheapest == MULTIPHASE_CAND, "multiphase was the cheapest: %d",
+                 g_cheapest);
+    } else {
+        tu_skip(&t, "multiphase takes any phase count at P < 4");
+    }
+
     tu_case(&t, "every rank favours list I/O");
     setenv("COLLIO_CALIBRATION", favour_list, 1);
-    int c3 = run(&t, NULL, "", &cal, &err);
+    int c3 = run(&t, NULL, "", &cal, &err, 4096);
     TU_CHECK(&t, c3 == INDEPENDENT_CAND, "the choice: %d, want independent", c3);
     unsetenv("COLLIO_CALIBRATION");
 

@@ -65,8 +65,9 @@ int main(void)
                             .moved_max = 7.5e5};
     collio__auto_predict(&s, &c, &fs, 1, t);
     double w1[AUTO_NCAND] = {
-        /* serial: 4 lat + 3e6 / 1e9 + pack(4e4, 4e6) (4e-4 + 4e-3) + file */
-        4e-6 + 3e-3 + 4.4e-3 + 4e-3,
+        /* serial: 4 lat + (3e6 / 1e9 + pack(4e4, 4e6) (4e-4 + 4e-3)) * cpu 2
+         * + file */
+        4e-6 + (3e-3 + 4.4e-3) * 2 + 4e-3,
         /* independent: 1e4 requests * 1e-6 * cpu 2 + file */
         0.02 + 0.004,
         /* two_phase: 1e4 * 1e-5 * 2 + file + exchange(1e6, 3 msgs): 3 * 1e-6 * 2
@@ -90,13 +91,17 @@ int main(void)
     s.pieces_max = 4;
     s.pieces_total = 16;
     collio__auto_predict(&s, &c, &fs, 1, t);
-    double w2[AUTO_NCAND] = {4e-6 + 3e-3 + (16e-8 + 4e-3) + 4e-3, 4 * 1e-6 * 2 + 0.004,
-                             4 * 1e-5 * 2 + 0.004 + 6e-6 + 2e-3,
-                             /* pack(4, 1e6) = 4e-8 + 1e-3, twice, cpu 2; 3 messages */
-                             2 * (4e-8 + 1e-3) * 2 + 1.506e-3 + 2e-6 + 4e-3,
-                             2.002e-3 + (8e-8 + 2e-3) * 2 + 4e-5 + 0.004 + 2.001e-3,
-                             6.006e-3 + (16e-8 + 4e-3) * 2 + 4e-5 + 0.004 + 4e-3,
-                             INFINITY};
+    double w2[AUTO_NCAND] = {
+        /* serial: 4 lat + (3e6 / 1e9 + pack(16, 4e6)) * cpu 2 + file */
+        4e-6 + (3e-3 + (16e-8 + 4e-3)) * 2 + 4e-3,
+        /* independent: 4 requests * 1e-6 * cpu 2 + file */
+        4 * 1e-6 * 2 + 0.004,
+        /* two_phase: 4 * 1e-5 * 2 + file + the same exchange as case 1 */
+        4 * 1e-5 * 2 + 0.004 + 6e-6 + 2e-3,
+        /* multiphase: pack(4, 1e6) = 4e-8 + 1e-3, twice, cpu 2; 3 messages */
+        2 * (4e-8 + 1e-3) * 2 + 1.506e-3 + 2e-6 + 4e-3,
+        2.002e-3 + (8e-8 + 2e-3) * 2 + 4e-5 + 0.004 + 2.001e-3,
+        6.006e-3 + (16e-8 + 4e-3) * 2 + 4e-5 + 0.004 + 4e-3, INFINITY};
     expect("one node, large pieces", t, w2, AUTO_INDEPENDENT);
 
     /* 3. reads of case 2 take the read constants: request 5e-7, 2 GB/s

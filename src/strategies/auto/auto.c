@@ -23,7 +23,9 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Choices kept per (operation, file system entry + 1: 0 = uncalibrated). */
@@ -113,54 +115,90 @@ static void local_shape(const collio_plan *p, double *bytes, double *pieces,
     *moved = (double)(l->nlocal - inside) * (double)l->esize;
 }
 
+/* What rank 0 broadcasts: the calibration and why it is the defaults. */
+typedef struct calib_msg {
+    collio_calibration c;
+    int error; /* collio_calibration_load's code, -1: not asked */
+} calib_msg;
+
+/* Rank 0: the calibration file at the default path, read again only when
+ * the path, its size or its modification time changed since the last
+ * plan of this process (plans are made often; the file rarely changes).
+ * Its code, as collio_calibration_load's. Not thread safe, as plan
+ * creation is not. */
+static int cached_load(collio_calibration *c)
+{
+    static char path[4096];
+    static struct stat seen;
+    static int have, code;
+    static collio_calibration cache;
+    char now[4096];
+    struct stat st;
+    int rc = collio_calibration_path(now, sizeof now);
+    if (rc == COLLIO_OK && stat(now, &st) == 0 && have && strcmp(now, path) == 0
+        && st.st_size == seen.st_size && st.st_mtim.tv_sec == seen.st_mtim.tv_sec
+        && st.st_mtim.tv_nsec == seen.st_mtim.tv_nsec && st.st_ino == seen.st_ino) {
+        *c = cache;
+        return code;
+    }
+    rc = rc == COLLIO_OK ? collio_calibration_load(now, c) : rc;
+    if (rc != COLLIO_OK)
+        collio_calibration_defaults(c);
+    collio__error_begin(); /* advice, not an error of this plan */
+    have = 1;
+    if (stat(now, &seen) != 0)
+        have = 0; /* a missing file is looked for again next time */
+    snprintf(path, sizeof path, "%s", now);
+    cache = *c;
+    code = rc;
+    return rc;
+}
+
 static int auto_plan_create(collio_plan *p)
 {
     auto_plan *ap = calloc(1, sizeof *ap);
     int rc = ap != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
     p->impl = ap;
-    double mx[4] = {0, 0, 0, 0}, sm[1] = {0};
-    int imin[1] = {0}, imax[1] = {0};
+    /* maxima: bytes, pieces, moved bytes, ranks on a node, -cores */
+    double mx[5] = {0, 0, 0, 0, 0}, pieces_sum = 0;
     if (ap != NULL) {
         memset(ap->choice, -1, sizeof ap->choice);
         local_shape(p, &mx[0], &mx[1], &mx[2]);
-        sm[0] = mx[1];
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        imin[0] = cores > 0 ? (int)cores : 1;
+        pieces_sum = mx[1];
         for (int q = 0; q < p->nranks; q++)
-            imax[0] += p->node_of[q] == p->node_of[p->rank];
+            mx[3] += p->node_of[q] == p->node_of[p->rank];
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        mx[4] = -(double)(cores > 0 ? cores : 1);
     }
     /* the reductions, taken by every rank even after a local failure */
-    if (MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, p->comm) != MPI_SUCCESS
-        || MPI_Allreduce(MPI_IN_PLACE, sm, 1, MPI_DOUBLE, MPI_SUM, p->comm) != MPI_SUCCESS
-        || MPI_Allreduce(MPI_IN_PLACE, imin, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS
-        || MPI_Allreduce(MPI_IN_PLACE, imax, 1, MPI_INT, MPI_MAX, p->comm) != MPI_SUCCESS)
+    if (MPI_Allreduce(MPI_IN_PLACE, mx, 5, MPI_DOUBLE, MPI_MAX, p->comm) != MPI_SUCCESS
+        || MPI_Allreduce(MPI_IN_PLACE, &pieces_sum, 1, MPI_DOUBLE, MPI_SUM, p->comm)
+               != MPI_SUCCESS)
         rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
     if (ap != NULL) {
         collio__auto_shape *s = &ap->shape;
         s->nranks = p->nranks;
         s->nnodes = p->stats.nnodes;
-        s->ranks_per_node = imax[0];
-        s->cores_per_node = imin[0];
+        s->ranks_per_node = (int)mx[3];
+        s->cores_per_node = (int)-mx[4];
         s->bytes_total = (double)p->layout->nglobal * (double)p->layout->esize;
         s->bytes_max = mx[0];
         s->pieces_max = mx[1];
         s->moved_max = mx[2];
-        s->pieces_total = sm[0];
+        s->pieces_total = pieces_sum;
     }
     /* the calibration: read by rank 0 only, then the same on every rank */
-    collio_calibration c;
-    int crc = -1;
-    if (collio__opt(p, OPT_USE_CALIBRATION) && p->rank == 0) {
-        crc = collio_calibration_load(NULL, &c);
-        collio__error_begin(); /* advice, not an error of this call */
-    } else {
-        collio_calibration_defaults(&c);
-    }
-    if (MPI_Bcast(&c, (int)sizeof c, MPI_BYTE, 0, p->comm) != MPI_SUCCESS
-        || MPI_Bcast(&crc, 1, MPI_INT, 0, p->comm) != MPI_SUCCESS)
+    calib_msg m;
+    m.error = -1;
+    if (collio__opt(p, OPT_USE_CALIBRATION) && p->rank == 0)
+        m.error = cached_load(&m.c);
+    else
+        collio_calibration_defaults(&m.c);
+    if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, p->comm) != MPI_SUCCESS)
         rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
+    int crc = m.error;
     if (ap != NULL)
-        ap->calib = c;
+        ap->calib = m.c;
     collio__stat_set(p, ST_CALIBRATION_ERROR, crc);
     collio__stat_set(p, ST_WRITE_CHOICE, -1);
     collio__stat_set(p, ST_READ_CHOICE, -1);
@@ -211,24 +249,37 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     double t0 = collio__now();
     int k = fs_entry(ap, f);
     int key = k + 1, op = writing ? 0 : 1;
+    int rc = COLLIO_OK;
     if (ap->choice[op][key] < 0) {
         collio_fs_costs generic;
         collio__fs_costs_default(&generic);
+        double t[AUTO_NCAND];
         collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
-                             writing, ap->predicted[op][key]);
-        ap->choice[op][key] = collio__auto_pick(ap->predicted[op][key]);
+                             writing, t);
+        memcpy(ap->predicted[op][key], t, sizeof t);
+        /* the cheapest candidate whose plan can be made: the plan's hints
+         * for a candidate's own options (subgroup.inner, ...) may not suit
+         * it, which its plan creation says (ARG, on every rank) */
+        do {
+            int i = collio__auto_pick(t);
+            rc = ap->inner[i] == NULL ? make_inner(p, ap, i) : COLLIO_OK;
+            if (rc == COLLIO_OK)
+                ap->choice[op][key] = i;
+            t[i] = INFINITY;
+        } while (rc == COLLIO_ERR_ARG && !isinf(t[collio__auto_pick(t)]));
+        if (rc == COLLIO_OK)
+            collio__error_begin(); /* a candidate refused is not this call's error */
     }
     int i = ap->choice[op][key];
-    int rc = COLLIO_OK;
-    if (ap->inner[i] == NULL)
-        rc = make_inner(p, ap, i);
     collio__stat_set(p, op == 0 ? ST_WRITE_CHOICE : ST_READ_CHOICE, i);
     collio__stat_set(p, ST_CALIBRATED, k >= 0);
+    if (i < 0 && rc == COLLIO_OK) /* (every candidate refused: rc says why) */
+        rc = COLLIO_ERR_ARG;
     for (int c = 0; c < AUTO_NCAND; c++)
         collio__stat_set(p, ST_PREDICTED + c, ap->predicted[op][key][c]);
     collio__stat_set(p, ST_CHOOSE_S, collio__now() - t0);
-    if (rc != COLLIO_OK)
-        return rc;
+    if (rc != COLLIO_OK || i < 0)
+        return rc != COLLIO_OK ? rc : COLLIO_ERR_ARG;
     /* the chosen plan runs on this plan's ranks: this plan's execution
      * agrees on the code (plan.c), once */
     rc = collio__plan_run_unagreed(ap->inner[i], f, stream, writing, p->scratch != NULL);

@@ -27,8 +27,10 @@
  *                moved_max, then one contiguous request per rank:
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
  *   serial       rank 0 receives every other rank's bytes, places every
- *                piece, and writes alone: P messages + bytes over its link
- *                + pack(pieces_total, bytes_total) + bytes_total / file_Bps
+ *                piece, and writes alone: P messages + (bytes over its link
+ *                + pack(pieces_total, bytes_total)) * cpu (the waiting
+ *                ranks of its node poll for their share of the cores)
+ *                + bytes_total / file_Bps
  *   subgroup g   a gather of g - 1 ranks' bytes to each master (within a
  *                node), then two_phase among the P / g masters on pieces
  *                merged from consecutive ranks (counted as pieces_max:
@@ -101,8 +103,11 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
                          + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes;
     /* rank 0's link: the others' bytes arrive over it, off-node as `off` */
     double into0 = s->bytes_total - s->bytes_total / P;
-    t[AUTO_SERIAL] = P * m.lat + into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1)
-                     + pack(&m, s->pieces_total, s->bytes_total) + file_bytes;
+    t[AUTO_SERIAL] = P * m.lat
+                     + (into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1)
+                        + pack(&m, s->pieces_total, s->bytes_total))
+                           * m.cpu
+                     + file_bytes;
     for (int i = AUTO_SUBGROUP_G2; i <= AUTO_SUBGROUP_G8; i++) {
         int g = collio__auto_candidates[i].group;
         if (g > P || g < 2) {
