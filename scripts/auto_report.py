@@ -39,7 +39,7 @@ def label(key):
 
 
 def load(path):
-    times, preds, choice = {}, {}, {}
+    times, preds, choice, inspect = {}, {}, {}, {}
     for r in csv.DictReader(open(path)):
         try:
             int(r["rep"])
@@ -52,6 +52,7 @@ def load(path):
             continue  # a sweep's variant, not the default options
         k = case_key(r)
         times.setdefault(k, {}).setdefault(s, []).append(float(r["total_s"]))
+        inspect.setdefault(k, {}).setdefault(s, []).append(float(r["inspect_s"]))
         if s == "auto":
             col = "auto.write_choice" if r["op"] == "write" else "auto.read_choice"
             if r.get(col, "") != "":
@@ -60,13 +61,13 @@ def load(path):
                 v = r.get("auto.predicted_%s_s" % c, "")
                 if v not in ("", "inf"):
                     preds.setdefault(k, {}).setdefault(c, []).append(float(v))
-    return times, preds, choice
+    return times, preds, choice, inspect
 
 
 def main(paths):
-    ratios, errors = [], {s: [] for s in MODELLED}
+    ratios, errors, insp, same = [], {s: [] for s in MODELLED}, [], 0
     for path in paths:
-        times, preds, choice = load(path)
+        times, preds, choice, inspect = load(path)
         rows = []
         for k in sorted(times):
             med = {s: statistics.median(v) for s, v in times[k].items()}
@@ -80,6 +81,13 @@ def main(paths):
             ran = ",".join(sorted({CANDIDATES[c] for c in ch if 0 <= c < len(CANDIDATES)}))
             rows.append("| %s | %s %.4g | %s %.4g | %.2f |" % (label(k), best, canon[best],
                                                               ran or "?", med["auto"], ratio))
+            same += ran == best
+            # plan creation: auto's (its own inspector and the chosen
+            # plan's) against the chosen strategy's own plan
+            if ran in MODELLED and ran in inspect[k]:
+                own = statistics.median(inspect[k][ran])
+                if own > 0:
+                    insp.append(statistics.median(inspect[k]["auto"]) / own)
             for s in MODELLED:
                 p = preds.get(k, {}).get(s)
                 if p and s in med and med[s] > 0:
@@ -98,6 +106,12 @@ def main(paths):
           "in %d (%.0f %%); median ratio %.2f; worst %.2f\n" %
           (len(ratios), within, 100.0 * within / len(ratios), statistics.median(ratios),
            max(ratios)))
+    print("**auto ran the strategy that was best in the same run** in %d of %d cases\n"
+          % (same, len(ratios)))
+    if insp:
+        print("**plan creation**: auto's inspect_s / the chosen strategy's own, over %d "
+              "cases: median %.2f, worst %.2f\n" % (len(insp), statistics.median(insp),
+                                                    max(insp)))
     print("**the model's error** (predicted / measured median, per strategy):\n")
     print("| strategy | cases | median | within 2x |")
     print("|---|---|---|---|")
