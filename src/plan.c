@@ -205,16 +205,24 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     return COLLIO_OK;
 }
 
-/* Collective: the strategy's part of one execution -- p->scratch for its
- * duration, its write or read, the agreement, the file failed after a
- * failure. collio_write / collio_read and collio__plan_exec end here. */
-static int run_strategy(collio_plan *p, collio_file *f, char *stream, int writing,
-                        int scratch)
+/* Collective: the strategy's write or read, with p->scratch for its
+ * duration. This rank's code. */
+static int call_strategy(collio_plan *p, collio_file *f, char *stream, int writing,
+                         int scratch)
 {
     p->scratch = scratch ? stream : NULL;
     int rc = writing ? p->strategy->write(p, f, stream) : p->strategy->read(p, f, stream);
     p->scratch = NULL;
-    rc = collio__agree(p->comm, rc);
+    return rc;
+}
+
+/* Collective: the strategy's part of one execution -- its call, the
+ * agreement, the file failed after a failure. collio_write / collio_read
+ * and collio__plan_exec end here. */
+static int run_strategy(collio_plan *p, collio_file *f, char *stream, int writing,
+                        int scratch)
+{
+    int rc = collio__agree(p->comm, call_strategy(p, f, stream, writing, scratch));
     if (rc != COLLIO_OK)
         collio__file_mark_failed(f);
     return rc;
@@ -225,9 +233,7 @@ int collio__plan_run_unagreed(collio_plan *p, collio_file *f, char *stream, int 
 {
     double t0 = collio__now();
     collio__stats_reset(p);
-    p->scratch = scratch ? stream : NULL;
-    int rc = writing ? p->strategy->write(p, f, stream) : p->strategy->read(p, f, stream);
-    p->scratch = NULL;
+    int rc = call_strategy(p, f, stream, writing, scratch);
     p->stats.total_s = collio__now() - t0;
     return rc;
 }

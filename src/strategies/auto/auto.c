@@ -135,8 +135,9 @@ static int cached_load(collio_calibration *c)
     char now[4096];
     struct stat st;
     int rc = collio_calibration_path(now, sizeof now);
-    if (rc == COLLIO_OK && stat(now, &st) == 0 && have && strcmp(now, path) == 0
-        && st.st_size == seen.st_size && st.st_mtim.tv_sec == seen.st_mtim.tv_sec
+    int exists = rc == COLLIO_OK && stat(now, &st) == 0;
+    if (exists && have && strcmp(now, path) == 0 && st.st_size == seen.st_size
+        && st.st_mtim.tv_sec == seen.st_mtim.tv_sec
         && st.st_mtim.tv_nsec == seen.st_mtim.tv_nsec && st.st_ino == seen.st_ino) {
         *c = cache;
         return code;
@@ -145,9 +146,9 @@ static int cached_load(collio_calibration *c)
     if (rc != COLLIO_OK)
         collio_calibration_defaults(c);
     collio__error_begin(); /* advice, not an error of this plan */
-    have = 1;
-    if (stat(now, &seen) != 0)
-        have = 0; /* a missing file is looked for again next time */
+    have = exists;         /* a missing file is looked for again next time */
+    if (exists)
+        seen = st;
     snprintf(path, sizeof path, "%s", now);
     cache = *c;
     code = rc;
@@ -273,13 +274,11 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     int i = ap->choice[op][key];
     collio__stat_set(p, op == 0 ? ST_WRITE_CHOICE : ST_READ_CHOICE, i);
     collio__stat_set(p, ST_CALIBRATED, k >= 0);
-    if (i < 0 && rc == COLLIO_OK) /* (every candidate refused: rc says why) */
-        rc = COLLIO_ERR_ARG;
     for (int c = 0; c < AUTO_NCAND; c++)
         collio__stat_set(p, ST_PREDICTED + c, ap->predicted[op][key][c]);
     collio__stat_set(p, ST_CHOOSE_S, collio__now() - t0);
-    if (rc != COLLIO_OK || i < 0)
-        return rc != COLLIO_OK ? rc : COLLIO_ERR_ARG;
+    if (rc != COLLIO_OK) /* (no candidate's plan: i is -1, rc says why) */
+        return rc;
     /* the chosen plan runs on this plan's ranks: this plan's execution
      * agrees on the code (plan.c), once */
     rc = collio__plan_run_unagreed(ap->inner[i], f, stream, writing, p->scratch != NULL);
