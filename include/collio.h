@@ -164,6 +164,27 @@ int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t 
                                         size_t esize, collio_layout **out);
 
 /**
+ * Collective over comm. Sparse extents: this rank holds the `n` extents
+ * off[i], len[i] -- file elements [off[i], off[i] + len[i]) -- taking them
+ * from its buffer one after the other, in that order (any order; len[i]
+ * may be 0; n may be 0 and the arrays NULL then). Extents of all ranks
+ * must be disjoint; unlike an index list they need not cover the file:
+ * elements held by no rank are holes, never written, read or overwritten
+ * (a header, other variables, another program's data stay as they are).
+ * The data ends at the end of the last extent of any rank. Every canonical
+ * strategy writes only the runs of its file domain that some rank holds.
+ * Memory: every rank keeps the list of held runs (the union of all ranks'
+ * extents, coalesced); at most COLLIO_EXTENTS_MAX_RUNS of them.
+ * Errors: COLLIO_ERR_ARG (negative off or len, NULL arrays with n > 0,
+ * esize < 1, more than COLLIO_EXTENTS_MAX_RUNS runs), COLLIO_ERR_OVERLAP
+ * (an element held twice, by one rank or two), COLLIO_ERR_OVERFLOW,
+ * COLLIO_ERR_MISMATCH (esize differs).
+ */
+#define COLLIO_EXTENTS_MAX_RUNS ((int64_t)1 << 22)
+int collio_layout_extents(MPI_Comm comm, int64_t n, const int64_t off[], const int64_t len[],
+                          size_t esize, collio_layout **out);
+
+/**
  * Local. The buffer is the full-size global array (nglobal * esize bytes)
  * and only this rank's own entries are read (write) or filled (read), each
  * at its global index -- how STEM-II keeps its arrays (seed 001, Fig. 3).
@@ -559,6 +580,21 @@ int collio_plan_hints(const collio_plan *plan, collio_hints **out);
  * outside MPI's lifetime), COLLIO_ERR_IO, COLLIO_ERR_MPI.
  */
 int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes);
+
+/**
+ * Collective. collio_write with the data placed `offset` bytes further
+ * into the file: element 0 at opts.base_offset + offset. One file and one
+ * plan serve many variables of one decomposition (a history file): one
+ * open, one plan, one call per variable. offset >= 0, the same on every
+ * rank (COLLIO_ERR_MISMATCH otherwise); the errors of collio_write.
+ */
+int collio_write_at(collio_plan *plan, collio_file *f, int64_t offset, const void *buf,
+                    size_t buf_bytes);
+
+/** Collective. collio_read from `offset` bytes further into the file, as
+ *  collio_write_at places it; the errors of collio_read. */
+int collio_read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
+                   size_t buf_bytes);
 
 /**
  * Collective. Reads this rank's data from file f into buf, in layout

@@ -421,6 +421,8 @@ int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
         s->coll_fh = MPI_FILE_NULL;
         s->mode = f->mode;
         s->opts = f->opts;
+        s->call_off = f->call_off; /* opened inside one call: its offset */
+        s->holes = f->holes;       /* and its sparse layout */
         s->ops = f->ops;
         s->path = dup_str(f->path);
         s->tmp_path = f->tmp_path != NULL ? dup_str(f->tmp_path) : NULL;
@@ -491,18 +493,6 @@ int collio__file_collective_handle(collio_file *f, MPI_File *out)
     return rc;
 }
 
-/* Absolute byte offset of relative [off, off + n), checked. */
-static int abs_offset(const collio_file *f, int64_t off, size_t n, int64_t *abs)
-{
-    int64_t end;
-    if (off < 0 || n > (size_t)INT64_MAX)
-        return COLLIO_ERR_ARG;
-    if (collio__add_i64(f->opts.base_offset, off, abs) != COLLIO_OK
-        || collio__add_i64(*abs, (int64_t)n, &end) != COLLIO_OK)
-        return COLLIO_ERR_OVERFLOW;
-    return COLLIO_OK;
-}
-
 static size_t iov_bytes(const struct iovec *iov, int niov, int *ok)
 {
     size_t total = 0;
@@ -518,8 +508,13 @@ static size_t iov_bytes(const struct iovec *iov, int niov, int *ok)
 
 int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n)
 {
+    if (f->holes != NULL) {
+        struct iovec v = {(void *)buf, n};
+        return collio__file_holes_access(f, off, &v, 1, 1);
+    }
     int64_t abs;
-    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE : abs_offset(f, off, n, &abs);
+    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE
+                                         : collio__file_abs(f, off, n, &abs);
     if (rc == COLLIO_OK)
         rc = f->ops->pwrite(f, abs, buf, n);
     if (rc != COLLIO_OK && rc != COLLIO_ERR_STATE)
@@ -529,8 +524,12 @@ int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n
 
 int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n)
 {
+    if (f->holes != NULL) {
+        struct iovec v = {buf, n};
+        return collio__file_holes_access(f, off, &v, 1, 0);
+    }
     int64_t abs;
-    int rc = abs_offset(f, off, n, &abs);
+    int rc = collio__file_abs(f, off, n, &abs);
     if (rc == COLLIO_OK)
         rc = f->ops->pread(f, abs, buf, n);
     return rc;
@@ -538,12 +537,14 @@ int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n)
 
 int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
+    if (f->holes != NULL)
+        return collio__file_holes_access(f, off, iov, niov, 1);
     int ok;
     size_t n = iov_bytes(iov, niov, &ok);
     int64_t abs;
     int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE
              : !ok                       ? COLLIO_ERR_ARG
-                                         : abs_offset(f, off, n, &abs);
+                                         : collio__file_abs(f, off, n, &abs);
     if (rc == COLLIO_OK)
         rc = f->ops->pwritev(f, abs, iov, niov);
     if (rc != COLLIO_OK && rc != COLLIO_ERR_STATE)
@@ -553,10 +554,12 @@ int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov,
 
 int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
+    if (f->holes != NULL)
+        return collio__file_holes_access(f, off, iov, niov, 0);
     int ok;
     size_t n = iov_bytes(iov, niov, &ok);
     int64_t abs;
-    int rc = !ok ? COLLIO_ERR_ARG : abs_offset(f, off, n, &abs);
+    int rc = !ok ? COLLIO_ERR_ARG : collio__file_abs(f, off, n, &abs);
     if (rc == COLLIO_OK)
         rc = f->ops->preadv(f, abs, iov, niov);
     return rc;

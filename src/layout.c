@@ -91,9 +91,16 @@ int collio__layout_clone(const collio_layout *in, collio_layout **out)
         memcpy(l->segs, in->segs, (size_t)in->nsegs * sizeof(collio__seg));
     }
     l->owned = NULL;
+    l->holes = NULL;
+    if (collio__holes_clone(in->holes, &l->holes) != COLLIO_OK) {
+        free(l->segs);
+        free(l);
+        return COLLIO_ERR_NOMEM;
+    }
     if (in->owned != NULL) { /* non-NULL marks a replicated layout, also empty */
         l->owned = malloc((size_t)(in->nlocal > 0 ? in->nlocal : 1));
         if (!l->owned) {
+            collio__holes_free(&l->holes);
             free(l->segs);
             free(l);
             return COLLIO_ERR_NOMEM;
@@ -103,6 +110,7 @@ int collio__layout_clone(const collio_layout *in, collio_layout **out)
     }
     if (in->mem_type != MPI_DATATYPE_NULL
         && MPI_Type_dup(in->mem_type, &l->mem_type) != MPI_SUCCESS) {
+        collio__holes_free(&l->holes);
         free(l->owned);
         free(l->segs);
         free(l);
@@ -153,6 +161,7 @@ void collio_layout_free(collio_layout **layout)
     }
     free(l->segs);
     free(l->owned);
+    collio__holes_free(&l->holes);
     free(l);
     *layout = NULL;
 }
@@ -182,6 +191,9 @@ int collio_layout_set_memory_global(collio_layout *l)
     if (!l)
         return local_fail(COLLIO_ERR_ARG,
                           "collio_layout_set_memory_global: layout is NULL");
+    if (l->holes != NULL) /* a global array of a sparse file: pack it */
+        return local_fail(COLLIO_ERR_ARG, "collio_layout_set_memory_global: the "
+                                          "layout has holes (collio_layout_extents)");
     if (l->mem_type != MPI_DATATYPE_NULL)
         MPI_Type_free(&l->mem_type);
     l->mem_kind = COLLIO__MEM_GLOBAL;
@@ -282,7 +294,12 @@ int64_t collio_layout_global_index(const collio_layout *l, int64_t i)
     }
     const collio__seg *s = &l->segs[lo];
     int64_t r = i - s->mem;
-    return s->off + (r / s->len) * s->stride + r % s->len;
+    int64_t at = s->off + (r / s->len) * s->stride + r % s->len;
+    if (l->holes != NULL) { /* packed position -> file element */
+        int64_t run = collio__holes_run_of_packed(l->holes, at);
+        at = l->holes->off[run] + (at - l->holes->cum[run]);
+    }
+    return at;
 }
 
 /* ------------------------------------------------------- pack / unpack */

@@ -248,7 +248,8 @@ int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
     return rc;
 }
 
-static int data_end(const collio_plan *p, const collio_file *f, int64_t *end);
+static int data_end(const collio_plan *p, const collio_file *f, int64_t offset,
+                    int64_t *end);
 
 /* The layout the user's buffer follows: the plan's own, or for replicated
  * data the replicated one (p->layout then holds what this rank writes). */
@@ -258,10 +259,9 @@ static const collio_layout *user_layout(const collio_plan *p)
 }
 
 /* Local checks shared by write and read. */
-static int check_exec(const collio_plan *p, const collio_file *f, const void *buf,
-                      size_t buf_bytes, int writing)
+static int check_exec(const collio_plan *p, const collio_file *f, int64_t offset,
+                      const void *buf, size_t buf_bytes, int writing, const char *fn)
 {
-    const char *fn = writing ? "collio_write" : "collio_read";
     if (f == NULL || (buf == NULL && buf_bytes > 0)) {
         collio__error_set(COLLIO_ERR_ARG, "%s: %s is NULL", fn,
                           f == NULL ? "the file" : "buf");
@@ -284,41 +284,51 @@ static int check_exec(const collio_plan *p, const collio_file *f, const void *bu
                           user_layout(p)->mem_bytes);
         return COLLIO_ERR_BUFSIZE;
     }
+    if (offset < 0) {
+        collio__error_set(COLLIO_ERR_ARG, "%s: offset %lld is negative", fn,
+                          (long long)offset);
+        return COLLIO_ERR_ARG;
+    }
     int64_t end;
-    if (data_end(p, f, &end) != COLLIO_OK) {
-        collio__error_set(
-            COLLIO_ERR_OVERFLOW,
-            "%s: base_offset %lld + the data's %lld x %zu bytes overflow 64 "
-            "bits",
-            fn, (long long)f->opts.base_offset, (long long)p->layout->nglobal,
-            p->layout->esize);
+    if (data_end(p, f, offset, &end) != COLLIO_OK) {
+        collio__error_set(COLLIO_ERR_OVERFLOW,
+                          "%s: base_offset %lld + offset %lld + the data's %lld x %zu "
+                          "bytes overflow 64 bits",
+                          fn, (long long)f->opts.base_offset, (long long)offset,
+                          (long long)collio__layout_file_span(p->layout),
+                          p->layout->esize);
         return COLLIO_ERR_OVERFLOW;
     }
     if (writing && f->mode != COLLIO_FILE_CREATE && f->mode != COLLIO_FILE_INPLACE) {
-        collio__error_set(COLLIO_ERR_STATE,
-                          "collio_write: %s was opened for reading only", f->path);
+        collio__error_set(COLLIO_ERR_STATE, "%s: %s was opened for reading only", fn,
+                          f->path);
         return COLLIO_ERR_STATE;
     }
     /* Every mode can be read: CREATE and INPLACE open read-write. */
     return COLLIO_OK;
 }
 
-/* Local: the data's end in the file, base + nglobal*esize bytes, must be
+/* Local: the data's end in the file, base + offset + span*esize bytes
+ * (span: nglobal, or a sparse layout's last held element), must be
  * representable (OVERFLOW otherwise). */
-static int data_end(const collio_plan *p, const collio_file *f, int64_t *end)
+static int data_end(const collio_plan *p, const collio_file *f, int64_t offset,
+                    int64_t *end)
 {
-    int64_t data;
-    int rc = collio__mul_i64(p->layout->nglobal, (int64_t)p->layout->esize, &data);
+    int64_t data, start;
+    int rc = collio__mul_i64(collio__layout_file_span(p->layout),
+                             (int64_t)p->layout->esize, &data);
     if (rc == COLLIO_OK)
-        rc = collio__add_i64(f->opts.base_offset, data, end);
+        rc = collio__add_i64(f->opts.base_offset, offset, &start);
+    if (rc == COLLIO_OK)
+        rc = collio__add_i64(start, data, end);
     return rc;
 }
 
-/* Local: the file must hold [base, base + nglobal*esize). */
-static int check_size(const collio_plan *p, collio_file *f)
+/* Local: the file must hold [base, base + offset + span*esize). */
+static int check_size(const collio_plan *p, collio_file *f, int64_t offset)
 {
     int64_t need;
-    int rc = data_end(p, f, &need);
+    int rc = data_end(p, f, offset, &need);
     int64_t have = 0;
     if (rc == COLLIO_OK)
         rc = f->ops->size(f, &have);
@@ -415,47 +425,78 @@ static int exec_begin(const collio_plan *plan, const char *fn)
     return rc;
 }
 
-int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
+/* The call's offset and sparse map on f, for its duration (the strategy
+ * and every file opened from f within the call see them). */
+static void call_begin(collio_plan *p, collio_file *f, int64_t offset)
 {
-    int rc = exec_begin(plan, "collio_write");
+    f->call_off = offset;
+    f->holes = p->layout->holes;
+}
+
+static void call_end(collio_file *f)
+{
+    if (f != NULL) {
+        f->call_off = 0;
+        f->holes = NULL;
+    }
+}
+
+/* The file and the offset of this call: one digest, the same everywhere. */
+static int agree_target(collio_plan *p, int rc, const collio_file *f, int64_t offset)
+{
+    uint64_t h = collio__hash_mix((uint64_t)(f != NULL ? f->id : -1), (uint64_t)offset);
+    int64_t v;
+    memcpy(&v, &h, sizeof v);
+    return collio__agree_same(p->comm, rc, v, "the file or the offset");
+}
+
+static int write_at(collio_plan *plan, collio_file *f, int64_t offset, const void *buf,
+                    size_t buf_bytes, const char *fn)
+{
+    int rc = exec_begin(plan, fn);
     if (rc != COLLIO_OK)
         return exec_end(f, rc);
     double t0 = collio__now();
     collio__stats_reset(plan);
-    rc = check_exec(plan, f, buf, buf_bytes, 1);
+    rc = check_exec(plan, f, offset, buf, buf_bytes, 1, fn);
     streams s = {0};
     if (rc == COLLIO_OK)
         rc = streams_alloc(plan, (void *)buf, &s);
     if (rc == COLLIO_OK)
         rc = streams_fill_write(plan, buf, &s);
-    rc = collio__agree_same(plan->comm, rc, f != NULL ? f->id : -1, "the file");
+    rc = agree_target(plan, rc, f, offset);
     if (rc == COLLIO_OK) {
         /* the user's packed buffer is scratch only if the user said so */
         int ours = s.own_strat || s.own_user;
+        call_begin(plan, f, offset);
         rc = run_strategy(plan, f, s.strat, 1,
                           ours || collio__plan_opt(plan, COLLIO__PLAN_DESTROY_INPUT));
+        call_end(f);
     }
     streams_free(&s);
     plan->stats.total_s = collio__now() - t0;
     return exec_end(f, rc);
 }
 
-int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
+static int read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
+                   size_t buf_bytes, const char *fn)
 {
-    int rc = exec_begin(plan, "collio_read");
+    int rc = exec_begin(plan, fn);
     if (rc != COLLIO_OK)
         return exec_end(f, rc);
     double t0 = collio__now();
     collio__stats_reset(plan);
-    rc = check_exec(plan, f, buf, buf_bytes, 0);
+    rc = check_exec(plan, f, offset, buf, buf_bytes, 0, fn);
     if (rc == COLLIO_OK)
-        rc = check_size(plan, f);
+        rc = check_size(plan, f, offset);
     streams s = {0};
     if (rc == COLLIO_OK)
         rc = streams_alloc(plan, buf, &s);
-    rc = collio__agree_same(plan->comm, rc, f != NULL ? f->id : -1, "the file");
+    rc = agree_target(plan, rc, f, offset);
     if (rc == COLLIO_OK) {
+        call_begin(plan, f, offset);
         rc = run_strategy(plan, f, s.strat, 0, 1); /* output: ours until return */
+        call_end(f);
         if (rc == COLLIO_OK && plan->repl != NULL)
             rc = collio__repl_fill(plan, s.strat, s.user); /* collective */
         if (rc == COLLIO_OK && s.own_user) {
@@ -469,6 +510,28 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
     streams_free(&s);
     plan->stats.total_s = collio__now() - t0;
     return exec_end(f, rc);
+}
+
+int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
+{
+    return write_at(plan, f, 0, buf, buf_bytes, "collio_write");
+}
+
+int collio_write_at(collio_plan *plan, collio_file *f, int64_t offset, const void *buf,
+                    size_t buf_bytes)
+{
+    return write_at(plan, f, offset, buf, buf_bytes, "collio_write_at");
+}
+
+int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
+{
+    return read_at(plan, f, 0, buf, buf_bytes, "collio_read");
+}
+
+int collio_read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
+                   size_t buf_bytes)
+{
+    return read_at(plan, f, offset, buf, buf_bytes, "collio_read_at");
 }
 
 int collio_plan_stats(const collio_plan *plan, collio_stats *out)

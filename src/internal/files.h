@@ -43,7 +43,38 @@ struct collio_file {
     int failed;      /* a call on this file failed: do not commit */
     char why[400];   /* the first failure's agreed detail (for close) */
     int lock_fd;     /* CREATE, rank 0: holds the temporary's lock, else -1 */
+    /* Set for the duration of one collio_write(_at) / collio_read(_at): */
+    int64_t call_off;           /* the call's offset, added to base_offset */
+    const collio__holes *holes; /* the plan's sparse layout: offsets given
+                                   to the data access below are packed
+                                   positions, mapped to the held runs */
 };
+
+/* Byte offset of the data's element 0 in this call (checked at the call's
+ * start: collio__plan_exec's data_end). */
+static inline int64_t collio__file_data_start(const collio_file *f)
+{
+    return f->opts.base_offset + f->call_off;
+}
+
+/* Absolute byte offset of relative [off, off + n), checked. */
+static inline int collio__file_abs(const collio_file *f, int64_t off, size_t n,
+                                   int64_t *abs)
+{
+    int64_t end;
+    if (off < 0 || n > (size_t)INT64_MAX)
+        return COLLIO_ERR_ARG;
+    if (collio__add_i64(collio__file_data_start(f), off, abs) != COLLIO_OK
+        || collio__add_i64(*abs, (int64_t)n, &end) != COLLIO_OK)
+        return COLLIO_ERR_OVERFLOW;
+    return COLLIO_OK;
+}
+
+/* Data access through f->holes (file_holes.c): [off, off + bytes of iov)
+ * in packed bytes, split at the runs' ends into requests at their file
+ * offsets. A failed write marks f failed. */
+int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *iov,
+                              int niov, int writing);
 
 /* Local: a write or read on f failed (agreed over the plan's ranks):
  * collio_file_close commits nothing and says why. */

@@ -16,8 +16,22 @@ typedef enum collio__mem_kind {
 typedef enum collio__layout_kind {
     COLLIO__LAYOUT_BLOCK_CYCLIC = 0,
     COLLIO__LAYOUT_DARRAY,
-    COLLIO__LAYOUT_INDEX_LIST
+    COLLIO__LAYOUT_INDEX_LIST,
+    COLLIO__LAYOUT_EXTENTS
 } collio__layout_kind;
+
+/* The held runs of a sparse extents layout (layout_extents.c): the union of
+ * every rank's extents, coalesced, in file order, the same on every rank.
+ * The layout's segments index the data packed without its holes: run r's
+ * file elements [off[r], off[r] + len[r]) are packed elements
+ * [cum[r], cum[r] + len[r]). File accesses map back (file_holes.c). */
+typedef struct collio__holes {
+    int64_t n;                /* runs, >= 1 */
+    int64_t *off, *len, *cum; /* per run */
+    int64_t held;             /* elements held: the packed size */
+    int64_t span;             /* file elements up to the last run's end */
+    size_t esize;             /* bytes per element */
+} collio__holes;
 
 struct collio_layout {
     collio__layout_kind kind;
@@ -37,7 +51,23 @@ struct collio_layout {
     int64_t bx;           /* block-cyclic block size, else 0 (for reports) */
     unsigned char *owned; /* replicated index lists: owned[i] for stream
                              element i (0/1); NULL for every other layout */
+    collio__holes *holes; /* sparse extents with holes: segs index the
+                             packed data (nglobal = held elements); NULL
+                             for every other layout */
 };
+
+/* Sparse extents (layout_extents.c). run_of: the run holding file element
+ * off (the last one starting at or before it); run_of_packed: the run
+ * holding packed element pos. O(log runs). */
+int64_t collio__holes_run_of(const collio__holes *h, int64_t off);
+int64_t collio__holes_run_of_packed(const collio__holes *h, int64_t pos);
+int collio__holes_clone(const collio__holes *in, collio__holes **out);
+void collio__holes_free(collio__holes **h);
+/* The layout's segments in file elements (split at the holes; the
+ * segments themselves for a dense layout), appended to out. */
+int collio__layout_file_segs(const collio_layout *l, collio__segvec *out);
+/* File elements the data spans: nglobal, or the held runs' end. */
+int64_t collio__layout_file_span(const collio_layout *l);
 
 /* Pure index arithmetic of the layout kinds (no MPI): the segments rank
  * `rank` of `nranks` holds, in its stream order. Unit-tested against

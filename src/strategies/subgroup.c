@@ -137,6 +137,8 @@ static int merged_layout(collio_plan *p, sg_plan *sg, const collio__seg *segs,
         l->nsegs = nsegs;
         rc = collio__layout_finish(l);
     }
+    if (rc == COLLIO_OK) /* sparse data: the inner plan's view needs the runs */
+        rc = collio__holes_clone(p->layout->holes, &l->holes);
     if (rc != COLLIO_OK)
         collio_layout_free(&l);
     *out = l;

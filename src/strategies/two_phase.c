@@ -296,9 +296,36 @@ static void tp_free(collio_plan *p)
     p->impl = NULL;
 }
 
+/* The view is built from where the data lies in the file: for a sparse
+ * layout (collio_layout_extents) its segments split at the holes. */
+static int file_layout(const collio_layout *l, collio_layout *fl, collio__segvec *sv)
+{
+    *fl = *l;
+    if (l->holes == NULL)
+        return COLLIO_OK;
+    int rc = collio__layout_file_segs(l, sv);
+    fl->segs = sv->v;
+    fl->nsegs = sv->n;
+    fl->nglobal = l->holes->span;
+    fl->holes = NULL;
+    return rc == COLLIO_OK ? collio__layout_finish(fl) : rc;
+}
+
+static int tp_plan_layout(collio_plan *p, const collio_layout *l);
+
 static int tp_plan_create(collio_plan *p)
 {
-    const collio_layout *l = p->layout;
+    collio_layout fl;
+    collio__segvec sv = {0};
+    int rc = file_layout(p->layout, &fl, &sv);
+    if (rc == COLLIO_OK)
+        rc = tp_plan_layout(p, &fl);
+    collio__segvec_free(&sv);
+    return rc;
+}
+
+static int tp_plan_layout(collio_plan *p, const collio_layout *l)
+{
     tp_plan *tp = calloc(1, sizeof *tp);
     p->impl = tp;
     if (tp == NULL)
@@ -329,8 +356,8 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
         return rc;
     char native[] = "native";
     int count = tp->count;
-    if (MPI_File_set_view(fh, (MPI_Offset)f->opts.base_offset, tp->etype, tp->filetype,
-                          native, f->opts.info)
+    if (MPI_File_set_view(fh, (MPI_Offset)collio__file_data_start(f), tp->etype,
+                          tp->filetype, native, f->opts.info)
         != MPI_SUCCESS) {
         rc = COLLIO_ERR_IO;
         count = 0; /* still take part in the collective below */
@@ -373,14 +400,14 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
         int64_t size = 0;
         if (rc == COLLIO_OK && count > 0
             && (f->ops->size(f, &size) != COLLIO_OK
-                || size < f->opts.base_offset + tp->end_bytes)) {
+                || size < collio__file_data_start(f) + tp->end_bytes)) {
             rc = COLLIO_ERR_IO;
             collio__error_set(rc,
                               "MPI_File_write_all left %s short (the disk may be "
                               "full, or the file system failed a write): it ends at "
                               "byte %lld, this rank's data at %lld",
                               collio__file_data_path(f), (long long)size,
-                              (long long)(f->opts.base_offset + tp->end_bytes));
+                              (long long)(collio__file_data_start(f) + tp->end_bytes));
         }
     }
 #endif
