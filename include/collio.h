@@ -681,6 +681,17 @@ typedef struct collio_stat_info {
 int collio_stat_count(void);
 int collio_stat_describe(int i, collio_stat_info *out);
 
+/**
+ * Local. What the plan would run for a write (writing = 1) or a read of f,
+ * without running anything: for strategy "auto", the candidate its model
+ * picks for f's file system (*candidate, named by
+ * collio_auto_candidate_name) and its predicted seconds; for every other
+ * strategy *candidate = -1 and *seconds = -1. The same on every rank (the
+ * plan's inputs are). Errors: COLLIO_ERR_ARG (a NULL argument).
+ */
+int collio_plan_predict(const collio_plan *plan, const collio_file *f, int writing,
+                        int *candidate, double *seconds);
+
 /** Local. The plan's strategy name. */
 const char *collio_plan_strategy(const collio_plan *plan);
 

@@ -557,6 +557,21 @@ int collio_plan_hints(const collio_plan *plan, collio_hints **out)
     return collio__optvals_to_hints(&plan->opts, out);
 }
 
+int collio_plan_predict(const collio_plan *plan, const collio_file *f, int writing,
+                        int *candidate, double *seconds)
+{
+    collio__error_begin();
+    if (plan == NULL || f == NULL || candidate == NULL || seconds == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_plan_predict: an argument is NULL");
+        return COLLIO_ERR_ARG;
+    }
+    *candidate = -1;
+    *seconds = -1;
+    if (plan->strategy->predict != NULL)
+        plan->strategy->predict(plan, f, writing, candidate, seconds);
+    return COLLIO_OK;
+}
+
 const char *collio_plan_strategy(const collio_plan *plan)
 {
     return plan != NULL && plan->strategy != NULL ? plan->strategy->section.name : NULL;

@@ -48,6 +48,10 @@ typedef struct collio__strategy {
     void (*free)(collio_plan *p);
     int replicas_auto;
     int (*rank_domain)(int nranks, int rank);
+    /* optional, local: the candidate and predicted seconds the strategy
+     * would run for a write / read of f (collio_plan_predict) */
+    void (*predict)(const collio_plan *p, const collio_file *f, int writing,
+                    int *candidate, double *seconds);
 } collio__strategy;
 
 /* A strategy added to the registry from outside strategies.c (a test's,

@@ -286,6 +286,24 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     return rc;
 }
 
+/* (collio_plan_predict) The model's pick for f, as the first call on f's
+ * file system makes it (before any fallback a refused plan would cause). */
+static void auto_predict(const collio_plan *p, const collio_file *f, int writing,
+                         int *candidate, double *seconds)
+{
+    const auto_plan *ap = p->impl;
+    int k = fs_entry(ap, f);
+    collio_fs_costs generic;
+    collio__fs_costs_default(&generic);
+    double t[AUTO_NCAND];
+    collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
+                         writing, t);
+    *candidate = ap->choice[writing ? 0 : 1][k + 1];
+    if (*candidate < 0)
+        *candidate = collio__auto_pick(t);
+    *seconds = t[*candidate];
+}
+
 static int auto_write(collio_plan *p, collio_file *f, const char *stream)
 {
     /* the inner plan writes from the stream; it may use it as scratch
@@ -317,4 +335,5 @@ const collio__strategy collio__strategy_auto = {
     .write = auto_write,
     .read = auto_read,
     .free = auto_free,
+    .predict = auto_predict,
 };

@@ -1,0 +1,98 @@
+/*
+ * cmio.h -- libcollio_mpiio, the MPI-IO interposer (docs/mpiio.md):
+ * what its parts share. wrappers.c defines the MPI_File_* entry points
+ * (PMPI profiling interface) and keeps each open file's state; take.c
+ * decides, per collective call, whether collio or the MPI library does it,
+ * and does it; report.c counts and reports; flatten.c turns a view and a
+ * memory datatype into byte extents.
+ */
+#ifndef CMIO_H
+#define CMIO_H
+
+#include "collio.h"
+#include "flatten.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* Plans kept per open file, least recently used out (docs/mpiio.md). */
+#define CMIO_CACHE_MAX 16
+
+/* COLLIO_MPIIO / info key "collio_mpiio". */
+typedef enum cmio_mode { CMIO_AUTO = 0, CMIO_OFF, CMIO_FORCE } cmio_mode;
+
+/* Why a call went to the MPI library (report.c names them). */
+typedef enum cmio_why {
+    CMIO_TAKEN = 0,
+    CMIO_WHY_OFF,        /* COLLIO_MPIIO=off or info collio_mpiio=off */
+    CMIO_WHY_DATAREP,    /* a datarep other than "native" */
+    CMIO_WHY_ATOMIC,     /* atomic mode */
+    CMIO_WHY_SEQUENTIAL, /* MPI_MODE_SEQUENTIAL */
+    CMIO_WHY_RDONLY,     /* a write on a file opened read-only / the reverse */
+    CMIO_WHY_VIEW,       /* a filetype whose blocks are not monotonic */
+    CMIO_WHY_TYPE,       /* a datatype the flattener refused */
+    CMIO_WHY_EOF,        /* a read past the end of the file */
+    CMIO_WHY_OVERLAP,    /* ranks' extents overlap (or collio refused them) */
+    CMIO_WHY_MODEL,      /* auto: MPI-IO's own collective predicted fastest */
+    CMIO_WHY_PATH,       /* the file's path is unusable for collio */
+    CMIO_NWHY
+} cmio_why;
+
+/* One cached pattern: the same extents on every rank, reused by the next
+ * call with them. plan NULL: the pattern goes to MPI (why). */
+typedef struct cmio_entry {
+    uint64_t key;
+    uint64_t used; /* LRU clock */
+    collio_plan *plan;
+    cmio_why why[2]; /* per write (0) / read (1): CMIO_TAKEN or why not */
+    int decided[2];
+    int64_t base; /* the extents' lowest byte: the plan's offset 0 */
+} cmio_entry;
+
+/* One open MPI file. */
+typedef struct cmio_file {
+    MPI_File fh;
+    MPI_Comm comm; /* a dup of the open's */
+    char *path;    /* for collio's own open (the ROMIO prefix stripped) */
+    int amode;
+    cmio_mode mode;
+    char strategy[64]; /* info collio_strategy: "" = auto */
+    char hints[512];   /* info collio_hints */
+    /* the view, as set_view gave it */
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype; /* dups (named types kept as they are) */
+    int native;                   /* datarep "native" */
+    collio_file *cf;              /* collio's open of the same file, lazily */
+    int cf_failed;                /* it could not be opened: pass */
+    cmio_entry cache[CMIO_CACHE_MAX];
+    uint64_t clock;
+    cmio_extents fx, mx; /* the last access's extents (arrays reused) */
+    struct cmio_file *next;
+    /* a split collective in progress (_begin taken: its status) */
+    int split_taken;
+    MPI_Status split_status;
+} cmio_file;
+
+/* Calls of the interposer's own (collio's opens of the file) go straight to
+ * the MPI library while this is > 0. */
+extern int cmio_inside;
+
+/* The interposer's mode from COLLIO_MPIIO (read once). */
+cmio_mode cmio_env_mode(void);
+
+/* take.c: one collective data access on s (explicit offset in etypes, or
+ * at < 0: the individual file pointer). Returns 1 when collio did it (*err
+ * then the MPI error code, the same on every rank), 0 when the caller must
+ * hand the call to the MPI library. Collective over s->comm. */
+int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datatype dt,
+                    MPI_Status *st, int writing, int *err);
+/* take.c: frees s's plans and collio's file (collective over s->comm). */
+void cmio_release(cmio_file *s);
+
+/* report.c */
+void cmio_count(int writing, cmio_why why, const char *strategy, int first,
+                double seconds);
+void cmio_report(MPI_Comm comm); /* at MPI_Finalize, if COLLIO_MPIIO_REPORT */
+const char *cmio_why_text(cmio_why why);
+
+#endif

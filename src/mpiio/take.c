@@ -1,0 +1,322 @@
+/*
+ * take.c -- one collective MPI-IO data access: collio's or the MPI
+ * library's, and collio's execution of it.
+ *
+ * Per call (collective over the file's communicator):
+ *  1. local: can collio do it at all? (datarep "native", not atomic, not
+ *     MPI_MODE_SEQUENTIAL, a filetype whose blocks increase, datatypes the
+ *     flattener takes, a read inside the file) -- then the byte extents
+ *     of the access (flatten.c) and a digest of them;
+ *  2. two allreduces: the worst reason not to (any rank's), the extents'
+ *     lowest and highest byte, the largest power of two (<= 8) dividing
+ *     every offset and length (the element size collio plans with), and
+ *     the XOR of every rank's digest: the pattern's key, the same on every
+ *     rank;
+ *  3. the file's plan cache (CMIO_CACHE_MAX entries, least recently used
+ *     out): a hit reuses the plan (the next time step); a miss makes the
+ *     sparse extents layout (collio_layout_extents, rebased to the lowest
+ *     byte) and its plan. Every rank of the file runs the same sequence of
+ *     collective calls on it, so the caches are the same everywhere;
+ *  4. take or pass, decided once per pattern and operation: forced
+ *     (COLLIO_MPIIO=force, or a strategy named in the info), or, by
+ *     default, collio's model (collio_plan_predict): when "auto" would run
+ *     two_phase -- the MPI library's own collective I/O -- the call goes to
+ *     the MPI library unchanged;
+ *  5. collio_write_at / collio_read_at at the pattern's lowest byte,
+ *     POSIX on the application's file (collio_file_open INPLACE, opened on
+ *     first use): no temporary, no rename. The call ends with every rank's
+ *     requests done (collio agrees on the result), so after it -- as after
+ *     MPI's own collective -- every rank's reads see the data
+ *     (docs/mpiio.md, "Consistency"). The individual file pointer moves as
+ *     MPI moves it (PMPI_File_seek), the status counts the bytes moved,
+ *     errors go through the file's error handler as MPI_ERR_IO.
+ */
+#include "cmio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 31);
+}
+
+/* Local reasons collio cannot take this call on this rank. */
+static cmio_why local_why(const cmio_file *s, int writing)
+{
+    if (s->mode == CMIO_OFF)
+        return CMIO_WHY_OFF;
+    if (!s->native)
+        return CMIO_WHY_DATAREP;
+    if (s->amode & MPI_MODE_SEQUENTIAL)
+        return CMIO_WHY_SEQUENTIAL;
+    if ((writing && (s->amode & MPI_MODE_RDONLY))
+        || (!writing && (s->amode & MPI_MODE_WRONLY)))
+        return CMIO_WHY_RDONLY;
+    if (s->cf_failed)
+        return CMIO_WHY_PATH;
+    int atomic = 0;
+    PMPI_File_get_atomicity(s->fh, &atomic);
+    return atomic ? CMIO_WHY_ATOMIC : CMIO_TAKEN;
+}
+
+/* The pattern's summary, reduced over the file's ranks. */
+typedef struct summary {
+    cmio_why why;
+    int64_t lo, hi; /* lowest byte, end of the highest */
+    int tz;         /* trailing zero bits common to every offset and length */
+    uint64_t key;
+} summary;
+
+static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
+{
+    const cmio_extents *fx = &s->fx;
+    int64_t lo = INT64_MAX, hi = 0;
+    uint64_t bits = 0, h = 0x636d696f;
+    for (int64_t i = 0; why == CMIO_TAKEN && i < fx->n; i++) {
+        int64_t a = fx->off[i], b = fx->off[i] + fx->len[i];
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+        bits |= (uint64_t)a | (uint64_t)fx->len[i];
+        h = mix(mix(h, (uint64_t)a), (uint64_t)fx->len[i]);
+    }
+    if (why == CMIO_TAKEN && !writing && hi > 0) {
+        MPI_Offset size = 0;
+        if (PMPI_File_get_size(s->fh, &size) != MPI_SUCCESS || size < hi)
+            why = CMIO_WHY_EOF; /* MPI reads short there; collio would refuse */
+    }
+    int rank = 0;
+    MPI_Comm_rank(s->comm, &rank);
+    int tz = bits == 0 ? 3 : __builtin_ctzll(bits);
+    int64_t in[4] = {(int64_t)why, -lo, hi, -(int64_t)(tz < 3 ? tz : 3)}, o[4];
+    uint64_t hin = mix(h, (uint64_t)rank + 1), hout = 0;
+    if (MPI_Allreduce(in, o, 4, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS
+        || MPI_Allreduce(&hin, &hout, 1, MPI_UINT64_T, MPI_BXOR, s->comm) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    out->why = (cmio_why)o[0];
+    out->lo = -o[1];
+    out->hi = o[2];
+    out->tz = (int)-o[3];
+    out->key =
+        mix(mix(mix(hout, (uint64_t)out->lo), (uint64_t)out->hi), (uint64_t)out->tz);
+    return MPI_SUCCESS;
+}
+
+/* The cache entry of key: found (*made 0) or made in the least recently
+ * used slot (*made 1, its old plan freed). */
+static cmio_entry *lookup(cmio_file *s, uint64_t key, int *made)
+{
+    cmio_entry *e = NULL, *victim = &s->cache[0];
+    for (int i = 0; i < CMIO_CACHE_MAX; i++) {
+        cmio_entry *c = &s->cache[i];
+        if (c->used > 0 && c->key == key)
+            e = c;
+        if (c->used < victim->used)
+            victim = c;
+    }
+    *made = e == NULL;
+    if (e == NULL) {
+        e = victim;
+        collio_plan_free(&e->plan);
+        memset(e, 0, sizeof *e);
+        e->key = key;
+    }
+    e->used = ++s->clock;
+    return e;
+}
+
+/* Collective: the pattern's plan (rebased to its lowest byte, elements of
+ * 2^tz bytes); NULL in e->plan when collio refuses the extents. */
+static void make_plan(cmio_file *s, const summary *g, cmio_entry *e)
+{
+    const int64_t es = (int64_t)1 << g->tz;
+    int64_t n = s->fx.n;
+    int64_t *off = malloc((size_t)(n > 0 ? n : 1) * sizeof *off);
+    int64_t *len = malloc((size_t)(n > 0 ? n : 1) * sizeof *len);
+    int ok = off != NULL && len != NULL;
+    for (int64_t i = 0; ok && i < n; i++) {
+        off[i] = (s->fx.off[i] - g->lo) / es;
+        len[i] = s->fx.len[i] / es;
+    }
+    collio_layout *l = NULL;
+    collio_hints *h = NULL;
+    cmio_inside++;
+    int rc = collio_layout_extents(s->comm, ok ? n : -1, off, len, (size_t)es, &l);
+    if (rc == COLLIO_OK && s->hints[0] != '\0') {
+        rc = collio_hints_create(&h);
+        if (rc == COLLIO_OK)
+            rc = collio_hints_parse(h, s->hints);
+    }
+    if (rc == COLLIO_OK)
+        rc = collio_plan_create(s->comm, l, s->strategy[0] ? s->strategy : NULL, h,
+                                &e->plan);
+    cmio_inside--;
+    if (rc != COLLIO_OK)
+        e->plan = NULL;
+    e->base = g->lo;
+    collio_hints_free(&h);
+    collio_layout_free(&l);
+    free(off);
+    free(len);
+}
+
+/* Collective: collio's open of the application's file, on first use. */
+static int open_cf(cmio_file *s)
+{
+    if (s->cf != NULL || s->cf_failed)
+        return s->cf != NULL;
+    collio_file_mode m =
+        (s->amode & MPI_MODE_RDONLY) ? COLLIO_FILE_READ : COLLIO_FILE_INPLACE;
+    cmio_inside++;
+    int rc = collio_file_open(s->comm, s->path, m, NULL, &s->cf);
+    cmio_inside--;
+    if (rc != COLLIO_OK) {
+        s->cf = NULL;
+        s->cf_failed = 1;
+    }
+    return s->cf != NULL;
+}
+
+/* Once per pattern and operation: collio's, or why not. */
+static cmio_why decide(cmio_file *s, cmio_entry *e, int writing)
+{
+    if (e->plan == NULL)
+        return CMIO_WHY_OVERLAP;
+    if (!open_cf(s))
+        return CMIO_WHY_PATH;
+    if (s->mode == CMIO_FORCE || s->strategy[0] != '\0')
+        return CMIO_TAKEN;
+    int cand = -1;
+    double secs = 0;
+    collio_plan_predict(e->plan, s->cf, writing, &cand, &secs);
+    const char *name = cand >= 0 ? collio_auto_candidate_name(cand) : NULL;
+    return name != NULL && strcmp(name, "two_phase") == 0 ? CMIO_WHY_MODEL : CMIO_TAKEN;
+}
+
+/* The strategy a taken call ran (auto: its candidate). */
+static const char *ran(const collio_plan *p, int writing)
+{
+    double c = -1;
+    if (collio_plan_stat(p, writing ? "auto.write_choice" : "auto.read_choice", &c)
+            == COLLIO_OK
+        && c >= 0)
+        return collio_auto_candidate_name((int)c);
+    return collio_plan_strategy(p);
+}
+
+/* Local: the user's buffer <-> the packed stream, through the memory
+ * extents. */
+static void copy_mem(const cmio_extents *mx, char *buf, char *packed, int to_packed)
+{
+    int64_t at = 0;
+    for (int64_t i = 0; i < mx->n; i++) {
+        if (to_packed)
+            memcpy(packed + at, buf + mx->off[i], (size_t)mx->len[i]);
+        else
+            memcpy(buf + mx->off[i], packed + at, (size_t)mx->len[i]);
+        at += mx->len[i];
+    }
+}
+
+static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off,
+                   void *buf, MPI_Status *st, int writing)
+{
+    const int64_t nb = s->fx.bytes;
+    char *packed = NULL;
+    int direct = s->mx.n <= 1;
+    if (direct)
+        packed = s->mx.n == 1 ? (char *)buf + s->mx.off[0] : (char *)buf;
+    else
+        packed = malloc((size_t)nb);
+    int rc = direct || packed != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    if (rc == COLLIO_OK && writing && !direct)
+        copy_mem(&s->mx, buf, packed, 1);
+    cmio_inside++;
+    /* (a NOMEM here is one rank's: collio's call agrees on it) */
+    if (writing)
+        rc = collio_write_at(e->plan, s->cf, e->base, rc == COLLIO_OK ? packed : NULL,
+                             rc == COLLIO_OK ? (size_t)nb : (size_t)-1);
+    else
+        rc = collio_read_at(e->plan, s->cf, e->base, rc == COLLIO_OK ? packed : NULL,
+                            rc == COLLIO_OK ? (size_t)nb : (size_t)-1);
+    cmio_inside--;
+    if (rc == COLLIO_OK && !writing && !direct)
+        copy_mem(&s->mx, buf, packed, 0);
+    if (!direct)
+        free(packed);
+    if (rc == COLLIO_OK && !explicit_off) {
+        /* the individual file pointer moves past the data, in etypes */
+        int esz = 1;
+        MPI_Type_size(s->etype, &esz);
+        PMPI_File_seek(s->fh, pos + (MPI_Offset)(nb / (esz > 0 ? esz : 1)), MPI_SEEK_SET);
+    }
+    if (st != MPI_STATUS_IGNORE)
+        MPI_Status_set_elements_x(st, MPI_BYTE, rc == COLLIO_OK ? (MPI_Count)nb : 0);
+    if (rc != COLLIO_OK) {
+        /* agreed by collio: the same class on every rank */
+        PMPI_File_call_errhandler(s->fh, MPI_ERR_IO);
+        return MPI_ERR_IO;
+    }
+    return MPI_SUCCESS;
+}
+
+int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datatype dt,
+                    MPI_Status *st, int writing, int *err)
+{
+    double t0 = MPI_Wtime();
+    cmio_why why = local_why(s, writing);
+    if (why == CMIO_WHY_OFF) { /* the same everywhere: no message */
+        cmio_count(writing, why, NULL, 0, 0);
+        return 0;
+    }
+    MPI_Offset pos = at;
+    if (why == CMIO_TAKEN && at < 0 && PMPI_File_get_position(s->fh, &pos) != MPI_SUCCESS)
+        why = CMIO_WHY_TYPE;
+    const cmio_flat *ft = NULL;
+    if (why == CMIO_TAKEN
+        && (cmio_flatten(s->filetype, &ft) != MPI_SUCCESS || !ft->tile_monotonic))
+        why = ft == NULL ? CMIO_WHY_TYPE : CMIO_WHY_VIEW;
+    if (why == CMIO_TAKEN
+        && cmio_access_extents(s->disp, s->etype, s->filetype, pos, dt, count, &s->fx,
+                               &s->mx)
+               != MPI_SUCCESS)
+        why = CMIO_WHY_TYPE;
+    summary g;
+    if (summarize(s, why, writing, &g) != MPI_SUCCESS)
+        return 0; /* MPI itself failed: let it say so on the real call */
+    if (g.why != CMIO_TAKEN || g.hi == 0) {
+        cmio_count(writing, g.why != CMIO_TAKEN ? g.why : CMIO_WHY_MODEL, NULL, 0, 0);
+        return 0;
+    }
+    int made = 0;
+    cmio_entry *e = lookup(s, g.key, &made);
+    if (made)
+        make_plan(s, &g, e);
+    const int op = writing ? 0 : 1;
+    if (!e->decided[op]) {
+        e->why[op] = decide(s, e, writing);
+        e->decided[op] = 1;
+    }
+    if (e->why[op] != CMIO_TAKEN) {
+        cmio_count(writing, e->why[op], NULL, made, MPI_Wtime() - t0);
+        return 0;
+    }
+    *err = execute(s, e, pos, at >= 0, buf, st, writing);
+    cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
+    return 1;
+}
+
+void cmio_release(cmio_file *s)
+{
+    for (int i = 0; i < CMIO_CACHE_MAX; i++)
+        collio_plan_free(&s->cache[i].plan);
+    if (s->cf != NULL) {
+        cmio_inside++;
+        collio_file_close(&s->cf);
+        cmio_inside--;
+    }
+    cmio_extents_free(&s->fx);
+    cmio_extents_free(&s->mx);
+}

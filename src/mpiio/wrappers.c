@@ -1,0 +1,321 @@
+/*
+ * wrappers.c -- the MPI-IO entry points libcollio_mpiio defines (MPI's
+ * profiling interface: each forwards to the MPI library's PMPI_ entry),
+ * and each open file's state.
+ *
+ * Kept per open file: the communicator, the path, the access mode, the
+ * view as set_view gave it, collio's hints from the info objects. The
+ * view and the individual file pointer stay the MPI library's own too
+ * (set_view is forwarded; collio's takes move the pointer with
+ * PMPI_File_seek), so MPI_File_get_view, get_position, seek, set_size,
+ * sync, every independent and non-blocking call, shared file pointers
+ * and everything else reach the MPI library untouched -- they need no
+ * wrapper.
+ *
+ * The collective data calls -- write_all, write_at_all, read_all,
+ * read_at_all and their split _begin/_end forms -- ask take.c whether
+ * collio does them; a split collective does the whole access in _begin
+ * and hands its status to _end (MPI allows either).
+ *
+ * Calls made by collio itself inside a taken call (collio_file_open, the
+ * MPI-IO collective handle of strategy two_phase) go straight to the MPI
+ * library (cmio_inside).
+ */
+#include "cmio.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmio_inside = 0;
+static cmio_file *files = NULL;
+
+cmio_mode cmio_env_mode(void)
+{
+    const char *v = getenv("COLLIO_MPIIO");
+    if (v == NULL || *v == '\0' || strcmp(v, "auto") == 0 || strcmp(v, "on") == 0)
+        return CMIO_AUTO;
+    if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+        return CMIO_OFF;
+    return strcmp(v, "force") == 0 ? CMIO_FORCE : CMIO_AUTO;
+}
+
+static cmio_file *find(MPI_File fh)
+{
+    if (cmio_inside > 0)
+        return NULL;
+    for (cmio_file *s = files; s != NULL; s = s->next)
+        if (s->fh == fh)
+            return s;
+    return NULL;
+}
+
+/* ROMIO's file system prefix ("ufs:", "nfs:", "lustre:") is not a path. */
+static char *plain_path(const char *name)
+{
+    const char *c = strchr(name, ':');
+    if (c != NULL && c - name >= 2) {
+        const char *p = name;
+        while (p < c && (isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        if (p == c)
+            name = c + 1;
+    }
+    size_t n = strlen(name) + 1;
+    char *s = malloc(n);
+    if (s != NULL)
+        memcpy(s, name, n);
+    return s;
+}
+
+/* collio's keys in an info object: collio_mpiio (auto|off|force),
+ * collio_strategy (a name), collio_hints (a hint list). */
+static void read_info(cmio_file *s, MPI_Info info)
+{
+    if (info == MPI_INFO_NULL)
+        return;
+    char v[512];
+    int flag = 0;
+    if (MPI_Info_get(info, "collio_mpiio", (int)sizeof v - 1, v, &flag) == MPI_SUCCESS
+        && flag)
+        s->mode = strcmp(v, "off") == 0     ? CMIO_OFF
+                  : strcmp(v, "force") == 0 ? CMIO_FORCE
+                                            : CMIO_AUTO;
+    if (MPI_Info_get(info, "collio_strategy", (int)sizeof s->strategy - 1, v, &flag)
+            == MPI_SUCCESS
+        && flag) {
+        v[sizeof s->strategy - 1] = '\0';
+        if (strcmp(v, "auto") == 0)
+            v[0] = '\0';
+        memcpy(s->strategy, v, sizeof s->strategy);
+    }
+    if (MPI_Info_get(info, "collio_hints", (int)sizeof s->hints - 1, v, &flag)
+            == MPI_SUCCESS
+        && flag)
+        snprintf(s->hints, sizeof s->hints, "%s", v);
+}
+
+static void free_view(cmio_file *s)
+{
+    int ni, na, nd, comb;
+    MPI_Datatype *t[2] = {&s->etype, &s->filetype};
+    for (int k = 0; k < 2; k++) {
+        if (*t[k] == MPI_DATATYPE_NULL)
+            continue;
+        MPI_Type_get_envelope(*t[k], &ni, &na, &nd, &comb);
+        if (comb != MPI_COMBINER_NAMED)
+            MPI_Type_free(t[k]);
+        *t[k] = MPI_DATATYPE_NULL;
+    }
+}
+
+/* A named type is kept as it is, a derived one duplicated (the
+ * application may free its own). */
+static MPI_Datatype keep_type(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    MPI_Datatype d = t;
+    if (comb != MPI_COMBINER_NAMED && MPI_Type_dup(t, &d) != MPI_SUCCESS)
+        d = MPI_DATATYPE_NULL;
+    return d;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                  MPI_File *fh)
+{
+    int rc = PMPI_File_open(comm, filename, amode, info, fh);
+    if (rc != MPI_SUCCESS || cmio_inside > 0)
+        return rc;
+    cmio_file *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return rc; /* untracked: every call passes through */
+    s->fh = *fh;
+    s->amode = amode;
+    s->mode = cmio_env_mode();
+    s->path = plain_path(filename);
+    s->etype = s->filetype = MPI_BYTE;
+    s->native = 1;
+    read_info(s, info);
+    /* collective, as the open is */
+    if (MPI_Comm_dup(comm, &s->comm) != MPI_SUCCESS || s->path == NULL) {
+        free(s->path);
+        free(s);
+        return rc;
+    }
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    s->next = files;
+    files = s;
+    return rc;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+    cmio_file *s = fh != NULL ? find(*fh) : NULL;
+    if (s != NULL) {
+        for (cmio_file **p = &files; *p != NULL; p = &(*p)->next)
+            if (*p == s) {
+                *p = s->next;
+                break;
+            }
+        cmio_release(s); /* collective over the file's ranks, as close is */
+        free_view(s);
+        MPI_Comm_free(&s->comm);
+        free(s->path);
+        free(s);
+    }
+    return PMPI_File_close(fh);
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+                      MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+    int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    cmio_file *s = find(fh);
+    if (rc != MPI_SUCCESS || s == NULL)
+        return rc;
+    free_view(s);
+    s->disp = disp;
+    s->etype = keep_type(etype);
+    s->filetype = keep_type(filetype);
+    s->native = datarep != NULL && strcmp(datarep, "native") == 0
+                && s->etype != MPI_DATATYPE_NULL && s->filetype != MPI_DATATYPE_NULL;
+    read_info(s, info);
+    return rc;
+}
+
+/* ------------------------------------------------ the collective data calls */
+
+/* MPI-3 prototypes take a const buffer for writes; collio never writes
+ * into it. */
+#define BUF(b) ((void *)(uintptr_t)(b))
+
+int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt,
+                       MPI_Status *st)
+{
+    cmio_file *s = find(fh);
+    int err = MPI_SUCCESS;
+    if (s != NULL && cmio_collective(s, -1, BUF(buf), count, dt, st, 1, &err))
+        return err;
+    return PMPI_File_write_all(fh, buf, count, dt, st);
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count,
+                          MPI_Datatype dt, MPI_Status *st)
+{
+    cmio_file *s = find(fh);
+    int err = MPI_SUCCESS;
+    if (s != NULL && off >= 0
+        && cmio_collective(s, off, BUF(buf), count, dt, st, 1, &err))
+        return err;
+    return PMPI_File_write_at_all(fh, off, buf, count, dt, st);
+}
+
+int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+{
+    cmio_file *s = find(fh);
+    int err = MPI_SUCCESS;
+    if (s != NULL && cmio_collective(s, -1, buf, count, dt, st, 0, &err))
+        return err;
+    return PMPI_File_read_all(fh, buf, count, dt, st);
+}
+
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count,
+                         MPI_Datatype dt, MPI_Status *st)
+{
+    cmio_file *s = find(fh);
+    int err = MPI_SUCCESS;
+    if (s != NULL && off >= 0 && cmio_collective(s, off, buf, count, dt, st, 0, &err))
+        return err;
+    return PMPI_File_read_at_all(fh, off, buf, count, dt, st);
+}
+
+/* Split collectives: collio does the access in _begin; _end returns its
+ * status. A passed _begin is the MPI library's, and so is its _end. */
+static int split_begin(MPI_File fh, MPI_Offset at, void *buf, int count, MPI_Datatype dt,
+                       int writing)
+{
+    cmio_file *s = find(fh);
+    int err = MPI_SUCCESS;
+    if (s == NULL || (at < -1))
+        return -1;
+    if (cmio_collective(s, at, buf, count, dt, &s->split_status, writing, &err)) {
+        s->split_taken = 1;
+        return err;
+    }
+    return -1;
+}
+
+static int split_end(MPI_File fh, MPI_Status *st)
+{
+    cmio_file *s = find(fh);
+    if (s == NULL || !s->split_taken)
+        return -1;
+    s->split_taken = 0;
+    if (st != MPI_STATUS_IGNORE)
+        *st = s->split_status;
+    return MPI_SUCCESS;
+}
+
+int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
+{
+    int rc = split_begin(fh, -1, BUF(buf), count, dt, 1);
+    return rc >= 0 ? rc : PMPI_File_write_all_begin(fh, buf, count, dt);
+}
+
+int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *st)
+{
+    int rc = split_end(fh, st);
+    return rc >= 0 ? rc : PMPI_File_write_all_end(fh, buf, st);
+}
+
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const void *buf, int count,
+                                MPI_Datatype dt)
+{
+    int rc = off >= 0 ? split_begin(fh, off, BUF(buf), count, dt, 1) : -1;
+    return rc >= 0 ? rc : PMPI_File_write_at_all_begin(fh, off, buf, count, dt);
+}
+
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *st)
+{
+    int rc = split_end(fh, st);
+    return rc >= 0 ? rc : PMPI_File_write_at_all_end(fh, buf, st);
+}
+
+int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
+{
+    int rc = split_begin(fh, -1, buf, count, dt, 0);
+    return rc >= 0 ? rc : PMPI_File_read_all_begin(fh, buf, count, dt);
+}
+
+int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st)
+{
+    int rc = split_end(fh, st);
+    return rc >= 0 ? rc : PMPI_File_read_all_end(fh, buf, st);
+}
+
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf, int count,
+                               MPI_Datatype dt)
+{
+    int rc = off >= 0 ? split_begin(fh, off, buf, count, dt, 0) : -1;
+    return rc >= 0 ? rc : PMPI_File_read_at_all_begin(fh, off, buf, count, dt);
+}
+
+int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
+{
+    int rc = split_end(fh, st);
+    return rc >= 0 ? rc : PMPI_File_read_at_all_end(fh, buf, st);
+}
+
+int MPI_Finalize(void)
+{
+    /* files left open: their plans go (MPI's own objects go with MPI) */
+    for (cmio_file *s = files; s != NULL; s = s->next)
+        for (int i = 0; i < CMIO_CACHE_MAX; i++)
+            collio_plan_free(&s->cache[i].plan);
+    cmio_report(MPI_COMM_WORLD);
+    cmio_flatten_cache_clear();
+    return PMPI_Finalize();
+}
