@@ -311,6 +311,12 @@ const char *collio_strategy_summary(const char *name);
  *  but the "block" reference), 0 if not, -1 if unknown. */
 int collio_strategy_is_canonical(const char *name);
 
+/** Local. 1 if the strategy hands the data to the MPI library's own
+ *  collective I/O (a file view + MPI_File_write_all / read_all): what an
+ *  MPI-IO program gets without collio ("two_phase"); 0 if not, -1 if
+ *  unknown. */
+int collio_strategy_is_mpi_collective(const char *name);
+
 /** Local. The name of candidate i of strategy "auto" ("serial",
  *  "independent", "two_phase", "multiphase", "subgroup_g2", "subgroup_g4",
  *  "subgroup_g8"): the value of its stats auto.write_choice and

@@ -80,6 +80,12 @@ const char *collio_strategy_summary(const char *name)
     return s != NULL ? s->summary : NULL;
 }
 
+int collio_strategy_is_mpi_collective(const char *name)
+{
+    const collio__strategy *s = collio__strategy_find(name);
+    return s != NULL ? (s->mpi_collective != 0) : -1;
+}
+
 int collio_strategy_is_canonical(const char *name)
 {
     const collio__strategy *s = collio__strategy_find(name);

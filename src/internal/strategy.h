@@ -40,7 +40,8 @@
 typedef struct collio__strategy {
     collio__section section; /* name, options and stats */
     const char *summary;
-    int canonical; /* writes canonical file order */
+    int canonical;      /* writes canonical file order */
+    int mpi_collective; /* the MPI library's own collective I/O does it */
     int (*check)(collio_plan *p);
     int (*plan)(collio_plan *p);
     int (*write)(collio_plan *p, collio_file *f, const char *stream);

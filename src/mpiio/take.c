@@ -192,7 +192,8 @@ static cmio_why decide(cmio_file *s, cmio_entry *e, int writing)
     double secs = 0;
     collio_plan_predict(e->plan, s->cf, writing, &cand, &secs);
     const char *name = cand >= 0 ? collio_auto_candidate_name(cand) : NULL;
-    return name != NULL && strcmp(name, "two_phase") == 0 ? CMIO_WHY_MODEL : CMIO_TAKEN;
+    return name != NULL && collio_strategy_is_mpi_collective(name) == 1 ? CMIO_WHY_MODEL
+                                                                        : CMIO_TAKEN;
 }
 
 /* The strategy a taken call ran (auto: its candidate). */

@@ -32,14 +32,21 @@
 int cmio_inside = 0;
 static cmio_file *files = NULL;
 
+/* The values of COLLIO_MPIIO and of info key collio_mpiio, by cmio_mode
+ * (anything else, "on" included: auto). */
+static const char *const mode_names[] = {"auto", "off", "force"};
+
+static cmio_mode mode_of(const char *v)
+{
+    for (int m = 0; v != NULL && m < 3; m++)
+        if (strcmp(v, mode_names[m]) == 0)
+            return (cmio_mode)m;
+    return v != NULL && strcmp(v, "0") == 0 ? CMIO_OFF : CMIO_AUTO;
+}
+
 cmio_mode cmio_env_mode(void)
 {
-    const char *v = getenv("COLLIO_MPIIO");
-    if (v == NULL || *v == '\0' || strcmp(v, "auto") == 0 || strcmp(v, "on") == 0)
-        return CMIO_AUTO;
-    if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
-        return CMIO_OFF;
-    return strcmp(v, "force") == 0 ? CMIO_FORCE : CMIO_AUTO;
+    return mode_of(getenv("COLLIO_MPIIO"));
 }
 
 static cmio_file *find(MPI_File fh)
@@ -80,15 +87,13 @@ static void read_info(cmio_file *s, MPI_Info info)
     int flag = 0;
     if (MPI_Info_get(info, "collio_mpiio", (int)sizeof v - 1, v, &flag) == MPI_SUCCESS
         && flag)
-        s->mode = strcmp(v, "off") == 0     ? CMIO_OFF
-                  : strcmp(v, "force") == 0 ? CMIO_FORCE
-                                            : CMIO_AUTO;
+        s->mode = mode_of(v);
     if (MPI_Info_get(info, "collio_strategy", (int)sizeof s->strategy - 1, v, &flag)
             == MPI_SUCCESS
         && flag) {
         v[sizeof s->strategy - 1] = '\0';
-        if (strcmp(v, "auto") == 0)
-            v[0] = '\0';
+        if (mode_of(v) == CMIO_AUTO && strcmp(v, mode_names[CMIO_AUTO]) == 0)
+            v[0] = '\0'; /* strategy auto: the default (NULL) */
         memcpy(s->strategy, v, sizeof s->strategy);
     }
     if (MPI_Info_get(info, "collio_hints", (int)sizeof s->hints - 1, v, &flag)

@@ -436,6 +436,7 @@ const collio__strategy collio__strategy_two_phase = {
     .summary = "the MPI library's collective I/O: file view from a derived "
                "datatype + MPI_File_write_all / read_all",
     .canonical = 1,
+    .mpi_collective = 1,
     .plan = tp_plan_create,
     .write = tp_write,
     .read = tp_read,
