@@ -15,7 +15,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-/* Plans kept per open file, least recently used out (docs/mpiio.md). */
+/* Plans kept (for every file of the process), least recently used out
+ * (docs/mpiio.md). */
 #define CMIO_CACHE_MAX 16
 
 /* COLLIO_MPIIO / info key "collio_mpiio". */
@@ -38,15 +39,17 @@ typedef enum cmio_why {
     CMIO_NWHY
 } cmio_why;
 
-/* One cached pattern: the same extents on every rank, reused by the next
- * call with them. plan NULL: the pattern goes to MPI (why). */
+/* One cached pattern: the same extents on every rank relative to their
+ * lowest byte, on the same ranks; reused by the next call with them, on
+ * any file of those ranks (the next time step, in the same file at
+ * another offset or in the next file). plan NULL: the pattern goes to
+ * MPI. */
 typedef struct cmio_entry {
-    uint64_t key;
-    uint64_t used; /* LRU clock */
+    uint64_t key, group; /* the pattern's key, the ranks' (cmio_file) */
+    uint64_t used;       /* LRU clock */
     collio_plan *plan;
-    cmio_why why[2]; /* per write (0) / read (1): CMIO_TAKEN or why not */
-    int decided[2];
-    int64_t base; /* the extents' lowest byte: the plan's offset 0 */
+    cmio_why why[2];        /* per write (0) / read (1): CMIO_TAKEN or why not */
+    uint64_t decided_on[2]; /* the file (serial) the decision was made for */
 } cmio_entry;
 
 /* One open MPI file. */
@@ -64,9 +67,9 @@ typedef struct cmio_file {
     int native;                   /* datarep "native" */
     collio_file *cf;              /* collio's open of the same file, lazily */
     int cf_failed;                /* it could not be opened: pass */
-    cmio_entry cache[CMIO_CACHE_MAX];
-    uint64_t clock;
-    cmio_extents fx, mx; /* the last access's extents (arrays reused) */
+    uint64_t group;               /* digest of the ranks (world ranks) */
+    uint64_t serial;              /* this open's number in the process, >= 1 */
+    cmio_extents fx, mx;          /* the last access's extents (arrays reused) */
     struct cmio_file *next;
     /* a split collective in progress (_begin taken: its status) */
     int split_taken;
@@ -86,8 +89,10 @@ cmio_mode cmio_env_mode(void);
  * hand the call to the MPI library. Collective over s->comm. */
 int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datatype dt,
                     MPI_Status *st, int writing, int *err);
-/* take.c: frees s's plans and collio's file (collective over s->comm). */
+/* take.c: frees collio's open of s (collective over s->comm). */
 void cmio_release(cmio_file *s);
+/* take.c: frees every cached plan (local; at MPI_Finalize). */
+void cmio_cache_clear(void);
 
 /* report.c */
 void cmio_count(int writing, cmio_why why, const char *strategy, int first,

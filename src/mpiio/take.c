@@ -9,14 +9,18 @@
  *     of the access (flatten.c) and a digest of them;
  *  2. two allreduces: the worst reason not to (any rank's), the extents'
  *     lowest and highest byte, the largest power of two (<= 8) dividing
- *     every offset and length (the element size collio plans with), and
- *     the XOR of every rank's digest: the pattern's key, the same on every
- *     rank;
- *  3. the file's plan cache (CMIO_CACHE_MAX entries, least recently used
- *     out): a hit reuses the plan (the next time step); a miss makes the
- *     sparse extents layout (collio_layout_extents, rebased to the lowest
- *     byte) and its plan. Every rank of the file runs the same sequence of
- *     collective calls on it, so the caches are the same everywhere;
+ *     every offset and length (the element size collio plans with); then
+ *     the XOR of every rank's digest of its extents relative to the
+ *     lowest byte: the pattern's key, the same on every rank, the same for
+ *     the same decomposition written at another offset (the next record,
+ *     dataset or variable);
+ *  3. the plan cache (CMIO_CACHE_MAX entries for the process, least
+ *     recently used out, keyed by the pattern and the ranks): a hit --
+ *     agreed by every rank (one more allreduce: ranks that also write
+ *     files of other groups may have evicted other entries) -- reuses the
+ *     plan (the next time step, in this file or the next); a miss makes
+ *     the sparse extents layout (collio_layout_extents, rebased to the
+ *     lowest byte) and its plan;
  *  4. take or pass, decided once per pattern and operation: forced
  *     (COLLIO_MPIIO=force, or a strategy named in the info), or, by
  *     default, collio's model (collio_plan_predict): when "auto" would run
@@ -74,13 +78,12 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
 {
     const cmio_extents *fx = &s->fx;
     int64_t lo = INT64_MAX, hi = 0;
-    uint64_t bits = 0, h = 0x636d696f;
+    uint64_t bits = 0;
     for (int64_t i = 0; why == CMIO_TAKEN && i < fx->n; i++) {
         int64_t a = fx->off[i], b = fx->off[i] + fx->len[i];
         lo = a < lo ? a : lo;
         hi = b > hi ? b : hi;
         bits |= (uint64_t)a | (uint64_t)fx->len[i];
-        h = mix(mix(h, (uint64_t)a), (uint64_t)fx->len[i]);
     }
     if (why == CMIO_TAKEN && !writing && hi > 0) {
         MPI_Offset size = 0;
@@ -91,40 +94,64 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
     MPI_Comm_rank(s->comm, &rank);
     int tz = bits == 0 ? 3 : __builtin_ctzll(bits);
     int64_t in[4] = {(int64_t)why, -lo, hi, -(int64_t)(tz < 3 ? tz : 3)}, o[4];
-    uint64_t hin = mix(h, (uint64_t)rank + 1), hout = 0;
-    if (MPI_Allreduce(in, o, 4, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS
-        || MPI_Allreduce(&hin, &hout, 1, MPI_UINT64_T, MPI_BXOR, s->comm) != MPI_SUCCESS)
+    if (MPI_Allreduce(in, o, 4, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
         return MPI_ERR_OTHER;
     out->why = (cmio_why)o[0];
     out->lo = -o[1];
     out->hi = o[2];
     out->tz = (int)-o[3];
-    out->key =
-        mix(mix(mix(hout, (uint64_t)out->lo), (uint64_t)out->hi), (uint64_t)out->tz);
+    out->key = 0;
+    if (out->why != CMIO_TAKEN || out->hi == 0)
+        return MPI_SUCCESS;
+    /* the extents relative to the lowest byte of all: the same
+     * decomposition elsewhere in the file is the same pattern */
+    uint64_t h = mix(0x636d696f, (uint64_t)rank + 1), hout = 0;
+    for (int64_t i = 0; i < fx->n; i++)
+        h = mix(mix(h, (uint64_t)(fx->off[i] - out->lo)), (uint64_t)fx->len[i]);
+    if (MPI_Allreduce(&h, &hout, 1, MPI_UINT64_T, MPI_BXOR, s->comm) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    out->key = mix(mix(hout, (uint64_t)(out->hi - out->lo)), (uint64_t)out->tz);
     return MPI_SUCCESS;
 }
 
-/* The cache entry of key: found (*made 0) or made in the least recently
- * used slot (*made 1, its old plan freed). */
+static cmio_entry cache[CMIO_CACHE_MAX];
+static uint64_t cache_clock = 0;
+
+/* Collective: the cache entry of (key, s's ranks), found on every rank
+ * (*made 0), or (re)made (*made 1, an old plan freed): in the least
+ * recently used slot where this rank had none. */
 static cmio_entry *lookup(cmio_file *s, uint64_t key, int *made)
 {
-    cmio_entry *e = NULL, *victim = &s->cache[0];
+    cmio_entry *e = NULL, *victim = &cache[0];
     for (int i = 0; i < CMIO_CACHE_MAX; i++) {
-        cmio_entry *c = &s->cache[i];
-        if (c->used > 0 && c->key == key)
+        cmio_entry *c = &cache[i];
+        if (c->used > 0 && c->key == key && c->group == s->group)
             e = c;
         if (c->used < victim->used)
             victim = c;
     }
-    *made = e == NULL;
-    if (e == NULL) {
+    int hit = e != NULL, all = 0;
+    if (MPI_Allreduce(&hit, &all, 1, MPI_INT, MPI_MIN, s->comm) != MPI_SUCCESS)
+        all = 0;
+    *made = !all;
+    if (e == NULL)
         e = victim;
+    if (!all) {
         collio_plan_free(&e->plan);
         memset(e, 0, sizeof *e);
         e->key = key;
+        e->group = s->group;
     }
-    e->used = ++s->clock;
+    e->used = ++cache_clock;
     return e;
+}
+
+void cmio_cache_clear(void)
+{
+    for (int i = 0; i < CMIO_CACHE_MAX; i++) {
+        collio_plan_free(&cache[i].plan);
+        memset(&cache[i], 0, sizeof cache[i]);
+    }
 }
 
 /* Collective: the pattern's plan (rebased to its lowest byte, elements of
@@ -155,7 +182,6 @@ static void make_plan(cmio_file *s, const summary *g, cmio_entry *e)
     cmio_inside--;
     if (rc != COLLIO_OK)
         e->plan = NULL;
-    e->base = g->lo;
     collio_hints_free(&h);
     collio_layout_free(&l);
     free(off);
@@ -222,7 +248,7 @@ static void copy_mem(const cmio_extents *mx, char *buf, char *packed, int to_pac
 }
 
 static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off,
-                   void *buf, MPI_Status *st, int writing)
+                   void *buf, MPI_Status *st, int writing, int64_t base)
 {
     const int64_t nb = s->fx.bytes;
     char *packed = NULL;
@@ -237,10 +263,10 @@ static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off
     cmio_inside++;
     /* (a NOMEM here is one rank's: collio's call agrees on it) */
     if (writing)
-        rc = collio_write_at(e->plan, s->cf, e->base, rc == COLLIO_OK ? packed : NULL,
+        rc = collio_write_at(e->plan, s->cf, base, rc == COLLIO_OK ? packed : NULL,
                              rc == COLLIO_OK ? (size_t)nb : (size_t)-1);
     else
-        rc = collio_read_at(e->plan, s->cf, e->base, rc == COLLIO_OK ? packed : NULL,
+        rc = collio_read_at(e->plan, s->cf, base, rc == COLLIO_OK ? packed : NULL,
                             rc == COLLIO_OK ? (size_t)nb : (size_t)-1);
     cmio_inside--;
     if (rc == COLLIO_OK && !writing && !direct)
@@ -296,23 +322,21 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
     if (made)
         make_plan(s, &g, e);
     const int op = writing ? 0 : 1;
-    if (!e->decided[op]) {
+    if (e->decided_on[op] != s->serial) { /* per file: its file system */
         e->why[op] = decide(s, e, writing);
-        e->decided[op] = 1;
+        e->decided_on[op] = s->serial;
     }
     if (e->why[op] != CMIO_TAKEN) {
         cmio_count(writing, e->why[op], NULL, made, MPI_Wtime() - t0);
         return 0;
     }
-    *err = execute(s, e, pos, at >= 0, buf, st, writing);
+    *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
     cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
     return 1;
 }
 
 void cmio_release(cmio_file *s)
 {
-    for (int i = 0; i < CMIO_CACHE_MAX; i++)
-        collio_plan_free(&s->cache[i].plan);
     if (s->cf != NULL) {
         cmio_inside++;
         collio_file_close(&s->cf);

@@ -31,6 +31,36 @@
 
 int cmio_inside = 0;
 static cmio_file *files = NULL;
+static uint64_t opens = 0;
+
+/* Local: a digest of comm's ranks as MPI_COMM_WORLD numbers them -- the
+ * same on every rank of comm, another for other ranks (a cached plan
+ * serves the files of one group of ranks). */
+static uint64_t group_digest(MPI_Comm comm)
+{
+    MPI_Group g, w;
+    int n = 0;
+    uint64_t h = 0x67726f7570;
+    MPI_Comm_group(comm, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &w);
+    MPI_Group_size(g, &n);
+    int *in = malloc((size_t)(n > 0 ? n : 1) * sizeof *in);
+    int *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
+    if (in != NULL && out != NULL) {
+        for (int i = 0; i < n; i++)
+            in[i] = i;
+        MPI_Group_translate_ranks(g, n, in, w, out);
+        for (int i = 0; i < n; i++)
+            h = (h ^ (uint64_t)(out[i] + 2)) * 0x100000001b3ull;
+    } else {
+        h = 0; /* never equal to a real digest's use: no reuse */
+    }
+    free(in);
+    free(out);
+    MPI_Group_free(&g);
+    MPI_Group_free(&w);
+    return h;
+}
 
 /* The values of COLLIO_MPIIO and of info key collio_mpiio, by cmio_mode
  * (anything else, "on" included: auto). */
@@ -151,6 +181,8 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
         return rc;
     }
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    s->group = group_digest(s->comm);
+    s->serial = ++opens;
     s->next = files;
     files = s;
     return rc;
@@ -316,10 +348,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
 
 int MPI_Finalize(void)
 {
-    /* files left open: their plans go (MPI's own objects go with MPI) */
-    for (cmio_file *s = files; s != NULL; s = s->next)
-        for (int i = 0; i < CMIO_CACHE_MAX; i++)
-            collio_plan_free(&s->cache[i].plan);
+    cmio_cache_clear(); /* the plans go before MPI does */
     cmio_report(MPI_COMM_WORLD);
     cmio_flatten_cache_clear();
     return PMPI_Finalize();
