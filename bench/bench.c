@@ -17,6 +17,7 @@
  */
 #include "bench_internal.h"
 
+#include <ctype.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -242,14 +243,22 @@ static int timed_call(bench_ctx *x, bench_row *r, collio_plan *plan, unsigned ch
  * DIR/collio-bench-CASE-vN.raw, and described for HDF5 tools beside it:
  * float32 or float64 elements by the element size (else bytes, with the
  * element as the fastest dimension); a vector or the small workload as
- * {elements}, an array in its Fortran order, a mesh field as {nodes,
- * load}. Collective; the library's agreed code. */
+ * {elements}, a sparse vector as {elements spanned} (zeros in the holes),
+ * an array in its Fortran order, a mesh field as {nodes, load}. CASE is
+ * the label with anything but letters, digits, '.' and '-' as '_'
+ * ("16 holes=1/4" -> "16_holes_1_4"). Collective; the library's agreed
+ * code. */
 static int keep_h5(bench_ctx *x, const bench_case *c, int vi)
 {
     const collio_bench_config *cfg = x->cfg;
     const size_t es = bench_case_esize(c, cfg);
+    char name[sizeof c->label];
+    snprintf(name, sizeof name, "%s", c->label);
+    for (char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-')
+            *p = '_';
     char raw[sizeof cfg->dir + sizeof c->label + 32], h5[sizeof raw + 4];
-    snprintf(raw, sizeof raw, "%s/collio-bench-%s-v%d.raw", cfg->dir, c->label, vi);
+    snprintf(raw, sizeof raw, "%s/collio-bench-%s-v%d.raw", cfg->dir, name, vi);
     snprintf(h5, sizeof h5, "%s.h5", raw);
     if (x->rank == 0) {
         unlink(raw);
@@ -272,7 +281,7 @@ static int keep_h5(bench_ctx *x, const bench_case *c, int vi)
             for (int i = 0; i < COLLIO_BENCH_ARRAY_DIMS; i++)
                 dims[nd++] = c->shape->gsizes[i];
         else
-            dims[nd++] = c->nx;
+            dims[nd++] = bench_case_span(c);
         if (type == COLLIO_H5_UINT8 && !fortran)
             dims[nd++] = (int64_t)es;
     }
@@ -298,7 +307,7 @@ static int run_write(bench_ctx *x, bench_row *r, collio_plan *plan,
         return rc;
     r->verified = -1;
     if (v->canonical && cfg->verify) {
-        int64_t bad = bench_check_file(x->comm, x->path, c->nx, bench_case_esize(c, cfg),
+        int64_t bad = bench_check_file(x->comm, x->path, c, bench_case_esize(c, cfg),
                                        (uint64_t)r->rep);
         r->verified = bad == 0;
         if (bad && x->rank == 0)

@@ -33,8 +33,10 @@ typedef enum collio_bench_workload {
     COLLIO_BENCH_VECTOR = 0, /* seed 004: block-cyclic float32 vector */
     COLLIO_BENCH_ARRAY,      /* seed 001: STEM-II SL arrays, BLOCK over y */
     COLLIO_BENCH_SMALL,      /* seed 002: one contiguous piece per rank */
-    COLLIO_BENCH_MESH        /* seed 003: fields on a gmsh mesh, METIS parts,
+    COLLIO_BENCH_MESH,       /* seed 003: fields on a gmsh mesh, METIS parts,
                                 halo nodes replicated */
+    COLLIO_BENCH_SPARSE      /* the vector with holes: every K-th block of bx
+                                held by no rank (collio_layout_extents) */
 } collio_bench_workload;
 
 /* One array shape: a name (SL1 or "XxYxZxLxPH") and its global sizes. */
@@ -62,6 +64,7 @@ typedef struct collio_bench_config {
     int64_t nx;                        /* vector: elements */
     int64_t bx[COLLIO_BENCH_MAX_LIST]; /* vector: block sizes */
     int nbx;
+    int64_t hole_every; /* sparse: every K-th block is a hole (4) */
     collio_bench_shape shapes[COLLIO_BENCH_MAX_LIST]; /* array: shapes */
     int nshapes;
     char strategies[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
@@ -122,7 +125,7 @@ typedef struct collio_bench_summary {
 
 /** Defaults: vector, nx = 1M, bx = 1, all strategies, 3 reps, write only,
  *  esize 4, dir ".", no CSV, verify on, POSIX, progress on, table to stdout;
- *  small: sizes 1K..1M. */
+ *  small: sizes 1K..1M; sparse: every 4th block a hole. */
 void collio_bench_config_init(collio_bench_config *cfg);
 
 /**

@@ -15,6 +15,7 @@ void collio_bench_config_init(collio_bench_config *cfg)
     cfg->nx = 1 << 20;
     cfg->bx[0] = 1;
     cfg->nbx = 1;
+    cfg->hole_every = 4;
     cfg->reps = 3;
     cfg->warmup = 1;
     cfg->do_write = 1;
@@ -31,6 +32,8 @@ int collio_bench_usage(FILE *out)
     fprintf(out, "usage: collio-bench vector --nx N --bx B[,B...] [options]\n"
                  "       collio-bench array --shape SL1|SL2|SL3|X,Y,Z,L,PH [options]\n"
                  "       collio-bench small [--sizes S[,S...]] [options]\n"
+                 "       collio-bench sparse --nx N --bx B[,B...] [--hole-every K]\n"
+                 "                    [options]\n"
                  "       collio-bench mesh --mesh FILE.msh [--load L[,L...]]\n"
                  "                    [--replicas P[,P...]] [--partition FILE]\n"
                  "                    [--order gmsh|rcm] [options]\n"
@@ -56,6 +59,14 @@ int collio_bench_usage(FILE *out)
                  "          the nodes by reverse Cuthill-McKee first; one\n"
                  "          variant per strategy and --replicas policy (owner,\n"
                  "          idg, random, first, domain, auto; default auto)\n"
+                 "  sparse  the vector with holes, as a dataset among others:\n"
+                 "          the file cut into blocks of bx, every K-th one a\n"
+                 "          hole no rank holds (--hole-every K, default 4:\n"
+                 "          blocks 3, 7, 11, ...), the others dealt round-robin\n"
+                 "          to the ranks; nx elements of data (the file spans\n"
+                 "          about nx*K/(K-1)); collio_layout_extents; verified:\n"
+                 "          the pattern where held, zero bytes in the holes;\n"
+                 "          one case per bx\n"
                  "options:\n"
                  "  --strategies s[,s...]  strategies to compare (default: all)\n"
                  "  --reps R               timed runs per case and strategy (3); each\n"
@@ -148,7 +159,7 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
                        char *err, size_t errlen)
 {
     if (argc < 2) {
-        snprintf(err, errlen, "missing workload (vector, array, small or mesh)");
+        snprintf(err, errlen, "missing workload (vector, array, small, mesh or sparse)");
         return 2;
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -162,8 +173,8 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
         return 1;
     }
     if (bench_workload_named(argv[1], &cfg->workload) == NULL) {
-        snprintf(err, errlen, "unknown workload '%s' (vector, array, small or mesh)",
-                 argv[1]);
+        snprintf(err, errlen,
+                 "unknown workload '%s' (vector, array, small, mesh or sparse)", argv[1]);
         return 2;
     }
     for (int i = 2; i < argc; i++) {
@@ -203,6 +214,9 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             if ((n = bench_parse_i64_list(a, cfg->bx, COLLIO_BENCH_MAX_LIST)) < 1)
                 goto bad;
             cfg->nbx = n;
+        } else if (strcmp(o, "--hole-every") == 0) {
+            if (parse_i64(a, &cfg->hole_every) || cfg->hole_every < 2)
+                goto bad;
         } else if (strcmp(o, "--shape") == 0) {
             if (bench_array_parse_shapes(a, cfg, err, errlen))
                 return 2;

@@ -21,12 +21,23 @@ typedef struct bench_case {
     size_t esize;                       /* bytes per element (mesh: 8 *
                                            load), 0: cfg->esize */
     int64_t load;                       /* mesh: values per node, else 0 */
+    int64_t hole_every;                 /* sparse: K, every K-th block of bx
+                                           (blocks K-1, 2K-1, ...) a hole;
+                                           else 0: no holes */
+    int64_t span;                       /* sparse: elements the file spans,
+                                           data and holes; else 0 (= nx) */
 } bench_case;
 
 /* The element size of a case. */
 static inline size_t bench_case_esize(const bench_case *c, const collio_bench_config *cfg)
 {
     return c->esize ? c->esize : cfg->esize;
+}
+
+/* The elements the file of a case spans (holes included). */
+static inline int64_t bench_case_span(const bench_case *c)
+{
+    return c->span ? c->span : c->nx;
 }
 
 /* The options swept in one bench run: the typed lists of the config and
@@ -136,19 +147,24 @@ extern const bench_workload_ops bench_mesh_workload;
 /* Nodes of the mesh the last mesh cases() loaded (0 before). */
 int64_t bench_mesh_nodes(void);
 
+/* ---- bench_sparse.c: the vector with holes (collio_layout_extents) */
+extern const bench_workload_ops bench_sparse_workload;
+
 /* ---- bench_verify.c: fill and check data against bench/pattern.h */
 /* Local: buf element i = pattern(global_index(i), seed). */
 void bench_fill(const collio_layout *l, uint64_t seed, unsigned char *buf);
 /* Local: number of elements of buf that differ from the pattern. */
 int64_t bench_check_buffer(const collio_layout *l, uint64_t seed,
                            const unsigned char *buf);
-/* Collective: every rank preads its contiguous 1/P of the file (plain
- * POSIX, independent of layout and strategy) and compares each element
- * with the pattern of its index; rank 0 also checks the file size.
- * Returns the number of bad elements (+1 for a bad size or an unreadable
- * file), summed over ranks, the same on every rank. */
-int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal, size_t esize,
-                         uint64_t seed);
+/* Collective: every rank preads its contiguous 1/P of the file's
+ * bench_case_span(c) elements (plain POSIX, independent of layout and
+ * strategy) and compares each element with the pattern of its index --
+ * or, in a hole of a sparse case (element i with (i / bx) % K == K - 1,
+ * K = hole_every), with zero bytes (the write made a fresh file); rank 0 also
+ * checks the file size. Returns the number of bad elements (+1 for a bad
+ * size or an unreadable file), summed over ranks, the same on every rank. */
+int64_t bench_check_file(MPI_Comm comm, const char *path, const bench_case *c,
+                         size_t esize, uint64_t seed);
 
 /* ---- bench_sys.c: memory and small helpers */
 double bench_vm_kb(const char *key);   /* "VmHWM", "VmRSS": kB, -1 unknown */

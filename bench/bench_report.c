@@ -19,7 +19,7 @@ static const char *csv_header =
     "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s,"
     "replicas,load,nodes,intervals_per_rank,avg_interval,replicated_pct,lb_pct,"
     "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode,"
-    "messages_offnode_max,fs_type,fs_mount,fs_source,fs_magic\n";
+    "messages_offnode_max,fs_type,fs_mount,fs_source,fs_magic,hole_every\n";
 
 /* The statistics the fixed columns show (by their own name or another:
  * nphases is `phases`, plan_bytes `plan_bytes_max`, work_bytes `work_mb`,
@@ -158,6 +158,10 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, const bench_fs *fs,
     fputc(',', f);
     put_quoted(f, fs->source);
     fprintf(f, ",0x%lx,", fs->magic);
+    /* sparse: every hole_every-th block a hole; empty otherwise */
+    if (c->hole_every > 0)
+        fprintf(f, "%lld", (long long)c->hole_every);
+    fputc(',', f);
     /* the plan's hints that differ from the defaults: "K=V;K=V" (no comma
        in a hint's text) */
     fputs(v->hints_text, f);
@@ -225,8 +229,10 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, const bench_fs
         return;
     const bench_workload_ops *w = bench_workload_of(cfg->workload);
     fprintf(out, "\ncollio-bench %s: ", w->name);
-    if (cfg->workload == COLLIO_BENCH_VECTOR)
+    if (cfg->workload == COLLIO_BENCH_VECTOR || cfg->workload == COLLIO_BENCH_SPARSE)
         fprintf(out, "nx=%lld ", (long long)cfg->nx);
+    if (cfg->workload == COLLIO_BENCH_SPARSE)
+        fprintf(out, "holes=1/%lld ", (long long)cfg->hole_every);
     fprintf(out, "esize=%zu ranks=%d reps=%d backend=%s\n", cfg->esize, nranks, cfg->reps,
             cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix");
     fprintf(out, "file system: %s, %s on %s\n", fs->type,

@@ -2,9 +2,12 @@
  * bench_verify.c -- the bench's independent reference. Buffers are filled
  * with bench/pattern.h data by global index; files are checked with plain
  * pread, each rank taking a contiguous 1/P of the file and comparing every
- * element with the pattern of its index. That proves the whole file
- * byte-for-byte without using the layout, the plan or the strategy under
- * test. Read-back buffers are compared element by element the same way.
+ * element with the pattern of its index -- or, in the holes of a sparse
+ * case (computed here from bx and hole_every, not from the layout), with
+ * zero bytes: the write made a fresh file and must not touch them. That
+ * proves the whole file byte-for-byte without using the layout, the plan
+ * or the strategy under test. Read-back buffers are compared element by
+ * element the same way.
  */
 #include "bench_internal.h"
 #include "pattern.h"
@@ -45,8 +48,18 @@ int64_t bench_check_buffer(const collio_layout *l, uint64_t seed,
     return bad;
 }
 
-/* Local: bad elements in file elements [lo, hi), read with pread. */
-static int64_t check_range(int fd, int64_t lo, int64_t hi, size_t es, uint64_t seed)
+/* 1 if file element i of case c is in a hole: its block of bx is the
+ * last of a group of K (K = hole_every: blocks K-1, 2K-1, ...; none for
+ * K = 0). */
+static int in_hole(const bench_case *c, int64_t i)
+{
+    return c->hole_every > 0 && (i / c->bx) % c->hole_every == c->hole_every - 1;
+}
+
+/* Local: bad elements in file elements [lo, hi) of case c, read with
+ * pread: the pattern of the index, zero bytes in a hole. */
+static int64_t check_range(int fd, const bench_case *c, int64_t lo, int64_t hi, size_t es,
+                           uint64_t seed)
 {
     size_t per = CHECK_CHUNK_BYTES / es ? CHECK_CHUNK_BYTES / es : 1;
     unsigned char *chunk = malloc(per * es), *want = malloc(es);
@@ -71,7 +84,10 @@ static int64_t check_range(int fd, int64_t lo, int64_t hi, size_t es, uint64_t s
             break;
         }
         for (size_t k = 0; k < n; k++) {
-            collio_pattern_element((uint64_t)at + k, seed, es, want);
+            if (in_hole(c, at + (int64_t)k))
+                memset(want, 0, es);
+            else
+                collio_pattern_element((uint64_t)at + k, seed, es, want);
             if (memcmp(want, chunk + k * es, es) != 0)
                 bad++;
         }
@@ -82,9 +98,10 @@ static int64_t check_range(int fd, int64_t lo, int64_t hi, size_t es, uint64_t s
     return bad;
 }
 
-int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal, size_t esize,
-                         uint64_t seed)
+int64_t bench_check_file(MPI_Comm comm, const char *path, const bench_case *c,
+                         size_t esize, uint64_t seed)
 {
+    const int64_t nglobal = bench_case_span(c);
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
@@ -102,7 +119,7 @@ int64_t bench_check_file(MPI_Comm comm, const char *path, int64_t nglobal, size_
             if (fstat(fd, &st) != 0 || st.st_size != (off_t)((size_t)nglobal * esize))
                 bad++;
         }
-        bad += check_range(fd, lo, hi, esize, seed);
+        bad += check_range(fd, c, lo, hi, esize, seed);
         close(fd);
     }
     int64_t total = 0;

@@ -12,6 +12,7 @@ static const bench_workload_ops *const workloads[] = {
     [COLLIO_BENCH_ARRAY] = &bench_array_workload,
     [COLLIO_BENCH_SMALL] = &bench_small_workload,
     [COLLIO_BENCH_MESH] = &bench_mesh_workload,
+    [COLLIO_BENCH_SPARSE] = &bench_sparse_workload,
 };
 #define NWORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
 

@@ -436,6 +436,68 @@ static void test_small(tu_ctx *t)
     tu_remove(t, csv);
 }
 
+/* The sparse workload: the vector with every K-th block a hole (here K = 3,
+ * through the command line); every canonical file must hold the pattern
+ * where held and zero bytes in the holes (the bench's own check), every
+ * read-back verify; the CSV's hole_every column is K in every row. */
+static void test_sparse(tu_ctx *t)
+{
+    tu_case(t, "sparse workload, every strategy, --hole-every 3, write and read");
+    char csv[1024];
+    tu_temp_path(t, "sparse.csv", csv, sizeof csv);
+    collio_bench_config c;
+    base_config(t, &c, csv);
+    char err[256] = "";
+    char *argv[] = {"collio-bench", "sparse",    "--nx",         "20011",
+                    "--bx",         "1,13,4096", "--hole-every", "3"};
+    int prc = collio_bench_parse(8, argv, &c, NULL, err, sizeof err);
+    if (!TU_CHECK(t, prc == 0, "parse: %s", err))
+        return;
+    TU_CHECK(t,
+             c.workload == COLLIO_BENCH_SPARSE && c.nx == 20011 && c.nbx == 3
+                 && c.hole_every == 3,
+             "parsed sparse options");
+    c.progress = 0;
+    c.table_out = NULL;
+    collio_bench_summary sum;
+    int rc = collio_bench_run(t->comm, &c, &sum);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
+        return;
+    int nstrat = collio_strategy_count(), ncanon = 0;
+    for (int i = 0; i < nstrat; i++)
+        ncanon += collio_strategy_is_canonical(collio_strategy_name(i)) == 1;
+    int want_runs = c.nbx * nstrat * c.reps * 2;
+    TU_CHECK(t, sum.runs == want_runs && sum.failed == 0 && sum.errors == 0,
+             "runs %d (want %d), failed %d, errors %d", sum.runs, want_runs, sum.failed,
+             sum.errors);
+    TU_CHECK(t, sum.verified >= c.nbx * ncanon * c.reps * 2,
+             "verified %d, want >= %d (every canonical write and read)", sum.verified,
+             c.nbx * ncanon * c.reps * 2);
+    check_csv(t, csv, want_runs);
+    FILE *f = t->rank == 0 ? fopen(csv, "r") : NULL;
+    char line[4096];
+    if (f != NULL && fgets(line, sizeof line, f)) {
+        int k_col = column_of(line, "hole_every"), w_col = column_of(line, "workload");
+        TU_CHECK(t, k_col >= 0 && w_col >= 0, "CSV has hole_every and workload columns");
+        while (k_col >= 0 && w_col >= 0 && fgets(line, sizeof line, f)) {
+            char *field[128];
+            int n = split_fields(line, field, 128);
+            if (n > k_col && n > w_col)
+                TU_CHECK(
+                    t,
+                    strcmp(field[w_col], "sparse") == 0 && strcmp(field[k_col], "3") == 0,
+                    "row workload '%s', hole_every '%s'", field[w_col], field[k_col]);
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    collio_bench_config_init(&c);
+    char *bad[] = {"collio-bench", "sparse", "--hole-every", "1"};
+    TU_CHECK(t, collio_bench_parse(4, bad, &c, NULL, err, sizeof err) == 2,
+             "--hole-every 1 is a usage error");
+    tu_remove(t, csv);
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
@@ -443,6 +505,7 @@ int main(int argc, char **argv)
     test_vector(&t);
     test_array(&t);
     test_small(&t);
+    test_sparse(&t);
     test_write_rounds(&t);
     test_exchange(&t);
     test_unknown_strategy(&t);

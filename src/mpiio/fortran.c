@@ -48,8 +48,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fortran's MPI_BOTTOM and MPI_STATUS_IGNORE as this MPI defines them. */
-static void *f_bottom[4]; /* addresses Fortran's MPI_BOTTOM may have */
+/* The addresses Fortran's MPI_BOTTOM may have (NULL: none). */
+static void *f_bottom[4];
 static int f_looked = 0;
 
 #if defined(MPICH)
@@ -65,7 +65,7 @@ static void fortran_init(void)
         f_need_init = (int *)dlsym(RTLD_DEFAULT, "MPIR_F_NeedInit");
         f_init = (void (*)(void))dlsym(RTLD_DEFAULT, "mpirinitf_");
         f_mpich_bottom = (void **)dlsym(RTLD_DEFAULT, "MPIR_F_MPI_BOTTOM");
-#else
+#elif defined(OPEN_MPI)
         /* Open MPI: the common block /mpi_fortran_bottom/, by the
          * Fortran compiler's naming */
         static const char *const names[4] = {"mpi_fortran_bottom_", "mpi_fortran_bottom",

@@ -29,8 +29,10 @@
  */
 #include "collio_internal.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN_MAX ((int64_t)1 << 30)   /* etypes in one contiguous piece */
 #define GROUP_MAX ((int64_t)1 << 24) /* entries in one struct / hindexed */
@@ -38,8 +40,9 @@
 
 typedef struct tp_plan {
     MPI_Datatype etype, filetype, memtype;
-    int count;         /* 1, or 0 for a rank without data */
-    int64_t end_bytes; /* end of this rank's last byte, relative to base */
+    int count;          /* 1, or 0 for a rank without data */
+    int64_t end_bytes;  /* end of this rank's last byte, relative to base */
+    int64_t span_bytes; /* the data's end in the file, relative to base */
 } tp_plan;
 
 static int mpi_ok(int err)
@@ -341,8 +344,30 @@ static int tp_plan_layout(collio_plan *p, const collio_layout *l)
         if (end > tp->end_bytes)
             tp->end_bytes = end;
     }
+    tp->span_bytes = l->nglobal * (int64_t)l->esize; /* checked above */
     p->stats.plan_bytes = (int64_t)sizeof *tp;
     return build_types(l, tp);
+}
+
+/* Collective. Sparse data (holes between the ranks' extents): the file
+ * reaches the data's end before MPI writes. Open MPI's OMPIO (fcoll
+ * vulcan, dynamic_gen2) aggregates across the holes with a read of the
+ * span first; beyond the end of the file that read returns nothing and the
+ * holes get the aggregation buffer's leftover bytes instead of zeros
+ * (ROMIO's, and OMPIO's other fcoll components, are right). Extending the
+ * file first -- no data written, a sparse file -- makes that read return
+ * the zeros a hole must keep. Rank 0; agreed. */
+static int extend_for_holes(collio_plan *p, collio_file *f, int64_t end)
+{
+    int rc = COLLIO_OK;
+    int64_t size = 0;
+    if (p->rank == 0 && f->ops->size(f, &size) == COLLIO_OK && size < end
+        && truncate(collio__file_data_path(f), (off_t)end) != 0) {
+        rc = COLLIO_ERR_IO;
+        collio__error_set(rc, "extending %s to %lld bytes: %s", collio__file_data_path(f),
+                          (long long)end, strerror(errno));
+    }
+    return collio__agree(p->comm, rc);
 }
 
 static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
@@ -352,6 +377,8 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     MPI_File fh;
     /* Collective; the file layer agrees on its result. */
     int rc = collio__file_collective_handle(f, &fh);
+    if (rc == COLLIO_OK && writing && p->layout->holes != NULL)
+        rc = extend_for_holes(p, f, collio__file_data_start(f) + tp->span_bytes);
     if (rc != COLLIO_OK)
         return rc;
     char native[] = "native";
