@@ -1,0 +1,36 @@
+/*
+ * io_fortran_where.c -- part of io_fortran (io_fortran.f90): rank 0 prints
+ * which object the Fortran MPI-IO entry points resolve to in the process's
+ * global scope, where the program's own calls bind -- the MPI's Fortran
+ * library when run plainly, libcollio_mpiio when it is LD_PRELOAD'ed
+ * (tests/mpiio/compare.sh checks the "MPI_File_open from" line: here that
+ * of the Fortran symbol mpi_file_open_, which a Fortran MPI_FILE_OPEN
+ * calls). Called from Fortran through bind(C).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
+#endif
+
+#include <dlfcn.h>
+#include <stdio.h>
+
+static const char *where(const char *symbol)
+{
+    Dl_info info;
+    void *sym = dlsym(RTLD_DEFAULT, symbol);
+    if (sym != NULL && dladdr(sym, &info) && info.dli_fname != NULL)
+        return info.dli_fname;
+    return "?";
+}
+
+void io_fortran_where(int rank);
+void io_fortran_where(int rank)
+{
+    if (rank != 0)
+        return;
+    printf("io_fortran: MPI_File_open from %s\n", where("mpi_file_open_"));
+    printf(
+        "io_fortran: (Fortran mpi_file_write_all_ in %s; C MPI_File_write_all in %s)\n",
+        where("mpi_file_write_all_"), where("MPI_File_write_all"));
+    fflush(stdout);
+}
