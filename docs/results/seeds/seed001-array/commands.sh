@@ -1,0 +1,2 @@
+# seed001-array: seed 001 Figs. 6-9: SL1-SL3 at P = 8, the seeds' hypercube forced to k = 1, 2, 3 phases in one pass, against list I/O, two_phase, serial, block
+scripts/mpirun 8 build/bench/collio-bench array --shape SL1,SL2,SL3 --strategies independent,multiphase,two_phase,serial,block --phases 1,2,3 --exchange hypercube --write-rounds -1 --reps 5 --ops write,read --dir results/seeds-data --csv docs/results/seeds/seed001-array/array-p8.csv --quiet > docs/results/seeds/seed001-array/array-p8.txt

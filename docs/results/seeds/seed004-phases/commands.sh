@@ -1,0 +1,2 @@
+# seed004-phases: seed 004 Fig. 15: executor time per exchange phase vs bx, 300 MB, P = 16, the seeds' hypercube in one pass
+scripts/mpirun 16 build/bench/collio-bench vector --nx 78643200 --bx 1,4,16,64,256,1024,4096,65536 --strategies multiphase,block --exchange hypercube --write-rounds -1 --reps 5 --ops write --dir results/seeds-data --csv docs/results/seeds/seed004-phases/vector-300MB-p16.csv --quiet > docs/results/seeds/seed004-phases/vector-300MB-p16.txt
