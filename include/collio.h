@@ -181,8 +181,8 @@ int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t 
  * COLLIO_ERR_MISMATCH (esize differs).
  */
 #define COLLIO_EXTENTS_MAX_RUNS ((int64_t)1 << 22)
-int collio_layout_extents(MPI_Comm comm, int64_t n, const int64_t off[], const int64_t len[],
-                          size_t esize, collio_layout **out);
+int collio_layout_extents(MPI_Comm comm, int64_t n, const int64_t off[],
+                          const int64_t len[], size_t esize, collio_layout **out);
 
 /**
  * Local. The buffer is the full-size global array (nglobal * esize bytes)
