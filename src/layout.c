@@ -433,9 +433,8 @@ static int local_extents(const collio_layout *l, collio__ext **out, int64_t *nou
     return rc;
 }
 
-/* Extents cut at domain boundaries; counts[q] records for owner q (2
- * int64 words each: off, len). With buf == NULL only counts. */
-static int64_t split_to_domains(const collio__ext *e, int64_t n, int64_t nglobal, int P,
+/* (layout.h) */
+int64_t collio__exts_to_domains(const collio__ext *e, int64_t n, int64_t nglobal, int P,
                                 int64_t *counts, const int *displs, int64_t *buf)
 {
     int64_t pieces = 0;
@@ -513,7 +512,7 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l)
             rc = COLLIO_ERR_NOMEM;
     }
     if (rc == COLLIO_OK) {
-        split_to_domains(e, ne, l->nglobal, P, cnt, NULL, NULL);
+        collio__exts_to_domains(e, ne, l->nglobal, P, cnt, NULL, NULL);
         int64_t tot = 0;
         for (int q = 0; q < P; q++) {
             if (tot > INT_MAX - cnt[q]) {
@@ -531,7 +530,7 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l)
         }
         if (rc == COLLIO_OK) {
             memset(cnt, 0, (size_t)P * sizeof *cnt);
-            split_to_domains(e, ne, l->nglobal, P, cnt, sd, sbuf);
+            collio__exts_to_domains(e, ne, l->nglobal, P, cnt, sd, sbuf);
         }
     }
 

@@ -55,29 +55,6 @@ static int local_runs(int64_t n, const int64_t off[], const int64_t len[],
     return rc;
 }
 
-/* Runs cut at the boundaries of the P domains of [0, span); (off, len)
- * pairs for domain q at buf + 2 * (displ[q] + count[q]). buf NULL: count. */
-static void to_domains(const collio__ext *e, int64_t n, int64_t span, int P,
-                       int64_t *count, const int *displ, int64_t *buf)
-{
-    for (int64_t i = 0; i < n; i++) {
-        int64_t a = e[i].off, end = e[i].off + e[i].len;
-        while (a < end) {
-            int q = collio__domain_of(span, P, a);
-            int64_t lo, hi;
-            collio__domain_range(span, P, q, &lo, &hi);
-            int64_t b = end < hi ? end : hi;
-            if (buf != NULL) {
-                int64_t *w = buf + 2 * (displ[q] + count[q]);
-                w[0] = a;
-                w[1] = b - a;
-            }
-            count[q]++;
-            a = b;
-        }
-    }
-}
-
 /* The domain owner's part: its pairs sorted, checked for overlap between
  * ranks, coalesced in place; returns the number of runs or -1 (OVERLAP). */
 static int64_t domain_runs(int64_t *w, int64_t npairs)
@@ -195,7 +172,7 @@ static int held_runs(MPI_Comm comm, int rc, const collio__ext *e, int64_t ne,
     if (rc == COLLIO_OK && (!cnt || !sc || !sd || !rcn || !rd))
         rc = COLLIO_ERR_NOMEM;
     if (rc == COLLIO_OK && span > 0) {
-        to_domains(e, ne, span, P, cnt, NULL, NULL);
+        collio__exts_to_domains(e, ne, span, P, cnt, NULL, NULL);
         int64_t tot = 0;
         for (int q = 0; q < P && rc == COLLIO_OK; q++) {
             if (cnt[q] > INT_MAX || tot > INT_MAX - cnt[q])
@@ -208,7 +185,7 @@ static int held_runs(MPI_Comm comm, int rc, const collio__ext *e, int64_t ne,
             rc = COLLIO_ERR_NOMEM;
         if (rc == COLLIO_OK) {
             memset(cnt, 0, (size_t)P * sizeof *cnt);
-            to_domains(e, ne, span, P, cnt, sd, sbuf);
+            collio__exts_to_domains(e, ne, span, P, cnt, sd, sbuf);
         }
     }
     rc = collio__alltoall_records(comm, rc, sbuf, 2, sc, sd, rcn, rd, &rbuf, &nrecv);

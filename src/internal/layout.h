@@ -104,6 +104,13 @@ int collio__layout_clone(const collio_layout *in, collio_layout **out);
 /* Sets nlocal, file_ordered and mem_bytes from segs; checks overflow. */
 int collio__layout_finish(collio_layout *l);
 
+/* Local: file extents e[0..n) cut at the boundaries of the P domains of
+ * [0, nglobal) (collio__domain_range); each piece recorded for its owner
+ * q as 2 int64 words (off, len) at buf + 2 * (displs[q] + counts[q]),
+ * counts[q] incremented. buf NULL: only counts. Returns the pieces. */
+int64_t collio__exts_to_domains(const collio__ext *e, int64_t n, int64_t nglobal, int P,
+                                int64_t *counts, const int *displs, int64_t *buf);
+
 /* Collective: checks that the segments of all ranks partition
  * [0, nglobal) (no range, overlap or coverage error); agrees on result. */
 int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
