@@ -30,7 +30,7 @@ typedef enum cmio_why {
     CMIO_WHY_ATOMIC,     /* atomic mode */
     CMIO_WHY_SEQUENTIAL, /* MPI_MODE_SEQUENTIAL */
     CMIO_WHY_RDONLY,     /* a write on a file opened read-only / the reverse */
-    CMIO_WHY_VIEW,       /* a filetype whose blocks are not monotonic */
+    CMIO_WHY_VIEW,       /* file extents of the access that do not increase */
     CMIO_WHY_TYPE,       /* a datatype the flattener refused */
     CMIO_WHY_EOF,        /* a read past the end of the file */
     CMIO_WHY_OVERLAP,    /* ranks' extents overlap (or collio refused them) */

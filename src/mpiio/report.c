@@ -31,7 +31,7 @@ const char *cmio_why_text(cmio_why why)
         [CMIO_WHY_ATOMIC] = "atomic mode",
         [CMIO_WHY_SEQUENTIAL] = "MPI_MODE_SEQUENTIAL",
         [CMIO_WHY_RDONLY] = "the access mode forbids it",
-        [CMIO_WHY_VIEW] = "a filetype whose blocks do not increase",
+        [CMIO_WHY_VIEW] = "file extents that do not increase (filetype)",
         [CMIO_WHY_TYPE] = "a datatype or offset collio cannot take",
         [CMIO_WHY_EOF] = "a read past the end of the file",
         [CMIO_WHY_OVERLAP] = "extents overlap between ranks (or collio refused them)",

@@ -4,9 +4,12 @@
  *
  * Per call (collective over the file's communicator):
  *  1. local: can collio do it at all? (datarep "native", not atomic, not
- *     MPI_MODE_SEQUENTIAL, a filetype whose blocks increase, datatypes the
- *     flattener takes, a read inside the file) -- then the byte extents
- *     of the access (flatten.c) and a digest of them;
+ *     MPI_MODE_SEQUENTIAL, datatypes the flattener takes, file extents
+ *     that increase, a read inside the file) -- the byte extents of the
+ *     access (flatten.c) and a digest of them. The extents are checked,
+ *     not the filetype alone: HDF5's chunked datasets give filetypes whose
+ *     data reach past their extent (they would overlap if tiled), legal
+ *     and increasing for an access that stays in the first copy;
  *  2. two allreduces: the worst reason not to (any rank's), the extents'
  *     lowest and highest byte, the largest power of two (<= 8) dividing
  *     every offset and length (the element size collio plans with); then
@@ -48,6 +51,15 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* Local reasons collio cannot take this call on this rank. */
+/* 1 when the (coalesced) extents strictly increase without overlapping. */
+static int increasing(const cmio_extents *x)
+{
+    for (int64_t i = 1; i < x->n; i++)
+        if (x->off[i - 1] + x->len[i - 1] > x->off[i])
+            return 0;
+    return 1;
+}
+
 static cmio_why local_why(const cmio_file *s, int writing)
 {
     if (s->mode == CMIO_OFF)
@@ -303,13 +315,15 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
         why = CMIO_WHY_TYPE;
     const cmio_flat *ft = NULL;
     if (why == CMIO_TAKEN
-        && (cmio_flatten(s->filetype, &ft) != MPI_SUCCESS || !ft->tile_monotonic))
+        && (cmio_flatten(s->filetype, &ft) != MPI_SUCCESS || !ft->monotonic))
         why = ft == NULL ? CMIO_WHY_TYPE : CMIO_WHY_VIEW;
     if (why == CMIO_TAKEN
         && cmio_access_extents(s->disp, s->etype, s->filetype, pos, dt, count, &s->fx,
                                &s->mx)
                != MPI_SUCCESS)
         why = CMIO_WHY_TYPE;
+    if (why == CMIO_TAKEN && !ft->tile_monotonic && !increasing(&s->fx))
+        why = CMIO_WHY_VIEW; /* copies of the filetype overlap within this access */
     summary g;
     if (summarize(s, why, writing, &g) != MPI_SUCCESS)
         return 0; /* MPI itself failed: let it say so on the real call */
