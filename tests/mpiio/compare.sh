@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/mpiio/compare.sh [--kind K] [--bytes] [--keep] NP PROGRAM [ARGS...]
+# tests/mpiio/compare.sh [--kind K] [--bytes] [--writes-taken] [--keep] NP PROGRAM [ARGS...]
 #
 # Runs PROGRAM (one of tests/mpiio/io_*: it takes the output file as its
 # first argument, writes, reads back and checks itself) on NP ranks twice:
@@ -13,7 +13,10 @@
 #                   identity is reported, and required with --bytes (HDF5
 #                   with --notimes and netCDF-4 files are deterministic)
 # The sizes must be equal for every kind. The kind comes from PROGRAM's
-# name (io_KIND) unless --kind says it.
+# name (io_KIND) unless --kind says it. With --writes-taken, the preloaded
+# run's COLLIO_MPIIO_REPORT must show every collective write taken by
+# collio (none passed to MPI): a regression that hands calls back to MPI
+# leaves the files equal, so only this catches it.
 # Each program prints which library MPI_File_open resolves to: the plain
 # run must not get the interposer, the preloaded one must (so a preload the
 # dynamic linker ignored fails the comparison).
@@ -30,20 +33,21 @@
 # (the first difference is printed), 2 usage.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-kind="" bytes=0 keep=0
+kind="" bytes=0 keep=0 taken=0
 while [ $# -gt 0 ]; do
   case $1 in
     --kind) kind=$2; shift 2 ;;
     --kind=*) kind=${1#--kind=}; shift ;;
     --bytes) bytes=1; shift ;;
     --keep) keep=1; shift ;;
+    --writes-taken) taken=1; shift ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--keep] NP PROGRAM [ARGS...]" >&2
+  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--writes-taken] [--keep] NP PROGRAM [ARGS...]" >&2
   exit 2
 fi
 np=$1 prog=$2
@@ -89,7 +93,8 @@ run() {
     # the program gets the interposer in front of whatever LD_PRELOAD the
     # launcher gives the ranks (scripts/mpirun preloads a shim under MPICH)
     # shellcheck disable=SC2016 # expanded by the ranks' shell
-    "$mpirun" "$np" /bin/sh -c 'LD_PRELOAD="$0${LD_PRELOAD:+:$LD_PRELOAD}" exec "$@"' \
+    COLLIO_MPIIO_REPORT=$dir/$name.report \
+      "$mpirun" "$np" /bin/sh -c 'LD_PRELOAD="$0${LD_PRELOAD:+:$LD_PRELOAD}" exec "$@"' \
       "$pre" "$prog" "$out" "$@" >"$log" 2>&1
   else
     "$mpirun" "$np" "$prog" "$out" "$@" >"$log" 2>&1
@@ -115,6 +120,14 @@ run plain "" "$@"
 if [ -n "$lib" ]; then
   run collio "$lib" "$@"
   b=collio
+  sed "s/^/  [report] /" "$dir/collio.report" 2>/dev/null
+  if [ $taken = 1 ]; then
+    w=$(grep -m1 "collective write calls:" "$dir/collio.report" 2>/dev/null)
+    seen=$(sed -n 's/.*calls: \([0-9]*\) seen.*/\1/p' <<<"$w")
+    took=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' <<<"$w")
+    [ -n "$seen" ] && [ "$seen" -gt 0 ] && [ "$seen" = "$took" ] ||
+      fail "--writes-taken: collio took ${took:-?} of ${seen:-?} collective writes (report: $dir/collio.report)"
+  fi
 else
   run plain2 "" "$@"
   b=plain2
