@@ -7,7 +7,8 @@
  * rank of another node; memory: memcpy and a strided pack on rank 0; the
  * node: cores and whether a shared-memory window works; the file system
  * of --dir: small requests on rank 0, large requests on every rank at
- * once, and MPI-IO's collective write/read of cyclically interleaved
+ * once, list I/O (every rank's pieces interleaved, at once) at a few piece
+ * sizes, and MPI-IO's collective write/read of cyclically interleaved
  * pieces. Values not measured (no partner on another node, ...) keep
  * what the file had, else the built-in defaults. Every stage agrees on
  * failure over the ranks (the first failing rank's message, exit 1),
@@ -427,6 +428,110 @@ static int cal_fs_read(cal_ctx *x)
     return cal_stream(x, 0, &x->fs.read_Bps);
 }
 
+/* ---- list I/O: interleaved pieces, every rank at once */
+
+/* The piece sizes measured (bytes; the model interpolates between them in
+ * log(size)): the smallest request, a kilobyte, a few pages. */
+static const double cal_piece_bytes[] = {4, 1024, 16384};
+#define CAL_NPIECE ((int)(sizeof cal_piece_bytes / sizeof cal_piece_bytes[0]))
+#define CAL_LIST_S 0.05   /* seconds aimed at per size, operation and rep */
+#define CAL_LIST_PILOT 32 /* pieces per rank of the pilot run */
+#define CAL_LIST_MAX 4096 /* most pieces per rank */
+#define CAL_LIST_REPS 3   /* the median of these */
+
+/* Every rank writes (reads) n pieces of b bytes, its piece k at
+ * (k * P + rank) * b, all at once; *t: max elapsed over ranks. Collective;
+ * 1 on failure (agreed). */
+static int cal_list_run(cal_ctx *x, int fd, int writing, size_t b, int n,
+                        unsigned char *buf, double *t)
+{
+    int ok = 1;
+    MPI_Barrier(x->comm);
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < n && ok; k++) {
+        off_t off = ((off_t)k * x->size + x->rank) * (off_t)b;
+        ssize_t m = writing ? pwrite(fd, buf, b, off) : pread(fd, buf, b, off);
+        if (m != (ssize_t)b) {
+            if (m >= 0)
+                errno = writing ? ENOSPC : EIO;
+            ok = cal_errno(x, writing ? "pwrite" : "pread");
+        }
+    }
+    MPI_Barrier(x->comm);
+    *t = cal_max(x, MPI_Wtime() - t0);
+    return cal_failed(x, ok);
+}
+
+/* Rank 0 empties the scratch file between runs (list I/O meets fresh
+ * files: the writes allocate as they go). Collective. */
+static int cal_list_truncate(cal_ctx *x, int fd)
+{
+    MPI_Barrier(x->comm);
+    int ok = x->rank != 0 || ftruncate(fd, 0) == 0 || cal_errno(x, "ftruncate");
+    return cal_failed(x, ok);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double p = *(const double *)a, q = *(const double *)b;
+    return (p > q) - (p < q);
+}
+
+/* One piece size: the cost per request beyond the bytes, per process, of
+ * writes and reads (medians of CAL_LIST_REPS). */
+static int cal_list_size(cal_ctx *x, int fd, size_t b, unsigned char *buf, double *w,
+                         double *r)
+{
+    int cores = x->cal.cores_per_node > 0 ? x->cal.cores_per_node : 1;
+    double cpu = x->rpn_max > cores ? (double)x->rpn_max / cores : 1.0, t;
+    double ws[CAL_LIST_REPS], rs[CAL_LIST_REPS];
+    if (cal_list_truncate(x, fd) || cal_list_run(x, fd, 1, b, CAL_LIST_PILOT, buf, &t))
+        return 1;
+    double per = t / CAL_LIST_PILOT; /* the same on every rank (a max) */
+    int n = per > 0 ? (int)(CAL_LIST_S / per) : CAL_LIST_MAX;
+    n = n < CAL_LIST_PILOT ? CAL_LIST_PILOT : n > CAL_LIST_MAX ? CAL_LIST_MAX : n;
+    double bytes = (double)x->size * n * (double)b;
+    for (int k = 0; k < CAL_LIST_REPS; k++) {
+        double tw, tr;
+        if (cal_list_truncate(x, fd) || cal_list_run(x, fd, 1, b, n, buf, &tw)
+            || cal_list_run(x, fd, 0, b, n, buf, &tr))
+            return 1;
+        ws[k] = (tw - bytes / x->fs.write_Bps) / n / cpu;
+        rs[k] = (tr - bytes / x->fs.read_Bps) / n / cpu;
+        ws[k] = ws[k] > 0 ? ws[k] : 0;
+        rs[k] = rs[k] > 0 ? rs[k] : 0;
+    }
+    qsort(ws, CAL_LIST_REPS, sizeof *ws, cmp_double);
+    qsort(rs, CAL_LIST_REPS, sizeof *rs, cmp_double);
+    *w = ws[CAL_LIST_REPS / 2];
+    *r = rs[CAL_LIST_REPS / 2];
+    return 0;
+}
+
+static int cal_list(cal_ctx *x)
+{
+    size_t most = (size_t)cal_piece_bytes[CAL_NPIECE - 1];
+    unsigned char *buf = malloc(most);
+    int fd = open(x->path, O_CREAT | O_RDWR, 0644);
+    int ok = buf != NULL && fd >= 0;
+    if (!ok)
+        cal_errno(x, buf == NULL ? "a piece buffer for" : "open");
+    else
+        memset(buf, 0x3c, most);
+    int failed = cal_failed(x, ok);
+    for (int i = 0; i < CAL_NPIECE && !failed; i++) {
+        failed =
+            cal_list_size(x, fd, (size_t)cal_piece_bytes[i], buf,
+                          &x->fs.write_interleaved_s[i], &x->fs.read_interleaved_s[i]);
+        x->fs.interleaved_bytes[i] = cal_piece_bytes[i];
+    }
+    x->fs.ninterleaved = failed ? 0 : CAL_NPIECE;
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return failed;
+}
+
 /* ---- setup, the stages, the output */
 
 /* Node ids (the lowest rank of each node) give rank 0's partners. */
@@ -481,7 +586,7 @@ typedef struct cal_stage {
 static const cal_stage cal_stages[] = {
     {"network", cal_network},   {"memory", cal_memory},       {"node", cal_node},
     {"requests", cal_requests}, {"file write", cal_fs_write}, {"file read", cal_fs_read},
-    {"mpi-io", cal_mpiio},
+    {"list i/o", cal_list},     {"mpi-io", cal_mpiio},
 };
 #define CAL_NSTAGES ((int)(sizeof cal_stages / sizeof cal_stages[0]))
 
@@ -525,6 +630,10 @@ static void cal_print(const cal_ctx *x, const double *secs)
            f->write_request_s, f->write_Bps, f->mpiio_write_piece_s);
     printf("    read_request_s  %.3g  read_Bps  %.3g  mpiio_read_piece_s  %.3g\n",
            f->read_request_s, f->read_Bps, f->mpiio_read_piece_s);
+    for (int i = 0; i < f->ninterleaved; i++)
+        printf("    list i/o, %6.0f-byte pieces: write %.3g s, read %.3g s per request\n",
+               f->interleaved_bytes[i], f->write_interleaved_s[i],
+               f->read_interleaved_s[i]);
     printf("  stages (s):");
     for (int i = 0; i < CAL_NSTAGES; i++)
         printf(" %s %.2f%s", cal_stages[i].name, secs[i],

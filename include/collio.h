@@ -342,6 +342,9 @@ typedef struct collio_fs_id {
  *  "unknown" where nothing is found). Errors: COLLIO_ERR_ARG (NULL). */
 int collio_fs_identify(const char *path, collio_fs_id *out);
 
+/** Most piece sizes of collio_fs_costs' interleaved request costs. */
+#define COLLIO_CAL_INTERLEAVED_MAX 4
+
 /** What the cost model of strategy "auto" knows of one file system: its
  *  costs as measured by `collio-bench calibrate` (docs/auto.md). */
 typedef struct collio_fs_costs {
@@ -354,6 +357,17 @@ typedef struct collio_fs_costs {
                                    (MPI_File_write_all), per piece of a
                                    rank, one process per core */
     double mpiio_read_piece_s;  /* MPI_File_read_all, likewise */
+    /* List I/O as "independent" does it: every rank writing (reading) its
+     * own pieces, interleaved with the other ranks' in one file, all at
+     * once. The cost of one request beyond its bytes (those count at
+     * write_Bps / read_Bps), per process (the node's oversubscription
+     * divided out), at ninterleaved piece sizes interleaved_bytes[]
+     * (increasing). 0 sizes: not measured; the model then uses
+     * write_request_s / read_request_s at every size. */
+    int ninterleaved;
+    double interleaved_bytes[COLLIO_CAL_INTERLEAVED_MAX];
+    double write_interleaved_s[COLLIO_CAL_INTERLEAVED_MAX];
+    double read_interleaved_s[COLLIO_CAL_INTERLEAVED_MAX];
 } collio_fs_costs;
 
 #define COLLIO_CALIBRATION_MAX_FS 16

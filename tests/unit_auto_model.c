@@ -136,7 +136,62 @@ int main(void)
     /* independent 0.014 against multiphase 0.0140925: list I/O, narrowly */
     CHECK(collio__auto_pick(t) == AUTO_INDEPENDENT, "two nodes: independent chosen");
 
-    /* 5. a tie goes to the earlier candidate */
+    /* 5. list I/O's interleaved request costs (calibrated at 4 B, 1 KiB,
+     *    16 KiB: 1, 3, 9 us writing; 0.5, 0.7, 1.1 us reading): the shape of
+     *    case 1 (cpu 2, file_bytes 0.004 writing, 0.002 reading) at piece
+     *    sizes below, at, between and above the measured ones */
+    fs.ninterleaved = 3;
+    fs.interleaved_bytes[0] = 4, fs.interleaved_bytes[1] = 1024;
+    fs.interleaved_bytes[2] = 16384;
+    fs.write_interleaved_s[0] = 1e-6, fs.write_interleaved_s[1] = 3e-6;
+    fs.write_interleaved_s[2] = 9e-6;
+    fs.read_interleaved_s[0] = 5e-7, fs.read_interleaved_s[1] = 7e-7;
+    fs.read_interleaved_s[2] = 1.1e-6;
+    s = (collio__auto_shape){.nranks = 4,
+                             .nnodes = 1,
+                             .ranks_per_node = 4,
+                             .cores_per_node = 2,
+                             .bytes_total = 4e6,
+                             .bytes_max = 1e6,
+                             .pieces_max = 1e6 / 1024, /* 1 KiB pieces */
+                             .pieces_total = 4e6 / 1024,
+                             .moved_max = 7.5e5};
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    /* at a measured size: 976.5625 requests * 3e-6 * cpu 2 + file */
+    CHECK(near(t[AUTO_INDEPENDENT], 976.5625 * 3e-6 * 2 + 0.004),
+          "interleaved 1 KiB: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* 4 KiB, halfway in log2 between 1 KiB and 16 KiB: (3 + 9) / 2 = 6 us */
+    s.pieces_max = 1e6 / 4096;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_INDEPENDENT], 244.140625 * 6e-6 * 2 + 0.004),
+          "interleaved 4 KiB: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* reading at 4 KiB: (0.7 + 1.1) / 2 = 0.9 us, file 0.002 */
+    collio__auto_predict(&s, &c, &fs, 0, t);
+    CHECK(near(t[AUTO_INDEPENDENT], 244.140625 * 0.9e-6 * 2 + 0.002),
+          "interleaved 4 KiB read: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* 64 B: halfway from 4 B to 1 KiB in log2 (6 - 2 = 4 of 10 - 2 = 8):
+     * 1 + 0.5 * 2 = 2 us */
+    s.pieces_max = 1e6 / 64;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_INDEPENDENT], 15625 * 2e-6 * 2 + 0.004),
+          "interleaved 64 B: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* beyond the ends, the end values: one 1 MB piece 9 us, 2-byte pieces
+     * (5e5 of them) 1 us */
+    s.pieces_max = 1;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_INDEPENDENT], 1 * 9e-6 * 2 + 0.004),
+          "interleaved 1 MB: independent %.9g", t[AUTO_INDEPENDENT]);
+    s.pieces_max = 5e5;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_INDEPENDENT], 5e5 * 1e-6 * 2 + 0.004),
+          "interleaved 2 B: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* the other candidates do not use them: multiphase as in case 1 at
+     * 5e5 pieces: 2 * pack(5e5, 1e6) (5e-3 + 1e-3) * 2 + exchange + ... */
+    CHECK(near(t[AUTO_MULTIPHASE], 2 * 6e-3 * 2 + 1.506e-3 + 2e-6 + 4e-3),
+          "interleaved: multiphase %.9g", t[AUTO_MULTIPHASE]);
+    fs.ninterleaved = 0;
+
+    /* 6. a tie goes to the earlier candidate */
     double tie[AUTO_NCAND] = {3, 2, 2, 2, 5, 5, INFINITY};
     CHECK(collio__auto_pick(tie) == AUTO_INDEPENDENT, "tie: the earlier");
     return unit_summary("unit_auto_model");

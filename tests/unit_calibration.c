@@ -26,7 +26,9 @@ static const char *good =
     "\"/dev/vda\",\n"
     "      \"magic\": 61267, \"write_request_s\": 3e-6, \"write_Bps\": 1.2e9,\n"
     "      \"read_request_s\": 1e-6, \"read_Bps\": 4e9, \"mpiio_write_piece_s\": 5e-6,\n"
-    "      \"mpiio_read_piece_s\": 4e-6 },\n"
+    "      \"mpiio_read_piece_s\": 4e-6,\n"
+    "      \"interleaved\": [ { \"bytes\": 4, \"write_s\": 2e-6, \"read_s\": 5e-7 },\n"
+    "                       { \"bytes\": 16384, \"write_s\": 9e-6, \"read_s\": 0 } ] },\n"
     "    { \"type\": \"fuse.glusterfs\", \"mount\": \"/mnt/pfs\", \"source\": \"h:/v\",\n"
     "      \"magic\": 1702057286, \"write_request_s\": 3e-4, \"write_Bps\": 1.1e7,\n"
     "      \"read_request_s\": 2e-4, \"read_Bps\": 1.2e7, \"mpiio_write_piece_s\": "
@@ -38,6 +40,16 @@ static void put(const char *path, const char *text)
     FILE *f = fopen(path, "w");
     fputs(text, f);
     fclose(f);
+}
+
+/* Writes `good` to path with fs[0]'s "interleaved" value replaced by v. */
+static void with_interleaved(const char *path, const char *v)
+{
+    const char *from = strstr(good, "\"interleaved\": ") + strlen("\"interleaved\": ");
+    const char *to = strstr(from, "] },") + 1;
+    char text[4096];
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(from - good), good, v, to);
+    put(path, text);
 }
 
 /* A load that must fail with `want`, leaving the defaults. */
@@ -97,6 +109,14 @@ int main(void)
               && c.fs[0].mpiio_write_piece_s == 5e-6
               && c.fs[0].mpiio_read_piece_s == 4e-6,
           "fs[0] costs");
+    CHECK(c.fs[0].ninterleaved == 2 && c.fs[0].interleaved_bytes[0] == 4
+              && c.fs[0].interleaved_bytes[1] == 16384
+              && c.fs[0].write_interleaved_s[0] == 2e-6
+              && c.fs[0].write_interleaved_s[1] == 9e-6
+              && c.fs[0].read_interleaved_s[0] == 5e-7
+              && c.fs[0].read_interleaved_s[1] == 0,
+          "fs[0] list I/O costs");
+    CHECK(c.fs[1].ninterleaved == 0, "fs[1]: no list I/O costs (optional)");
     collio_fs_id want = c.fs[1].id, other = c.fs[1].id;
     CHECK(collio_calibration_find_fs(&c, &want) == 1, "find fs[1]");
     snprintf(other.mount, sizeof other.mount, "/mnt/other");
@@ -148,6 +168,31 @@ int main(void)
     memcpy(at, "\"writeXBps\"", 11);
     bad(path, nostr, COLLIO_ERR_ARG, "a missing key");
     free(nostr);
+
+    /* the list I/O costs: sizes must increase, at most
+     * COLLIO_CAL_INTERLEAVED_MAX entries, an array */
+    char *order = strdup(good);
+    at = strstr(order, "\"bytes\": 16384");
+    memcpy(at, "\"bytes\":     2", 14);
+    bad(path, order, COLLIO_ERR_ARG, "interleaved sizes that do not increase");
+    free(order);
+    with_interleaved(path, "7");
+    bad(path, NULL, COLLIO_ERR_ARG, "interleaved not an array");
+    with_interleaved(path, "[ {\"bytes\": 1, \"write_s\": 1e-6, \"read_s\": 1e-6},"
+                           " {\"bytes\": 2, \"write_s\": 1e-6, \"read_s\": 1e-6},"
+                           " {\"bytes\": 3, \"write_s\": 1e-6, \"read_s\": 1e-6},"
+                           " {\"bytes\": 4, \"write_s\": 1e-6, \"read_s\": 1e-6},"
+                           " {\"bytes\": 5, \"write_s\": 1e-6, \"read_s\": 1e-6} ]");
+    bad(path, NULL, COLLIO_ERR_ARG, "more interleaved sizes than the most");
+    with_interleaved(path, "[ {\"bytes\": 4, \"write_s\": -1e-6, \"read_s\": 1e-6} ]");
+    bad(path, NULL, COLLIO_ERR_ARG, "a negative list I/O cost");
+    with_interleaved(path, "[ {\"bytes\": 0, \"write_s\": 1e-6, \"read_s\": 1e-6} ]");
+    bad(path, NULL, COLLIO_ERR_ARG, "a piece of 0 bytes");
+    with_interleaved(path, "[ ]");
+    collio_calibration e;
+    CHECK(collio_calibration_load(path, &e) == COLLIO_OK && e.fs[0].ninterleaved == 0,
+          "an empty interleaved list: none");
+    CHECK(COLLIO_CAL_INTERLEAVED_MAX == 4, "the test above writes 5 sizes");
 
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -144,6 +144,47 @@ static int parse_link(json_object *net, const char *key, double *lat, double *bw
     return rc == COLLIO_OK ? get_num(l, key, "bandwidth_Bps", 0, bw) : rc;
 }
 
+/* "interleaved": [{"bytes": B, "write_s": W, "read_s": R}, ...] with B
+ * increasing: optional (files of older collios have none). */
+static int parse_interleaved(json_object *o, collio_fs_costs *fs)
+{
+    json_object *arr = NULL;
+    fs->ninterleaved = 0;
+    if (!json_object_object_get_ex(o, "interleaved", &arr))
+        return COLLIO_OK;
+    size_t n =
+        json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    if (!json_object_is_type(arr, json_type_array) || n > COLLIO_CAL_INTERLEAVED_MAX) {
+        collio__error_set(COLLIO_ERR_ARG,
+                          "calibration file: filesystems[].interleaved is no array of "
+                          "at most %d entries",
+                          COLLIO_CAL_INTERLEAVED_MAX);
+        return COLLIO_ERR_ARG;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        const char *w = "filesystems[].interleaved[]";
+        int rc = json_object_is_type(e, json_type_object) ? COLLIO_OK : COLLIO_ERR_ARG;
+        if (rc != COLLIO_OK)
+            collio__error_set(rc, "calibration file: %s is no object", w);
+        if (rc == COLLIO_OK)
+            rc = get_num(e, w, "bytes", 0, &fs->interleaved_bytes[i]);
+        if (rc == COLLIO_OK)
+            rc = get_num(e, w, "write_s", 1, &fs->write_interleaved_s[i]);
+        if (rc == COLLIO_OK)
+            rc = get_num(e, w, "read_s", 1, &fs->read_interleaved_s[i]);
+        if (rc == COLLIO_OK && i > 0
+            && fs->interleaved_bytes[i] <= fs->interleaved_bytes[i - 1]) {
+            rc = COLLIO_ERR_ARG;
+            collio__error_set(rc, "calibration file: %s: bytes do not increase", w);
+        }
+        if (rc != COLLIO_OK)
+            return rc;
+    }
+    fs->ninterleaved = (int)n;
+    return COLLIO_OK;
+}
+
 static int parse_fs(json_object *o, collio_fs_costs *fs)
 {
     int rc = get_str(o, "type", fs->id.type, sizeof fs->id.type);
@@ -166,7 +207,7 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
                 {"mpiio_read_piece_s", &fs->mpiio_read_piece_s}};
     for (size_t i = 0; rc == COLLIO_OK && i < sizeof nums / sizeof nums[0]; i++)
         rc = get_num(o, "filesystems[]", nums[i].key, 0, nums[i].v);
-    return rc;
+    return rc == COLLIO_OK ? parse_interleaved(o, fs) : rc;
 }
 
 static int parse(json_object *root, collio_calibration *c)
@@ -330,6 +371,20 @@ static json_object *to_json(const collio_calibration *c)
                                json_object_new_double(fs->mpiio_write_piece_s));
         json_object_object_add(o, "mpiio_read_piece_s",
                                json_object_new_double(fs->mpiio_read_piece_s));
+        if (fs->ninterleaved > 0) {
+            json_object *arr = json_object_new_array();
+            for (int k = 0; k < fs->ninterleaved && k < COLLIO_CAL_INTERLEAVED_MAX; k++) {
+                json_object *e = json_object_new_object();
+                json_object_object_add(e, "bytes",
+                                       json_object_new_double(fs->interleaved_bytes[k]));
+                json_object_object_add(
+                    e, "write_s", json_object_new_double(fs->write_interleaved_s[k]));
+                json_object_object_add(e, "read_s",
+                                       json_object_new_double(fs->read_interleaved_s[k]));
+                json_object_array_add(arr, e);
+            }
+            json_object_object_add(o, "interleaved", arr);
+        }
         json_object_array_add(fss, o);
     }
     json_object_object_add(root, "filesystems", fss);

@@ -19,7 +19,14 @@
  * off-node is (P - ranks per node) / P.
  *
  *   independent  every rank writes its pieces itself (list I/O):
- *                pieces_max * request * cpu + bytes_total / file_Bps
+ *                pieces_max * list_request * cpu + bytes_total / file_Bps,
+ *                list_request the calibration's cost of a request when
+ *                every rank does the same at once (interleaved pieces) at
+ *                the mean piece size (bytes_max / pieces_max), linear in
+ *                log(size) between the sizes it measured: a 16 KiB piece
+ *                interleaved with other ranks' costs several times a 4-byte
+ *                one here (page-cache pages, the file's lock), far more than
+ *                its bytes at write_Bps
  *   two_phase    the MPI library's collective I/O, measured per piece:
  *                pieces_max * mpiio_piece * cpu + bytes_total / file_Bps
  *                + an exchange of bytes_max with P - 1 messages
@@ -62,6 +69,26 @@ typedef struct model {
     double req, fbw, mpiio; /* the file's: per request, bandwidth, per piece */
 } model;
 
+/* List I/O's cost per request at pieces of `bytes` (above). */
+static double list_request(const collio_fs_costs *fs, int writing, double bytes)
+{
+    const int n = fs->ninterleaved < COLLIO_CAL_INTERLEAVED_MAX
+                      ? fs->ninterleaved
+                      : COLLIO_CAL_INTERLEAVED_MAX;
+    const double *x = fs->interleaved_bytes;
+    const double *y = writing ? fs->write_interleaved_s : fs->read_interleaved_s;
+    if (n <= 0)
+        return writing ? fs->write_request_s : fs->read_request_s;
+    if (n == 1 || bytes <= x[0])
+        return y[0];
+    for (int i = 1; i < n; i++)
+        if (bytes <= x[i]) {
+            double f = log(bytes / x[i - 1]) / log(x[i] / x[i - 1]);
+            return y[i - 1] + f * (y[i] - y[i - 1]);
+        }
+    return y[n - 1];
+}
+
 /* An exchange in which every rank sends `bytes` in `msgs` messages. */
 static double exchange(const model *m, double bytes, double msgs)
 {
@@ -95,7 +122,9 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
     m.mpiio = writing ? fs->mpiio_write_piece_s : fs->mpiio_read_piece_s;
     double file_bytes = s->bytes_total / m.fbw;
 
-    t[AUTO_INDEPENDENT] = s->pieces_max * m.req * m.cpu + file_bytes;
+    double piece = s->pieces_max > 0 ? s->bytes_max / s->pieces_max : 0;
+    t[AUTO_INDEPENDENT] =
+        s->pieces_max * list_request(fs, writing, piece) * m.cpu + file_bytes;
     t[AUTO_TWO_PHASE] =
         s->pieces_max * m.mpiio * m.cpu + file_bytes + exchange(&m, s->bytes_max, P - 1);
     double msgs = P - 1 < s->pieces_max ? P - 1 : s->pieces_max;
