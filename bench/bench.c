@@ -414,13 +414,18 @@ static int run_case(bench_ctx *x, int ci)
     collio_plan *plans[MAX_VARIANTS] = {0};
     int read_unsupported[MAX_VARIANTS] = {0};
     double spent[MAX_VARIANTS] = {0}; /* agreed times: same on all ranks */
+    double create[MAX_VARIANTS] = {0};
     for (int vi = 0; vi < x->nvars; vi++) {
         /* the hints were checked before any run; what the library rejects
          * here (options that do not go together, e.g. exchange=direct with
          * 1 <= phases < all) it rejects on every rank, and the variant is
          * skipped everywhere */
+        MPI_Barrier(x->comm);
+        double t0 = MPI_Wtime();
         rc = collio_plan_create(x->comm, l, x->vars[vi].strategy, x->vars[vi].hints,
                                 &plans[vi]);
+        create[vi] = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &create[vi], 1, MPI_DOUBLE, MPI_MAX, x->comm);
         if (rc) {
             say_error(x, c, &x->vars[vi], "collio_plan_create", rc);
             plans[vi] = NULL;
@@ -458,7 +463,8 @@ static int run_case(bench_ctx *x, int ci)
                            .vi = vi,
                            .rep = rep,
                            .op = BENCH_OP_WRITE,
-                           .warmup_s = warm[vi][BENCH_OP_WRITE]};
+                           .warmup_s = warm[vi][BENCH_OP_WRITE],
+                           .create_s = create[vi]};
             int wrc = run_write(x, &w, plans[vi], l, buf, bytes);
             spent[vi] += w.total_s;
             int n = snprintf(
@@ -477,7 +483,8 @@ static int run_case(bench_ctx *x, int ci)
                                .vi = vi,
                                .rep = rep,
                                .op = BENCH_OP_READ,
-                               .warmup_s = warm[vi][BENCH_OP_READ]};
+                               .warmup_s = warm[vi][BENCH_OP_READ],
+                           .create_s = create[vi]};
                 int rrc = run_read(x, &r, plans[vi], l, buf, bytes);
                 spent[vi] += r.total_s;
                 if (rrc == COLLIO_ERR_UNSUPPORTED) {

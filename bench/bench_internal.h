@@ -86,6 +86,8 @@ typedef struct bench_row {
     double extra_rss_mb; /* VmHWM - VmRSS before the call, max over ranks */
     double local_mb;     /* the rank's own data, max over ranks */
     double warmup_s;     /* the first warm-up call of (case, variant, op); 0: none */
+    double create_s;     /* collio_plan_create of (case, variant): wall time
+                            from a barrier, max over ranks */
     double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
     double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
     int group;           /* subgroup: largest group, else 0 */

@@ -19,7 +19,7 @@ static const char *csv_header =
     "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s,"
     "replicas,load,nodes,intervals_per_rank,avg_interval,replicated_pct,lb_pct,"
     "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode,"
-    "messages_offnode_max,fs_type,fs_mount,fs_source,fs_magic,hole_every\n";
+    "messages_offnode_max,fs_type,fs_mount,fs_source,fs_magic,hole_every,create_s\n";
 
 /* The statistics the fixed columns show (by their own name or another:
  * nphases is `phases`, plan_bytes `plan_bytes_max`, work_bytes `work_mb`,
@@ -161,7 +161,7 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, const bench_fs *fs,
     /* sparse: every hole_every-th block a hole; empty otherwise */
     if (c->hole_every > 0)
         fprintf(f, "%lld", (long long)c->hole_every);
-    fputc(',', f);
+    fprintf(f, ",%.6f,", r->create_s);
     /* the plan's hints that differ from the defaults: "K=V;K=V" (no comma
        in a hint's text) */
     fputs(v->hints_text, f);

@@ -88,7 +88,8 @@ int collio__plan_run_unagreed(collio_plan *p, collio_file *f, char *stream, int 
                               int scratch);
 
 struct collio_plan {
-    MPI_Comm comm; /* dup */
+    MPI_Comm comm;     /* dup (an inner plan's: its outer plan's) */
+    int comm_borrowed; /* 1: comm is another plan's, not freed here */
     int rank, nranks;
     const collio__strategy *strategy;
     collio_layout *layout; /* the plan's own copy */
@@ -141,6 +142,15 @@ static inline int64_t collio__plan_opt(const collio_plan *p, int i)
  * strategy's and the replicas' (resolved by the outer plan). */
 void collio__stats_reset(collio_plan *p);
 void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
+
+/* Collective over outer's ranks (plan.c): a plan of `strategy` on outer's
+ * layout with `hints`, run by a strategy that chooses another (auto). What
+ * collio_plan_create checks and builds is outer's and agreed already, so
+ * only the options are resolved and the strategy's check and plan() run;
+ * it shares outer's communicator and node map, and must be freed before
+ * outer's communicator is (by outer's strategy's free). Agreed code. */
+int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
+                              const collio_hints *hints, collio_plan **out);
 
 /* Nodes (nodes.c). Collective, at plan creation: p->node_of and
  * p->stats.nnodes. Agreed code. */

@@ -37,6 +37,7 @@ typedef struct auto_plan {
     int choice[2][NKEYS];           /* candidate, or -1 before the first call */
     collio_plan *inner[AUTO_NCAND]; /* made on first use */
     double predicted[2][NKEYS][AUTO_NCAND];
+    double made_s; /* making inner plans, in total */
 } auto_plan;
 
 enum { OPT_USE_CALIBRATION };
@@ -53,6 +54,7 @@ enum {
     ST_CALIBRATED,
     ST_CALIBRATION_ERROR,
     ST_CHOOSE_S,
+    ST_MADE_S,
     ST_PREDICTED /* then one per candidate, in the model's order */
 };
 static const collio__stat auto_stats[] = {
@@ -71,6 +73,10 @@ static const collio__stat auto_stats[] = {
     [ST_CHOOSE_S] = {"choose_s", 1, 0,
                      "last call: identifying the file system and making the chosen "
                      "plan (0 once made)"},
+    [ST_MADE_S] = {"made_s", 0, 0,
+                   "making the chosen strategies' plans (at the first call per file "
+                   "system and operation): wall time, this plan's total -- with "
+                   "collio_plan_create's, what creating an auto plan cost"},
     [ST_PREDICTED +
         AUTO_SERIAL] = {"predicted_serial_s", 0, 0, "last call: serial's predicted time"},
     [ST_PREDICTED + AUTO_INDEPENDENT] = {"predicted_independent_s", 0, 0,
@@ -219,24 +225,20 @@ static int fs_entry(const auto_plan *ap, const collio_file *f)
 }
 
 /* Collective: the plan of candidate i on this plan's layout, with this
- * plan's hints and the candidate's own. Agreed code. */
+ * plan's hints and the candidate's own, sharing this plan's communicator
+ * and node map (collio__plan_create_inner: nothing checked twice).
+ * Agreed code. */
 static int make_inner(collio_plan *p, auto_plan *ap, int i)
 {
     const collio__auto_candidate *cand = &collio__auto_candidates[i];
-    collio_layout *l = NULL;
     collio_hints *h = NULL;
-    int rc = collio__layout_clone(p->layout, &l);
-    if (rc == COLLIO_OK && MPI_Comm_group(p->comm, &l->group) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    if (rc == COLLIO_OK)
-        rc = collio__optvals_to_hints(&p->opts, &h);
+    int rc = collio__optvals_to_hints(&p->opts, &h);
     if (rc == COLLIO_OK && cand->hint_key != NULL)
         rc = collio_hints_set(h, cand->hint_key, cand->hint_value);
     rc = collio__agree(p->comm, rc);
     if (rc == COLLIO_OK)
-        rc = collio_plan_create(p->comm, l, cand->strategy, h, &ap->inner[i]);
+        rc = collio__plan_create_inner(p, cand->strategy, h, &ap->inner[i]);
     collio_hints_free(&h);
-    collio_layout_free(&l);
     if (rc == COLLIO_OK) { /* the chosen plan's inspector is this plan's too */
         p->stats.plan_bytes += ap->inner[i]->stats.plan_bytes;
         p->stats.inspect_s += ap->inner[i]->stats.inspect_s;
@@ -263,7 +265,9 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
          * it, which its plan creation says (ARG, on every rank) */
         do {
             int i = collio__auto_pick(t);
+            double m0 = collio__now();
             rc = ap->inner[i] == NULL ? make_inner(p, ap, i) : COLLIO_OK;
+            ap->made_s += collio__now() - m0;
             if (rc == COLLIO_OK)
                 ap->choice[op][key] = i;
             t[i] = INFINITY;
@@ -277,6 +281,7 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     for (int c = 0; c < AUTO_NCAND; c++)
         collio__stat_set(p, ST_PREDICTED + c, ap->predicted[op][key][c]);
     collio__stat_set(p, ST_CHOOSE_S, collio__now() - t0);
+    collio__stat_set(p, ST_MADE_S, ap->made_s);
     if (rc != COLLIO_OK) /* (no candidate's plan: i is -1, rc says why) */
         return rc;
     /* the chosen plan runs on this plan's ranks: this plan's execution
