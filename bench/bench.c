@@ -484,7 +484,7 @@ static int run_case(bench_ctx *x, int ci)
                                .rep = rep,
                                .op = BENCH_OP_READ,
                                .warmup_s = warm[vi][BENCH_OP_READ],
-                           .create_s = create[vi]};
+                               .create_s = create[vi]};
                 int rrc = run_read(x, &r, plans[vi], l, buf, bytes);
                 spent[vi] += r.total_s;
                 if (rrc == COLLIO_ERR_UNSUPPORTED) {
