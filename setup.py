@@ -157,6 +157,10 @@ ext = Extension(
     library_dirs=library_dirs,
     libraries=libraries + ["m"],
     extra_objects=extra_objects,
+    # setuptools relinks only when a source or one of these is newer than
+    # the extension: libcollio.a must be one, or a rebuilt library would
+    # never reach an installed extension
+    depends=list(extra_objects) + [os.path.join(here, "include", "collio.h")],
     extra_compile_args=["-std=c11", "-O3", "-Wall", "-Wextra"],
     extra_link_args=extra_link_args,
     define_macros=define_macros,

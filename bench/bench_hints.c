@@ -437,7 +437,7 @@ int collio_bench_options_markdown(FILE *out)
         fprintf(out, " | %s | ", o.type);
         code_cell(out, o.deflt);
         fputs(" | ", out);
-        if (strcmp(o.type, "strategy") == 0) /* prose, not a value */
+        if (strcmp(o.type, "strategy") == 0 || strcmp(o.type, "path") == 0) /* prose */
             cell(out, o.range);
         else
             code_cell(out, o.range);

@@ -120,7 +120,7 @@ static int set_one(collio_hints *h, const char *key, const char *text)
     int rc = collio__option_parse(o, key, text, &v, &str);
     if (rc != COLLIO_OK)
         return rc;
-    char canon[64];
+    char canon[COLLIO__PATH_MAX]; /* (a path is its own canonical text) */
     collio__option_format(o, v, str, canon, sizeof canon);
     rc = store(h, key, canon);
     if (rc != COLLIO_OK)
@@ -158,9 +158,10 @@ int collio_hints_set_int(collio_hints *hints, const char *key, int64_t value)
             return bad_value(key, text, "is not the index of one of its names");
         }
         snprintf(text, sizeof text, "%s", o->names[value]);
-    } else if (o != NULL && o->type == COLLIO__OPT_STRATEGY) {
-        collio__error_set(COLLIO_ERR_ARG, "hint %s takes a strategy's name, not a number",
-                          key);
+    } else if (o != NULL
+               && (o->type == COLLIO__OPT_STRATEGY || o->type == COLLIO__OPT_PATH)) {
+        collio__error_set(COLLIO_ERR_ARG, "hint %s takes a %s, not a number", key,
+                          o->type == COLLIO__OPT_PATH ? "path" : "strategy's name");
         return COLLIO_ERR_ARG;
     } else if (o != NULL && o->type == COLLIO__OPT_U64) {
         uint64_t u;

@@ -113,6 +113,12 @@ int collio__option_parse(const collio__option *o, const char *key, const char *t
         *str = s->section.name;
         return COLLIO_OK;
     }
+    case COLLIO__OPT_PATH:
+        if (text[0] == '\0' || strlen(text) >= COLLIO__PATH_MAX)
+            return bad_value(key, text, "takes a path of 1 to 4095 bytes");
+        *value = 0;
+        *str = text; /* the caller's text: copied by whoever keeps it */
+        return COLLIO_OK;
     case COLLIO__OPT_U64: {
         errno = 0;
         char *end;
@@ -136,6 +142,7 @@ void collio__option_format(const collio__option *o, int64_t value, const char *s
         snprintf(out, n, "%s", value >= 0 && value <= o->max ? o->names[value] : "?");
         return;
     case COLLIO__OPT_STRATEGY:
+    case COLLIO__OPT_PATH:
         snprintf(out, n, "%s", str != NULL ? str : "");
         return;
     case COLLIO__OPT_U64: {

@@ -23,6 +23,11 @@
 
 void collio__optvals_free(collio__optvals *ov)
 {
+    for (int i = 0; ov->str != NULL && i < collio__noptions_all(); i++) {
+        const collio__section *s;
+        if (collio__option_at(i, &s)->type == COLLIO__OPT_PATH)
+            free((char *)ov->str[i]); /* the plan's own copy */
+    }
     free(ov->v);
     free(ov->str);
     ov->v = NULL;
@@ -40,10 +45,22 @@ static int apply(const collio_hints *h, collio__optvals *ov)
             collio__error_set(COLLIO_ERR_ARG, "unknown hint '%.96s'", key);
             return COLLIO_ERR_ARG;
         }
+        const char *str = NULL;
         int rc = collio__option_parse(o, key, collio__hints_value(h, i), &ov->v[index],
-                                      &ov->str[index]);
+                                      &str);
         if (rc != COLLIO_OK)
             return rc;
+        if (o->type == COLLIO__OPT_PATH) { /* the hints may go: a copy */
+            char *copy = malloc(strlen(str) + 1);
+            if (copy == NULL) {
+                collio__error_set(COLLIO_ERR_NOMEM, "hint %s: no memory", key);
+                return COLLIO_ERR_NOMEM;
+            }
+            free((char *)ov->str[index]);
+            ov->str[index] = strcpy(copy, str);
+        } else {
+            ov->str[index] = str;
+        }
     }
     return COLLIO_OK;
 }
@@ -98,11 +115,12 @@ int collio__optvals_to_hints(const collio__optvals *ov, collio_hints **out)
     for (int i = 0; rc == COLLIO_OK && i < collio__noptions_all(); i++) {
         const collio__section *s;
         const collio__option *o = collio__option_at(i, &s);
-        char key[160], val[64];
+        char key[160], val[COLLIO__PATH_MAX];
         snprintf(key, sizeof key, "%s.%s", s->name, o->name);
         collio__option_format(o, ov->v[i], ov->str[i], val, sizeof val);
-        if (o->type == COLLIO__OPT_STRATEGY && ov->str[i] == NULL)
-            continue; /* no strategy named: nothing to say */
+        if ((o->type == COLLIO__OPT_STRATEGY || o->type == COLLIO__OPT_PATH)
+            && ov->str[i] == NULL)
+            continue; /* no strategy or path named: nothing to say */
         rc = collio_hints_set(h, key, val);
     }
     if (rc != COLLIO_OK)
@@ -113,8 +131,8 @@ int collio__optvals_to_hints(const collio__optvals *ov, collio_hints **out)
 
 /* ------------------------------------------------------- descriptions */
 
-static const char *const type_names[] = {"int",  "size",     "bool",
-                                         "name", "strategy", "uint64"};
+static const char *const type_names[] = {"int",      "size",   "bool", "name",
+                                         "strategy", "uint64", "path"};
 
 /* The texts of every option, made once. */
 static struct {
@@ -157,6 +175,9 @@ static void build_text(void)
             break;
         case COLLIO__OPT_U64:
             snprintf(r, rn, "0..2^64-1");
+            break;
+        case COLLIO__OPT_PATH:
+            snprintf(r, rn, "a path (none by default)");
             break;
         }
     }

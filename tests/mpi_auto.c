@@ -13,7 +13,11 @@
  *  - auto.use_calibration=0: no file read (calibration_error -1);
  *  - hints that the cheapest candidate refuses at its plan creation
  *    (multiphase.exchange=direct with 1 phase of several): the next
- *    cheapest runs, and the call succeeds.
+ *    cheapest runs, and the call succeeds;
+ *  - auto.dir names the file's directory: the choice (serial, by rank 0's
+ *    file) and its plan are made at plan creation, the write makes none
+ *    (auto.made_s unchanged by it) and runs that choice; a dir that
+ *    differs between ranks is COLLIO_ERR_MISMATCH on every rank.
  *
  * Each case writes the file through a NULL strategy (auto) and checks its
  * bytes against bench/pattern.h with plain POSIX, then reads it back.
@@ -125,6 +129,54 @@ out:
     return choice;
 }
 
+/* auto.dir = dir with rank 0's calibration favouring serial. */
+static void run_dir(tu_ctx *t, const char *dir)
+{
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, 100003, 4096, 4);
+    int64_t *idx = NULL, n = 0;
+    tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
+    collio_layout *l = NULL;
+    collio_plan *p = NULL;
+    unsigned char *buf = malloc((size_t)n * 4 + 1);
+    char path[512];
+    tu_temp_path(t, "autodir", path, sizeof path);
+    if (!TU_RC_ALL(t, tu_desc_make(&d, t->comm, &l), COLLIO_OK, "layout"))
+        goto out;
+    collio_hints *h = TU_HINTS(t, "auto.dir=%s", dir);
+    int rc = collio_plan_create(t->comm, l, NULL, h, &p);
+    collio_hints_free(&h);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create with auto.dir"))
+        goto out;
+    double made = TU_STAT(t, p, "auto.made_s"); /* (a time: this rank's) */
+    TU_CHECK(t, made > 0, "auto.made_s after plan creation: %g, want > 0", made);
+    tu_fill(buf, idx, n, 4, 11);
+    if (tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * 4)) {
+        TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 11, 0, 0, 0) == 0,
+                 "the file's bytes");
+        int c = (int)same_stat(t, p, "auto.write_choice");
+        TU_CHECK(t, c == SERIAL_CAND, "the choice: %d, want serial", c);
+        double after = TU_STAT(t, p, "auto.made_s");
+        TU_CHECK(t, after == made, "auto.made_s %g after the write, %g before: a plan made",
+                 after, made);
+    }
+    collio_plan_free(&p);
+    /* a dir that differs between ranks */
+    if (t->nranks > 1) {
+        h = TU_HINTS(t, "auto.dir=%s/%s", dir, t->rank == 0 ? "a" : "b");
+        rc = collio_plan_create(t->comm, l, NULL, h, &p);
+        collio_hints_free(&h);
+        TU_RC_ALL(t, rc, COLLIO_ERR_MISMATCH, "auto.dir differing between ranks");
+        collio_plan_free(&p);
+    }
+out:
+    tu_remove(t, path);
+    free(buf);
+    collio_layout_free(&l);
+    tu_desc_free(&d);
+    free(idx);
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
@@ -185,6 +237,10 @@ int main(int argc, char **argv)
     } else {
         tu_skip(&t, "multiphase takes any phase count at P < 4");
     }
+
+    tu_case(&t, "auto.dir: the choice at plan creation");
+    setenv("COLLIO_CALIBRATION", favour_serial, 1);
+    run_dir(&t, dir);
 
     tu_case(&t, "every rank favours list I/O");
     setenv("COLLIO_CALIBRATION", favour_list, 1);

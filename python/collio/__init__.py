@@ -748,7 +748,7 @@ def _catalogue():
 def options():
     """The option catalogue (collio_option_describe): every hint a plan
     takes, as a list of dicts ``key`` ("SECTION.NAME"), ``type`` ("int",
-    "size", "bool", "name", "strategy", "uint64"), ``default`` and
+    "size", "bool", "name", "strategy", "uint64", "path"), ``default`` and
     ``range`` (text) and ``doc`` (one line), in the library's order:
     section "plan", "replicas", then each strategy's."""
     return [dict(o) for o in _catalogue()[0]]
@@ -776,13 +776,16 @@ def _index(what, v):
 def _hint_value(what, opt, v):
     """A keyword's value checked for the option's type in Python -- integers
     for int/size/uint64, a bool (or 0/1) for bool, a name (or its index)
-    for name, a strategy's name for strategy -- as the text (or, for a
-    name's index, the int) collio_hints_set gets; the library checks the
-    value itself (range, names) when it is set. None: the default (only
-    for a strategy)."""
+    for name, a strategy's name for strategy, a str, bytes or os.PathLike
+    for path -- as the text (or, for a name's index, the int)
+    collio_hints_set gets; the library checks the value itself (range,
+    names) when it is set. None: the default (only for a strategy or a
+    path)."""
     t = opt["type"]
     if t == "strategy":
         return None if v is None else _cstr(what, v)
+    if t == "path":  # str, bytes or os.PathLike
+        return None if v is None else _cstr(what, _os.fsdecode(_os.fspath(v)))
     if t == "bool":
         if isinstance(v, (bool, _np.bool_)):
             return "1" if v else "0"

@@ -17,8 +17,9 @@
  * the catalogue (collio_option_describe) that the bench's flags, the
  * Python keywords, the Fortran interface and docs/options.md are made
  * from. Values live in the plan as one int64 per option of the catalogue
- * (a STRATEGY option: the registry's name string beside it), found by the
- * option's index in its section's table.
+ * (a STRATEGY option: the registry's name string beside it; a PATH
+ * option: the plan's own copy of its text), found by the option's index in
+ * its section's table.
  */
 typedef enum collio__opt_type {
     COLLIO__OPT_INT = 0,  /* integer in [min, max] */
@@ -26,8 +27,11 @@ typedef enum collio__opt_type {
     COLLIO__OPT_BOOL,     /* 0 or 1 */
     COLLIO__OPT_NAME,     /* index into names[0..max] (text: a name) */
     COLLIO__OPT_STRATEGY, /* a registered strategy's name (value: unused) */
-    COLLIO__OPT_U64       /* any unsigned 64-bit integer (bits in the int64) */
+    COLLIO__OPT_U64,      /* any unsigned 64-bit integer (bits in the int64) */
+    COLLIO__OPT_PATH      /* a file system path, 1 .. COLLIO__PATH_MAX - 1 bytes
+                             (value: unused; default: none) */
 } collio__opt_type;
+#define COLLIO__PATH_MAX 4096
 
 typedef struct collio__option {
     const char *name; /* NAME of the key SECTION.NAME */

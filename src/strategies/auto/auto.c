@@ -40,12 +40,15 @@ typedef struct auto_plan {
     double made_s; /* making inner plans, in total */
 } auto_plan;
 
-enum { OPT_USE_CALIBRATION };
+enum { OPT_USE_CALIBRATION, OPT_DIR };
 static const collio__option auto_options[] = {
     [OPT_USE_CALIBRATION] =
         {"use_calibration", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
          "read the calibration file (COLLIO_CALIBRATION, docs/auto.md); "
          "0: the built-in constants"},
+    [OPT_DIR] = {"dir", COLLIO__OPT_PATH, 0, 0, 0, NULL, NULL,
+                 "where the files will be (a directory or a file): the choice for "
+                 "its file system is made at plan creation, not at the first call"},
 };
 
 enum {
@@ -124,7 +127,8 @@ static void local_shape(const collio_plan *p, double *bytes, double *pieces,
 /* What rank 0 broadcasts: the calibration and why it is the defaults. */
 typedef struct calib_msg {
     collio_calibration c;
-    int error; /* collio_calibration_load's code, -1: not asked */
+    int error;     /* collio_calibration_load's code, -1: not asked */
+    int dir_entry; /* auto.dir's file system: its entry, -1 none; -2: no dir */
 } calib_msg;
 
 /* Rank 0: the calibration file at the default path, read again only when
@@ -158,6 +162,39 @@ static int cached_load(collio_calibration *c)
     snprintf(path, sizeof path, "%s", now);
     cache = *c;
     code = rc;
+    return rc;
+}
+
+static int make_inner(collio_plan *p, auto_plan *ap, int i);
+
+/* Collective: the choice for calibration entry k (-1: the generic file
+ * costs) and operation op (0 write, 1 read): every candidate predicted,
+ * the cheapest whose plan can be made made and kept. Agreed code. */
+static int choose(collio_plan *p, auto_plan *ap, int k, int op)
+{
+    int key = k + 1, rc = COLLIO_OK;
+    if (ap->choice[op][key] >= 0)
+        return COLLIO_OK;
+    collio_fs_costs generic;
+    collio__fs_costs_default(&generic);
+    double t[AUTO_NCAND];
+    collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
+                         op == 0, t);
+    memcpy(ap->predicted[op][key], t, sizeof t);
+    /* the cheapest candidate whose plan can be made: the plan's hints
+     * for a candidate's own options (subgroup.inner, ...) may not suit
+     * it, which its plan creation says (ARG, on every rank) */
+    do {
+        int i = collio__auto_pick(t);
+        double m0 = collio__now();
+        rc = ap->inner[i] == NULL ? make_inner(p, ap, i) : COLLIO_OK;
+        ap->made_s += collio__now() - m0;
+        if (rc == COLLIO_OK)
+            ap->choice[op][key] = i;
+        t[i] = INFINITY;
+    } while (rc == COLLIO_ERR_ARG && !isinf(t[collio__auto_pick(t)]));
+    if (rc == COLLIO_OK)
+        collio__error_begin(); /* a candidate refused is not this call's error */
     return rc;
 }
 
@@ -201,6 +238,16 @@ static int auto_plan_create(collio_plan *p)
         m.error = cached_load(&m.c);
     else
         collio_calibration_defaults(&m.c);
+    m.dir_entry = -2;
+    const char *dir = collio__opt_str(p, OPT_DIR);
+    if (dir != NULL && p->rank == 0) {
+        collio_fs_id id;
+        collio_fs_identify(dir, &id); /* (a path not made yet: its parent's) */
+        m.dir_entry = -1;
+        for (int k = 0; k < m.c.nfs; k++)
+            if (collio__fs_key(&m.c.fs[k].id) == collio__fs_key(&id))
+                m.dir_entry = k;
+    }
     if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, p->comm) != MPI_SUCCESS)
         rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
     int crc = m.error;
@@ -210,6 +257,13 @@ static int auto_plan_create(collio_plan *p)
     collio__stat_set(p, ST_WRITE_CHOICE, -1);
     collio__stat_set(p, ST_READ_CHOICE, -1);
     p->stats.plan_bytes = (int64_t)sizeof *ap;
+    /* auto.dir: the choices for its file system now (collectively: rc and
+     * m.dir_entry are the same everywhere) */
+    rc = collio__agree(p->comm, rc);
+    for (int op = 0; rc == COLLIO_OK && m.dir_entry > -2 && op < 2; op++)
+        rc = choose(p, ap, m.dir_entry, op);
+    if (ap != NULL)
+        collio__stat_set(p, ST_MADE_S, ap->made_s);
     return rc;
 }
 
@@ -252,29 +306,7 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     double t0 = collio__now();
     int k = fs_entry(ap, f);
     int key = k + 1, op = writing ? 0 : 1;
-    int rc = COLLIO_OK;
-    if (ap->choice[op][key] < 0) {
-        collio_fs_costs generic;
-        collio__fs_costs_default(&generic);
-        double t[AUTO_NCAND];
-        collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
-                             writing, t);
-        memcpy(ap->predicted[op][key], t, sizeof t);
-        /* the cheapest candidate whose plan can be made: the plan's hints
-         * for a candidate's own options (subgroup.inner, ...) may not suit
-         * it, which its plan creation says (ARG, on every rank) */
-        do {
-            int i = collio__auto_pick(t);
-            double m0 = collio__now();
-            rc = ap->inner[i] == NULL ? make_inner(p, ap, i) : COLLIO_OK;
-            ap->made_s += collio__now() - m0;
-            if (rc == COLLIO_OK)
-                ap->choice[op][key] = i;
-            t[i] = INFINITY;
-        } while (rc == COLLIO_ERR_ARG && !isinf(t[collio__auto_pick(t)]));
-        if (rc == COLLIO_OK)
-            collio__error_begin(); /* a candidate refused is not this call's error */
-    }
+    int rc = ap->choice[op][key] < 0 ? choose(p, ap, k, op) : COLLIO_OK;
     int i = ap->choice[op][key];
     collio__stat_set(p, op == 0 ? ST_WRITE_CHOICE : ST_READ_CHOICE, i);
     collio__stat_set(p, ST_CALIBRATED, k >= 0);
@@ -332,7 +364,8 @@ static void auto_free(collio_plan *p)
 }
 
 const collio__strategy collio__strategy_auto = {
-    .section = {"auto", auto_options, 1, auto_stats, ST_PREDICTED + AUTO_NCAND},
+    .section = {"auto", auto_options, (int)(sizeof auto_options / sizeof auto_options[0]),
+                auto_stats, ST_PREDICTED + AUTO_NCAND},
     .summary = "the default: chooses serial, independent, two_phase, multiphase or "
                "subgroup by a cost model of the layout and the machine (calibration)",
     .canonical = 1,
