@@ -46,8 +46,8 @@ static int apply(const collio_hints *h, collio__optvals *ov)
             return COLLIO_ERR_ARG;
         }
         const char *str = NULL;
-        int rc = collio__option_parse(o, key, collio__hints_value(h, i), &ov->v[index],
-                                      &str);
+        int rc =
+            collio__option_parse(o, key, collio__hints_value(h, i), &ov->v[index], &str);
         if (rc != COLLIO_OK)
             return rc;
         if (o->type == COLLIO__OPT_PATH) { /* the hints may go: a copy */

@@ -157,8 +157,8 @@ static void run_dir(tu_ctx *t, const char *dir)
         int c = (int)same_stat(t, p, "auto.write_choice");
         TU_CHECK(t, c == SERIAL_CAND, "the choice: %d, want serial", c);
         double after = TU_STAT(t, p, "auto.made_s");
-        TU_CHECK(t, after == made, "auto.made_s %g after the write, %g before: a plan made",
-                 after, made);
+        TU_CHECK(t, after == made,
+                 "auto.made_s %g after the write, %g before: a plan made", after, made);
     }
     collio_plan_free(&p);
     /* a dir that differs between ranks */
