@@ -206,11 +206,12 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
 }
 
 int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
-                              const collio_hints *hints, collio_plan **out)
+                              const collio_hints *hints, int rc, collio_plan **out)
 {
     const collio__strategy *s = collio__strategy_find(strategy);
     collio_plan *p = calloc(1, sizeof *p);
-    int rc = p == NULL ? COLLIO_ERR_NOMEM : s == NULL ? COLLIO_ERR_STRATEGY : COLLIO_OK;
+    if (rc == COLLIO_OK)
+        rc = p == NULL ? COLLIO_ERR_NOMEM : s == NULL ? COLLIO_ERR_STRATEGY : COLLIO_OK;
     *out = NULL;
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;

@@ -148,9 +148,10 @@ void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
  * collio_plan_create checks and builds is outer's and agreed already, so
  * only the options are resolved and the strategy's check and plan() run;
  * it shares outer's communicator and node map, and must be freed before
- * outer's communicator is (by outer's strategy's free). Agreed code. */
+ * outer's communicator is (by outer's strategy's free). rc: this rank's
+ * result so far (making the hints), agreed with the rest. Agreed code. */
 int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
-                              const collio_hints *hints, collio_plan **out);
+                              const collio_hints *hints, int rc, collio_plan **out);
 
 /* Nodes (nodes.c). Collective, at plan creation: p->node_of and
  * p->stats.nnodes. Agreed code. */

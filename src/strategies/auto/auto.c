@@ -289,9 +289,7 @@ static int make_inner(collio_plan *p, auto_plan *ap, int i)
     int rc = collio__optvals_to_hints(&p->opts, &h);
     if (rc == COLLIO_OK && cand->hint_key != NULL)
         rc = collio_hints_set(h, cand->hint_key, cand->hint_value);
-    rc = collio__agree(p->comm, rc);
-    if (rc == COLLIO_OK)
-        rc = collio__plan_create_inner(p, cand->strategy, h, &ap->inner[i]);
+    rc = collio__plan_create_inner(p, cand->strategy, h, rc, &ap->inner[i]);
     collio_hints_free(&h);
     if (rc == COLLIO_OK) { /* the chosen plan's inspector is this plan's too */
         p->stats.plan_bytes += ap->inner[i]->stats.plan_bytes;
