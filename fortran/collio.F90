@@ -151,7 +151,8 @@ module collio
 
   !> One option of the catalogue (collio_option_describe), as Fortran
   !> strings: key "SECTION.NAME", type ("int", "size", "bool", "name",
-  !> "strategy", "uint64"), deflt (the default, as text), range (what it
+  !> "strategy", "uint64", "path"), deflt (the default, as text; empty for a
+  !> path without one), range (what it
   !> takes, e.g. "0..32", "auto|hypercube|..."), doc (one line).
   type, public :: collio_option_info
     character(len=:), allocatable :: key, type, deflt, range, doc
@@ -285,9 +286,10 @@ module collio
     module procedure describe_h5_f08, describe_h5_int
   end interface collio_describe_h5
 
-  !> collio_plan_create(comm, layout, strategy, plan [, hints]): the plan of
-  !> a layout for a registered strategy with a set of hints (absent: none;
-  !> the defaults, then COLLIO_HINTS) (collective).
+  !> collio_plan_create(comm, layout, [strategy,] plan [, hints]): the plan
+  !> of a layout for a registered strategy with a set of hints (absent:
+  !> none; the defaults, then COLLIO_HINTS) (collective). strategy absent
+  !> (then plan= by keyword) or blank: the default, "auto", as C's NULL.
   interface collio_plan_create
     module procedure plan_create_f08, plan_create_int
   end interface collio_plan_create
@@ -1178,7 +1180,7 @@ contains
   function plan_create_f08(comm, layout, strategy, plan, hints) result(rc)
     type(MPI_Comm), intent(in) :: comm
     type(collio_layout), intent(in) :: layout
-    character(len=*), intent(in) :: strategy
+    character(len=*), intent(in), optional :: strategy
     type(collio_plan), intent(out) :: plan
     type(collio_hints), intent(in), optional :: hints
     integer(c_int) :: rc
@@ -1188,14 +1190,19 @@ contains
   function plan_create_int(comm, layout, strategy, plan, hints) result(rc)
     integer, intent(in) :: comm
     type(collio_layout), intent(in) :: layout
-    character(len=*), intent(in) :: strategy
+    character(len=*), intent(in), optional :: strategy
     type(collio_plan), intent(out) :: plan
     type(collio_hints), intent(in), optional :: hints
     integer(c_int) :: rc
     type(c_ptr) :: h
     h = c_null_ptr
     if (present(hints)) h = hints%ptr
-    rc = c_plan_create(int(comm, c_int), layout%ptr, c_string(strategy), h, plan%ptr)
+    ! (blank or absent: "" to the shim, which passes NULL, the default)
+    if (present(strategy)) then
+      rc = c_plan_create(int(comm, c_int), layout%ptr, c_string(strategy), h, plan%ptr)
+    else
+      rc = c_plan_create(int(comm, c_int), layout%ptr, c_string(""), h, plan%ptr)
+    end if
   end function plan_create_int
 
   !> Every option (every key of the catalogue) with the value the plan runs

@@ -177,7 +177,10 @@ int collio_f_file_open(MPI_Fint comm, const char *path, int mode,
 int collio_f_plan_create(MPI_Fint comm, const collio_layout *layout, const char *strategy,
                          const collio_hints *hints, collio_plan **out)
 {
-    return collio_plan_create(MPI_Comm_f2c(comm), layout, strategy, hints, out);
+    /* a blank (or absent) Fortran strategy is the default, as C's NULL */
+    return collio_plan_create(MPI_Comm_f2c(comm), layout,
+                              strategy != NULL && strategy[0] != '\0' ? strategy : NULL,
+                              hints, out);
 }
 
 int collio_f_hints_set_info(collio_hints *hints, MPI_Fint info)

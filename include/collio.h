@@ -491,7 +491,8 @@ const char *collio_hints_key(const collio_hints *hints, int i);
 /** One entry of the option catalogue (collio_option_describe). */
 typedef struct collio_option_info {
     const char *key;   /* "SECTION.NAME" */
-    const char *type;  /* "int", "size", "bool", "name", "strategy", "uint64" */
+    const char *type;  /* "int", "size", "bool", "name", "strategy", "uint64",
+                          "path" */
     const char *deflt; /* the default, as text */
     const char *range; /* what it takes, e.g. "0..32", "auto|hypercube|..." */
     const char *doc;   /* one line */

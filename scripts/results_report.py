@@ -270,9 +270,9 @@ KNOWN = [
                "--max-time 30 --csv docs/results/anchor-romio321-16MB-p8.csv",
      "docs/benchmarks.md, \"Anchors with other MPI-IO settings\"", ""),
     (r"auto/vector-100MB-p16\.csv",
-     lambda m: "scripts/mpirun 16 build/bench/collio-bench vector --nx 26214400 --bx 1,16,256,4096,65536 "
-               "--strategies auto,multiphase,independent,block --reps 3 --ops write --max-time 10",
-     "docs/auto.md, \"100 MB at 16 ranks\" (the CSV is this command's `--csv` output)", ""),
+     lambda m: "scripts/auto-eval results/auto, which runs " + AUTO_EVAL.format(
+         P=16, args="vector --nx 26214400 --bx 1,16,256,4096,65536", name="vector-100MB-p16"),
+     "docs/auto.md, \"Measured\" and \"100 MB at 16 ranks\"", ""),
     (r"auto/vector-p(\d+)\.csv",
      lambda m: "scripts/auto-eval results/auto, which runs " + AUTO_EVAL.format(
          P=m[1], args="vector --nx 4194304 --bx 1,16,256,4096,65536", name="vector-p" + m[1]),
@@ -287,7 +287,12 @@ KNOWN = [
      "docs/auto.md, \"Measured\"", ""),
     (r"auto/mesh-p8\.csv",
      lambda m: "scripts/auto-eval results/auto, which runs " + AUTO_EVAL.format(
-         P=8, args="mesh --mesh results/auto/device-33k.msh --load 1,10,100", name="mesh-p8"),
+         P=8, args="mesh --mesh results/auto/device-33k.msh --load 1,10,100,500", name="mesh-p8"),
+     "docs/auto.md, \"Measured\"", ""),
+    (r"auto/mesh-rcm-p8\.csv",
+     lambda m: "scripts/auto-eval results/auto, which runs " + AUTO_EVAL.format(
+         P=8, args="mesh --mesh results/auto/device-33k.msh --load 1,10,100,500 --order rcm",
+         name="mesh-rcm-p8"),
      "docs/auto.md, \"Measured\"", ""),
     (r"pfs/(vector|mesh)-(pfs|ext4)-(100mbit|unshaped)\.csv",
      lambda m: "COLLIO_PFS_REPS=3 COLLIO_PFS_MAX_TIME=20 scripts/pfs-results results/pfs, which runs "
