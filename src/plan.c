@@ -19,9 +19,7 @@
 
 #include <string.h>
 
-/* Frees what a (possibly half-built) plan owns. Not collective by itself
- * except for MPI_Comm_free, which every rank reaches together. */
-static void plan_destroy(collio_plan *p)
+void collio__plan_destroy(collio_plan *p)
 {
     if (p == NULL)
         return;
@@ -149,7 +147,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
         collio__error_set(rc, "collio_plan_create: no memory");
     rc = check_args(comm, layout, strategy, p, rc, out);
     if (rc != COLLIO_OK) {
-        plan_destroy(p);
+        collio__plan_destroy(p);
         return rc;
     }
     if (MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
@@ -175,21 +173,21 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
         p->oversubscribed = collio__node_oversubscribed(p->comm, mates);
     }
     if (rc != COLLIO_OK) {
-        plan_destroy(p);
+        collio__plan_destroy(p);
         return rc;
     }
 
     /* The inspector. Replicas are resolved first, above the strategies:
      * the strategy then plans the elements this rank writes, an ordinary
      * partition (replicas_plan.c). strategy is set only now, so that
-     * plan_destroy calls its free() only once its plan() has run. */
+     * collio__plan_destroy calls its free() only once its plan() has run. */
     double t0 = collio__now();
     if (p->layout->owned != NULL) {
         collio_layout *user = p->layout;
         p->layout = NULL;
         rc = collio__repl_plan(p, user, collio__strategy_find(strategy));
         if (rc != COLLIO_OK) {
-            plan_destroy(p);
+            collio__plan_destroy(p);
             return rc;
         }
     }
@@ -198,62 +196,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     p->stats.inspect_s = collio__now() - t0;
     rc = collio__agree(comm, rc);
     if (rc != COLLIO_OK) {
-        plan_destroy(p);
-        return rc;
-    }
-    *out = p;
-    return COLLIO_OK;
-}
-
-int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
-                              const collio_hints *hints, int rc, collio_plan **out)
-{
-    const collio__strategy *s = collio__strategy_find(strategy);
-    collio_plan *p = calloc(1, sizeof *p);
-    if (rc == COLLIO_OK)
-        rc = p == NULL ? COLLIO_ERR_NOMEM : s == NULL ? COLLIO_ERR_STRATEGY : COLLIO_OK;
-    *out = NULL;
-    if (p != NULL) {
-        p->comm = MPI_COMM_NULL;
-        p->rank = outer->rank;
-        p->nranks = outer->nranks;
-        p->oversubscribed = outer->oversubscribed;
-        p->stats.nnodes = outer->stats.nnodes;
-        p->statv = calloc((size_t)collio__nstats_all() + 1, sizeof *p->statv);
-        p->node_of = malloc((size_t)outer->nranks * sizeof *p->node_of);
-        if (rc == COLLIO_OK && (p->statv == NULL || p->node_of == NULL))
-            rc = COLLIO_ERR_NOMEM;
-    }
-    if (rc == COLLIO_OK) {
-        memcpy(p->node_of, outer->node_of, (size_t)outer->nranks * sizeof *p->node_of);
-        rc = collio__optvals_resolve(hints, &p->opts);
-    }
-    if (rc == COLLIO_OK && outer->layout->owned != NULL) {
-        rc = COLLIO_ERR_ARG; /* (outer resolved its replicas: never the case) */
-        collio__error_set(rc, "an inner plan of a replicated layout");
-    }
-    if (rc == COLLIO_OK)
-        rc = collio__layout_clone(outer->layout, &p->layout);
-    if (rc == COLLIO_OK) { /* the same options everywhere: the same verdict */
-        p->own_opt = collio__option_base(&s->section);
-        p->own_stat = collio__stat_base(&s->section);
-        if (s->check != NULL)
-            rc = s->check(p);
-    }
-    rc = collio__agree(outer->comm, rc);
-    if (rc == COLLIO_OK) {
-        p->comm = outer->comm;
-        p->comm_borrowed = 1;
-        double t0 = collio__now();
-        p->strategy = s;
-        rc = s->plan(p);
-        p->stats.inspect_s = collio__now() - t0;
-        rc = collio__agree(outer->comm, rc);
-    }
-    if (rc != COLLIO_OK) {
-        if (p != NULL)
-            p->comm_borrowed = 1; /* never free outer's */
-        plan_destroy(p);
+        collio__plan_destroy(p);
         return rc;
     }
     *out = p;
@@ -637,7 +580,7 @@ void collio_plan_free(collio_plan **plan)
     if (plan == NULL || *plan == NULL)
         return;
     if (collio__mpi_alive())
-        plan_destroy(*plan);
+        collio__plan_destroy(*plan);
     /* else: MPI's objects are gone with MPI, and so must the plan's memory
      * stay (its strategy state holds MPI handles): left to the process */
     *plan = NULL;

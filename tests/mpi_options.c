@@ -31,7 +31,8 @@
  *  (f) precedence, read back through collio_plan_hints: COLLIO_HINTS over
  *      the hints object over the default, for every option;
  *  (g) collio_plan_hints reports every key of the catalogue, in its
- *      order, defaults included;
+ *      order, defaults included (a strategy or a path without a default:
+ *      only once set);
  *  (h) a non-default value reaches what it governs, checked where it can
  *      be seen, against the test's own expectation (testutil's
  *      independent file reference, the layout's definition): every
@@ -62,7 +63,7 @@
 
 /* ------------------------------------------------------- the catalogue */
 
-enum { T_INT, T_SIZE, T_BOOL, T_NAME, T_STRATEGY, T_U64 };
+enum { T_INT, T_SIZE, T_BOOL, T_NAME, T_STRATEGY, T_U64, T_PATH };
 
 typedef struct opt {
     collio_option_info info;
@@ -127,10 +128,10 @@ static int read_catalogue(tu_ctx *t)
         for (int j = 0; j < i; j++)
             TU_CHECK(t, strcmp(opts[j].info.key, in->key) != 0, "%s listed twice",
                      in->key);
-        static const char *const types[] = {"int",  "size",     "bool",
-                                            "name", "strategy", "uint64"};
+        static const char *const types[] = {"int",      "size",   "bool", "name",
+                                            "strategy", "uint64", "path"};
         o->type = -1;
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 7; k++)
             if (strcmp(in->type, types[k]) == 0)
                 o->type = k;
         if (!TU_CHECK(t, o->type >= 0, "%s: unknown type '%s'", in->key, in->type)) {
@@ -190,6 +191,11 @@ static int read_catalogue(tu_ctx *t)
         case T_U64:
             o->def = (int64_t)strtoull(in->deflt, NULL, 10);
             snprintf(o->alt, sizeof o->alt, "%" PRIu64, (uint64_t)o->def + 1);
+            break;
+        case T_PATH: /* any path: a directory that exists */
+            snprintf(o->alt, sizeof o->alt, "%s",
+                     getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR")
+                                                  : "/tmp");
             break;
         }
         TU_CHECK(t, o->alt[0] != '\0' && strcmp(o->alt, in->deflt) != 0,
@@ -314,6 +320,8 @@ static void mismatches(tu_ctx *t, const collio_layout *l)
         const opt *o = &opts[i];
         char mine[160], def[160];
         snprintf(def, sizeof def, "%s=%s", o->info.key, o->info.deflt);
+        /* a path without a default cannot spell it out: the others say nothing */
+        const int nodef = o->type == T_PATH && o->info.deflt[0] == '\0';
         for (int s = 0; s <= collio_strategy_count(); s++) {
             /* every strategy through the hints object; once more through
              * COLLIO_HINTS */
@@ -326,7 +334,7 @@ static void mismatches(tu_ctx *t, const collio_layout *l)
                        o->alt, odd, env ? "its COLLIO_HINTS" : "its hints", strategy))
                 continue;
             /* the others: nothing, or the default spelled out */
-            const char *others = (s % 2) ? def : "";
+            const char *others = (s % 2) && !nodef ? def : "";
             collio_plan *p = NULL;
             int rc = plan_with(t, l, strategy,
                                env  ? ""
@@ -347,6 +355,8 @@ static void mismatches(tu_ctx *t, const collio_layout *l)
         }
         /* control: the default spelled out on one rank is the default */
         const int odd = (int)(ncases % t->nranks);
+        if (nodef)
+            continue;
         if (!begin(t, "(a) %s = %s (the default) on rank %d only", o->info.key,
                    o->info.deflt, odd))
             continue;
@@ -414,6 +424,9 @@ static int bad_values(const opt *o, bad *b)
     case T_STRATEGY:
         BAD("a strategy that does not exist", COLLIO_ERR_STRATEGY, "no-such-strategy");
         BAD("empty", COLLIO_ERR_STRATEGY, "%s", "");
+        break;
+    case T_PATH:
+        BAD("empty", COLLIO_ERR_ARG, "%s", "");
         break;
     case T_U64:
         BAD("negative", COLLIO_ERR_ARG, "-1");
@@ -509,6 +522,7 @@ static void bad_text(tu_ctx *t, const collio_layout *l)
             }
             break;
         case T_STRATEGY:
+        case T_PATH:
             TU_RC(t, collio_hints_set_int(h, key, 0), COLLIO_ERR_ARG, "a number");
             break;
         case T_U64:
@@ -518,7 +532,7 @@ static void bad_text(tu_ctx *t, const collio_layout *l)
                      got);
             break;
         }
-        if (o->type == T_STRATEGY)
+        if (o->type == T_STRATEGY || o->type == T_PATH)
             TU_CHECK(t, collio_hints_count(h) == 0, "nothing kept");
         collio_hints_free(&h);
     }
@@ -753,7 +767,8 @@ static void info_hints(tu_ctx *t, const collio_layout *l)
     /* a bad value, an unknown key of a collio section: rejected */
     for (int i = 0; i < nopts; i++) {
         bad b[16];
-        if (bad_values(&opts[i], b) == 0)
+        /* (MPI_Info takes no empty value: a path's only bad text) */
+        if (bad_values(&opts[i], b) == 0 || b[0].text[0] == '\0')
             continue;
         if (!begin(t, "(e) collio_hints_set_info: %s = '%s' (%s)", opts[i].info.key,
                    b[0].text, b[0].why))
@@ -802,7 +817,11 @@ static void precedence(tu_ctx *t, const collio_layout *l)
         const char *lists[] = {NULL, alt, "", alt, alt};
         const char *envs[] = {NULL, NULL, alt, def, ""};
         const char *want[] = {o->info.deflt, o->alt, o->alt, o->info.deflt, o->alt};
+        /* a path without a default: nothing to read back, nor to spell out */
+        int nodef = o->type == T_PATH && o->info.deflt[0] == '\0';
         for (int c = 0; c < 5; c++) {
+            if (nodef && (c == 0 || c == 3))
+                continue;
             collio_plan *p = NULL;
             int rc = plan_with(t, l, strategy, lists[c], envs[c], &p);
             if (TU_RC_ALL(t, rc, COLLIO_OK, why[c]))
@@ -817,7 +836,8 @@ static void report(tu_ctx *t, const collio_layout *l)
 {
     int want = 0;
     for (int i = 0; i < nopts; i++)
-        want += !(opts[i].type == T_STRATEGY && opts[i].info.deflt[0] == '\0');
+        want += !((opts[i].type == T_STRATEGY || opts[i].type == T_PATH)
+                  && opts[i].info.deflt[0] == '\0');
     for (int s = 0; s < collio_strategy_count(); s++) {
         const char *strategy = collio_strategy_name(s);
         if (!begin(t, "(g) collio_plan_hints: every key, defaults included (%s)",
@@ -832,12 +852,16 @@ static void report(tu_ctx *t, const collio_layout *l)
         collio_hints *h = NULL;
         if (TU_RC_ALL(t, rc, COLLIO_OK, "plan")
             && TU_RC(t, collio_plan_hints(p, &h), COLLIO_OK, "collio_plan_hints")) {
-            TU_CHECK(t, collio_hints_count(h) == want, "%d keys reported, want %d",
-                     collio_hints_count(h), want);
+            const opt *set = &opts[s % nopts];
+            int extra = (set->type == T_STRATEGY || set->type == T_PATH)
+                        && set->info.deflt[0] == '\0'; /* reported once set */
+            TU_CHECK(t, collio_hints_count(h) == want + extra,
+                     "%d keys reported, want %d", collio_hints_count(h), want + extra);
             int j = 0;
             for (int i = 0; i < nopts; i++) {
                 const opt *o = &opts[i];
-                if (o->type == T_STRATEGY && o->info.deflt[0] == '\0')
+                if ((o->type == T_STRATEGY || o->type == T_PATH)
+                    && o->info.deflt[0] == '\0' && i != s % nopts)
                     continue;
                 const char *k = collio_hints_key(h, j++);
                 TU_CHECK(t, k && strcmp(k, o->info.key) == 0,

@@ -143,7 +143,12 @@ static inline int64_t collio__plan_opt(const collio_plan *p, int i)
 void collio__stats_reset(collio_plan *p);
 void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
 
-/* Collective over outer's ranks (plan.c): a plan of `strategy` on outer's
+/* Frees what a (possibly half-built) plan owns (plan.c). Not collective by
+ * itself except for MPI_Comm_free of a communicator it owns, which every
+ * rank reaches together. */
+void collio__plan_destroy(collio_plan *p);
+
+/* Collective over outer's ranks (plan_inner.c): a plan of `strategy` on outer's
  * layout with `hints`, run by a strategy that chooses another (auto). What
  * collio_plan_create checks and builds is outer's and agreed already, so
  * only the options are resolved and the strategy's check and plan() run;

@@ -2,10 +2,11 @@
  * strategies/auto/auto.c -- strategy "auto", the default: collio chooses.
  *
  * Inspector: every rank measures its part of the layout (bytes, pieces,
- * bytes outside its own file domain) and the ranks reduce them together
- * (collio__auto_shape, 2 allreduces); rank 0 reads the calibration file
- * and broadcasts it, so the choice is the same everywhere by construction
- * -- whatever file (or none) each rank would have found.
+ * bytes outside its own file domain), rank 0 reads the calibration file,
+ * and one reduction gives every rank the statistics and rank 0's
+ * calibration (inputs.c), so the choice is the same everywhere by
+ * construction -- whatever file (or none) each rank would have found.
+ * With auto.dir, the choices for that file system are made here too.
  *
  * Executor: the file's costs depend on the file system the file lives on,
  * which the plan learns at the first write or read of each file system
@@ -20,6 +21,7 @@
  * own stats as a subgroup plan gives its inner one's.
  */
 #include "collio_internal.h"
+#include "inputs.h"
 #include "model.h"
 
 #include <math.h>
@@ -37,7 +39,8 @@ typedef struct auto_plan {
     int choice[2][NKEYS];           /* candidate, or -1 before the first call */
     collio_plan *inner[AUTO_NCAND]; /* made on first use */
     double predicted[2][NKEYS][AUTO_NCAND];
-    double made_s; /* making inner plans, in total */
+    double made_s;                              /* making inner plans, in total */
+    uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* of calib.fs[k] (ids: rank 0's) */
 } auto_plan;
 
 enum { OPT_USE_CALIBRATION, OPT_DIR };
@@ -124,13 +127,6 @@ static void local_shape(const collio_plan *p, double *bytes, double *pieces,
     *moved = (double)(l->nlocal - inside) * (double)l->esize;
 }
 
-/* What rank 0 broadcasts: the calibration and why it is the defaults. */
-typedef struct calib_msg {
-    collio_calibration c;
-    int error;     /* collio_calibration_load's code, -1: not asked */
-    int dir_entry; /* auto.dir's file system: its entry, -1 none; -2: no dir */
-} calib_msg;
-
 /* Rank 0: the calibration file at the default path, read again only when
  * the path, its size or its modification time changed since the last
  * plan of this process (plans are made often; the file rarely changes).
@@ -203,65 +199,60 @@ static int auto_plan_create(collio_plan *p)
     auto_plan *ap = calloc(1, sizeof *ap);
     int rc = ap != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
     p->impl = ap;
-    /* maxima: bytes, pieces, moved bytes, ranks on a node, -cores */
-    double mx[5] = {0, 0, 0, 0, 0}, pieces_sum = 0;
+    static collio__auto_inputs in; /* (large: the calibration) */
+    memset(&in, 0, sizeof in);
     if (ap != NULL) {
         memset(ap->choice, -1, sizeof ap->choice);
-        local_shape(p, &mx[0], &mx[1], &mx[2]);
-        pieces_sum = mx[1];
+        local_shape(p, &in.bytes, &in.pieces, &in.moved);
+        in.pieces_total = in.pieces;
         for (int q = 0; q < p->nranks; q++)
-            mx[3] += p->node_of[q] == p->node_of[p->rank];
+            in.node_ranks += p->node_of[q] == p->node_of[p->rank];
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        mx[4] = -(double)(cores > 0 ? cores : 1);
+        in.cores = (double)(cores > 0 ? cores : 1);
     }
-    /* the reductions, taken by every rank even after a local failure */
-    if (MPI_Allreduce(MPI_IN_PLACE, mx, 5, MPI_DOUBLE, MPI_MAX, p->comm) != MPI_SUCCESS
-        || MPI_Allreduce(MPI_IN_PLACE, &pieces_sum, 1, MPI_DOUBLE, MPI_SUM, p->comm)
-               != MPI_SUCCESS)
+    /* the calibration: read by rank 0 only (collio__auto_share gives it
+     * to every rank) */
+    in.error = -1;
+    in.dir_entry = -2;
+    if (collio__opt(p, OPT_USE_CALIBRATION) && p->rank == 0)
+        in.error = cached_load(&in.calib);
+    else
+        collio_calibration_defaults(&in.calib);
+    const char *dir = collio__opt_str(p, OPT_DIR);
+    if (dir != NULL && p->rank == 0) {
+        collio_fs_id id;
+        collio_fs_identify(dir, &id); /* (a path not made yet: its parent's) */
+        in.dir_entry = -1;
+        for (int k = 0; k < in.calib.nfs; k++)
+            if (collio__fs_key(&in.calib.fs[k].id) == collio__fs_key(&id))
+                in.dir_entry = k;
+    }
+    /* one reduction, taken by every rank even after a local failure */
+    if (collio__auto_share(p, &in) != COLLIO_OK)
         rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
     if (ap != NULL) {
         collio__auto_shape *s = &ap->shape;
         s->nranks = p->nranks;
         s->nnodes = p->stats.nnodes;
-        s->ranks_per_node = (int)mx[3];
-        s->cores_per_node = (int)-mx[4];
+        s->ranks_per_node = (int)in.node_ranks;
+        s->cores_per_node = (int)in.cores;
         s->bytes_total = (double)p->layout->nglobal * (double)p->layout->esize;
-        s->bytes_max = mx[0];
-        s->pieces_max = mx[1];
-        s->moved_max = mx[2];
-        s->pieces_total = pieces_sum;
+        s->bytes_max = in.bytes;
+        s->pieces_max = in.pieces;
+        s->moved_max = in.moved;
+        s->pieces_total = in.pieces_total;
+        ap->calib = in.calib;
+        memcpy(ap->fs_key, in.fs_key, sizeof ap->fs_key);
     }
-    /* the calibration: read by rank 0 only, then the same on every rank */
-    calib_msg m;
-    m.error = -1;
-    if (collio__opt(p, OPT_USE_CALIBRATION) && p->rank == 0)
-        m.error = cached_load(&m.c);
-    else
-        collio_calibration_defaults(&m.c);
-    m.dir_entry = -2;
-    const char *dir = collio__opt_str(p, OPT_DIR);
-    if (dir != NULL && p->rank == 0) {
-        collio_fs_id id;
-        collio_fs_identify(dir, &id); /* (a path not made yet: its parent's) */
-        m.dir_entry = -1;
-        for (int k = 0; k < m.c.nfs; k++)
-            if (collio__fs_key(&m.c.fs[k].id) == collio__fs_key(&id))
-                m.dir_entry = k;
-    }
-    if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, p->comm) != MPI_SUCCESS)
-        rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
-    int crc = m.error;
-    if (ap != NULL)
-        ap->calib = m.c;
-    collio__stat_set(p, ST_CALIBRATION_ERROR, crc);
+    collio__stat_set(p, ST_CALIBRATION_ERROR, in.error);
     collio__stat_set(p, ST_WRITE_CHOICE, -1);
     collio__stat_set(p, ST_READ_CHOICE, -1);
     p->stats.plan_bytes = (int64_t)sizeof *ap;
     /* auto.dir: the choices for its file system now (collectively: rc and
-     * m.dir_entry are the same everywhere) */
+     * in.dir_entry are the same everywhere) */
     rc = collio__agree(p->comm, rc);
-    for (int op = 0; rc == COLLIO_OK && m.dir_entry > -2 && op < 2; op++)
-        rc = choose(p, ap, m.dir_entry, op);
+    for (int op = 0; rc == COLLIO_OK && in.dir_entry > -2 && op < 2; op++)
+        rc = choose(p, ap, in.dir_entry, op);
     if (ap != NULL)
         collio__stat_set(p, ST_MADE_S, ap->made_s);
     return rc;
@@ -269,11 +260,12 @@ static int auto_plan_create(collio_plan *p)
 
 /* Local: the calibration entry of f's file system, -1 if none. The file
  * knows its file system's key (rank 0 identified it at open, every rank
- * holds the key) and every rank holds the same calibration: no message. */
+ * holds the key) and every rank holds the same calibration and keys: no
+ * message. */
 static int fs_entry(const auto_plan *ap, const collio_file *f)
 {
     for (int k = 0; k < ap->calib.nfs; k++)
-        if (collio__fs_key(&ap->calib.fs[k].id) == f->fs_key)
+        if (ap->fs_key[k] == f->fs_key)
             return k;
     return -1;
 }

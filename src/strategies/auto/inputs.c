@@ -1,0 +1,129 @@
+/*
+ * strategies/auto/inputs.c -- the model's inputs, the same on every rank,
+ * in one MPI_Allreduce: an auto plan's own part of plan creation.
+ *
+ * One message of doubles (a "wire"): the first NMAX by maximum, the rest
+ * by sum. Rank 0 writes its calibration into the summed part and every
+ * other rank zeros, so the sum is rank 0's calibration everywhere:
+ * adding zeros is exact, and a 64-bit file system key travels as two
+ * 32-bit halves, each exact in a double. The wire is one element of a
+ * contiguous type, so that no MPI library reduces a part of it alone
+ * (the operation depends on where a value sits).
+ */
+#include "inputs.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { NMAX = 5, NFSV = 9 + 3 * COLLIO_CAL_INTERLEAVED_MAX };
+
+/* A file system's entry on the wire: key halves, ninterleaved, the six
+ * costs, the interleaved sizes and costs. */
+typedef struct wire {
+    double max[NMAX]; /* bytes, pieces, moved, ranks on a node, cores */
+    double pieces_total;
+    double net[6]; /* latency x2, bandwidth x2, copy, piece */
+    double cores_per_node, shm_window, nfs, error, dir_entry;
+    double fs[COLLIO_CALIBRATION_MAX_FS][NFSV];
+} wire;
+#define WIRE_N ((int)(sizeof(wire) / sizeof(double)))
+
+static void max_then_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const double *a = in;
+    double *b = inout;
+    for (int e = 0; e < *len; e++, a += WIRE_N, b += WIRE_N)
+        for (int i = 0; i < WIRE_N; i++)
+            b[i] = i < NMAX ? fmax(a[i], b[i]) : a[i] + b[i];
+}
+
+/* The type and operation, made once per process (MPI frees them at
+ * MPI_Finalize). Not thread safe, as plan creation is not. */
+static int wire_ops(MPI_Datatype *t, MPI_Op *op)
+{
+    static MPI_Datatype type = MPI_DATATYPE_NULL;
+    static MPI_Op oper = MPI_OP_NULL;
+    if (type == MPI_DATATYPE_NULL) {
+        if (MPI_Type_contiguous(WIRE_N, MPI_DOUBLE, &type) != MPI_SUCCESS
+            || MPI_Type_commit(&type) != MPI_SUCCESS
+            || MPI_Op_create(max_then_sum, 1, &oper) != MPI_SUCCESS) {
+            type = MPI_DATATYPE_NULL;
+            return COLLIO_ERR_MPI;
+        }
+    }
+    *t = type, *op = oper;
+    return COLLIO_OK;
+}
+
+static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
+{
+    int n = fs->ninterleaved < COLLIO_CAL_INTERLEAVED_MAX ? fs->ninterleaved
+                                                           : COLLIO_CAL_INTERLEAVED_MAX;
+    double v[NFSV] = {(double)(key >> 32), (double)(key & 0xffffffffu), n,
+                      fs->write_request_s, fs->write_Bps, fs->read_request_s,
+                      fs->read_Bps, fs->mpiio_write_piece_s, fs->mpiio_read_piece_s};
+    for (int i = 0; i < n; i++) {
+        v[9 + i] = fs->interleaved_bytes[i];
+        v[9 + COLLIO_CAL_INTERLEAVED_MAX + i] = fs->write_interleaved_s[i];
+        v[9 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i] = fs->read_interleaved_s[i];
+    }
+    memcpy(w, v, sizeof v);
+}
+
+static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
+{
+    memset(fs, 0, sizeof *fs);
+    *key = (uint64_t)w[0] << 32 | (uint64_t)w[1];
+    fs->ninterleaved = (int)w[2];
+    fs->write_request_s = w[3], fs->write_Bps = w[4];
+    fs->read_request_s = w[5], fs->read_Bps = w[6];
+    fs->mpiio_write_piece_s = w[7], fs->mpiio_read_piece_s = w[8];
+    for (int i = 0; i < fs->ninterleaved && i < COLLIO_CAL_INTERLEAVED_MAX; i++) {
+        fs->interleaved_bytes[i] = w[9 + i];
+        fs->write_interleaved_s[i] = w[9 + COLLIO_CAL_INTERLEAVED_MAX + i];
+        fs->read_interleaved_s[i] = w[9 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i];
+    }
+}
+
+int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
+{
+    wire w;
+    memset(&w, 0, sizeof w);
+    double mx[NMAX] = {in->bytes, in->pieces, in->moved, in->node_ranks, -in->cores};
+    memcpy(w.max, mx, sizeof mx);
+    w.pieces_total = in->pieces_total;
+    if (p->rank == 0) {
+        const collio_calibration *c = &in->calib;
+        double net[6] = {c->latency_s[0],     c->latency_s[1], c->bandwidth_Bps[0],
+                         c->bandwidth_Bps[1], c->copy_Bps,     c->piece_s};
+        memcpy(w.net, net, sizeof net);
+        w.cores_per_node = c->cores_per_node, w.shm_window = c->shm_window;
+        w.nfs = c->nfs, w.error = in->error, w.dir_entry = in->dir_entry;
+        for (int k = 0; k < c->nfs && k < COLLIO_CALIBRATION_MAX_FS; k++)
+            put_fs(w.fs[k], &c->fs[k], collio__fs_key(&c->fs[k].id));
+    }
+    MPI_Datatype t;
+    MPI_Op op;
+    int rc = wire_ops(&t, &op);
+    /* (every rank makes the same type and operation: a failure is the
+     * same everywhere, or MPI itself is broken) */
+    if (rc != COLLIO_OK || MPI_Allreduce(MPI_IN_PLACE, &w, 1, t, op, p->comm) != MPI_SUCCESS)
+        return COLLIO_ERR_MPI;
+    in->bytes = w.max[0], in->pieces = w.max[1], in->moved = w.max[2];
+    in->node_ranks = w.max[3], in->cores = -w.max[4];
+    in->pieces_total = w.pieces_total;
+    collio_calibration *c = &in->calib;
+    collio_calibration_defaults(c);
+    c->from_file = (int)w.error == 0;
+    c->latency_s[0] = w.net[0], c->latency_s[1] = w.net[1];
+    c->bandwidth_Bps[0] = w.net[2], c->bandwidth_Bps[1] = w.net[3];
+    c->copy_Bps = w.net[4], c->piece_s = w.net[5];
+    c->cores_per_node = (int)w.cores_per_node, c->shm_window = (int)w.shm_window;
+    c->nfs = (int)w.nfs;
+    for (int k = 0; k < c->nfs && k < COLLIO_CALIBRATION_MAX_FS; k++)
+        get_fs(w.fs[k], &c->fs[k], &in->fs_key[k]);
+    in->error = (int)w.error;
+    in->dir_entry = (int)w.dir_entry;
+    return COLLIO_OK;
+}
