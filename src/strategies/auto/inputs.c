@@ -59,10 +59,16 @@ static int wire_ops(MPI_Datatype *t, MPI_Op *op)
 static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
 {
     int n = fs->ninterleaved < COLLIO_CAL_INTERLEAVED_MAX ? fs->ninterleaved
-                                                           : COLLIO_CAL_INTERLEAVED_MAX;
-    double v[NFSV] = {(double)(key >> 32), (double)(key & 0xffffffffu), n,
-                      fs->write_request_s, fs->write_Bps, fs->read_request_s,
-                      fs->read_Bps, fs->mpiio_write_piece_s, fs->mpiio_read_piece_s};
+                                                          : COLLIO_CAL_INTERLEAVED_MAX;
+    double v[NFSV] = {(double)(key >> 32),
+                      (double)(key & 0xffffffffu),
+                      n,
+                      fs->write_request_s,
+                      fs->write_Bps,
+                      fs->read_request_s,
+                      fs->read_Bps,
+                      fs->mpiio_write_piece_s,
+                      fs->mpiio_read_piece_s};
     for (int i = 0; i < n; i++) {
         v[9 + i] = fs->interleaved_bytes[i];
         v[9 + COLLIO_CAL_INTERLEAVED_MAX + i] = fs->write_interleaved_s[i];
@@ -108,7 +114,8 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
     int rc = wire_ops(&t, &op);
     /* (every rank makes the same type and operation: a failure is the
      * same everywhere, or MPI itself is broken) */
-    if (rc != COLLIO_OK || MPI_Allreduce(MPI_IN_PLACE, &w, 1, t, op, p->comm) != MPI_SUCCESS)
+    if (rc != COLLIO_OK
+        || MPI_Allreduce(MPI_IN_PLACE, &w, 1, t, op, p->comm) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     in->bytes = w.max[0], in->pieces = w.max[1], in->moved = w.max[2];
     in->node_ranks = w.max[3], in->cores = -w.max[4];
