@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -367,10 +368,12 @@ static MPI_Datatype cal_cyclic(int n, int P)
     return ft;
 }
 
-/* One collective write_all or read_all of the view; *t = max over ranks. */
-static int cal_collective(cal_ctx *x, MPI_File fh, int writing, float *buf, double *t)
+/* One collective write_all or read_all of n pieces of the view; *t = max
+ * over ranks. */
+static int cal_collective(cal_ctx *x, MPI_File fh, int writing, float *buf, int n,
+                          double *t)
 {
-    int n = x->args.pieces, rc = MPI_File_seek(fh, 0, MPI_SEEK_SET);
+    int rc = MPI_File_seek(fh, 0, MPI_SEEK_SET);
     MPI_Barrier(x->comm);
     double t0 = MPI_Wtime();
     if (rc == MPI_SUCCESS)
@@ -391,11 +394,20 @@ static int cal_mpiio_run(cal_ctx *x, MPI_File fh, float *buf)
     if (cal_failed(x, cal_mpi_ok(x, rc, "MPI_File_set_view")))
         return 1;
     int cores = x->cal.cores_per_node > 0 ? x->cal.cores_per_node : 1;
-    double cpu = x->rpn_max > cores ? (double)x->rpn_max / cores : 1.0, tw, tr;
-    if (cal_collective(x, fh, 1, buf, &tw) || cal_collective(x, fh, 0, buf, &tr))
+    double cpu = x->rpn_max > cores ? (double)x->rpn_max / cores : 1.0, tw, tr, sw, sr;
+    /* all the pieces, then a 64th of them: the cost per piece (the whole
+     * call's, as before: robust to noise), and what the small call costs
+     * beyond its pieces -- the call's own cost (file domains, rounds, the
+     * file system's locks) */
+    int n = x->args.pieces, small = n / 64 > 0 ? n / 64 : 1;
+    if (cal_collective(x, fh, 1, buf, n, &tw) || cal_collective(x, fh, 0, buf, n, &tr)
+        || cal_collective(x, fh, 1, buf, small, &sw)
+        || cal_collective(x, fh, 0, buf, small, &sr))
         return 1;
-    x->fs.mpiio_write_piece_s = tw / x->args.pieces / cpu;
-    x->fs.mpiio_read_piece_s = tr / x->args.pieces / cpu;
+    x->fs.mpiio_write_piece_s = tw / n / cpu;
+    x->fs.mpiio_read_piece_s = tr / n / cpu;
+    x->fs.mpiio_write_call_s = fmax(0, sw - tw * small / n);
+    x->fs.mpiio_read_call_s = fmax(0, sr - tr * small / n);
     return 0;
 }
 
@@ -630,6 +642,8 @@ static void cal_print(const cal_ctx *x, const double *secs)
            f->write_request_s, f->write_Bps, f->mpiio_write_piece_s);
     printf("    read_request_s  %.3g  read_Bps  %.3g  mpiio_read_piece_s  %.3g\n",
            f->read_request_s, f->read_Bps, f->mpiio_read_piece_s);
+    printf("    mpiio_write_call_s %.3g  mpiio_read_call_s %.3g\n", f->mpiio_write_call_s,
+           f->mpiio_read_call_s);
     for (int i = 0; i < f->ninterleaved; i++)
         printf("    list i/o, %6.0f-byte pieces: write %.3g s, read %.3g s per request\n",
                f->interleaved_bytes[i], f->write_interleaved_s[i],

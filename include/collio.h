@@ -357,6 +357,9 @@ typedef struct collio_fs_costs {
                                    (MPI_File_write_all), per piece of a
                                    rank, one process per core */
     double mpiio_read_piece_s;  /* MPI_File_read_all, likewise */
+    double mpiio_write_call_s;  /* the same collective's cost per call beyond
+                                   its pieces (0: not measured) */
+    double mpiio_read_call_s;   /* likewise for MPI_File_read_all */
     /* List I/O as "independent" does it: every rank writing (reading) its
      * own pieces, interleaved with the other ranks' in one file, all at
      * once. The cost of one request beyond its bytes (those count at

@@ -191,7 +191,32 @@ int main(void)
           "interleaved: multiphase %.9g", t[AUTO_MULTIPHASE]);
     fs.ninterleaved = 0;
 
-    /* 6. a tie goes to the earlier candidate */
+    /* 6. the MPI library's cost per call (0.1 s) goes to two_phase and to
+     *    every subgroup once, nothing else: case 1's shape again */
+    s = (collio__auto_shape){.nranks = 4,
+                             .nnodes = 1,
+                             .ranks_per_node = 4,
+                             .cores_per_node = 2,
+                             .bytes_total = 4e6,
+                             .bytes_max = 1e6,
+                             .pieces_max = 1e4,
+                             .pieces_total = 4e4,
+                             .moved_max = 7.5e5};
+    fs.mpiio_write_call_s = 0.1;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    for (int i = 0; i < AUTO_NCAND; i++)
+        CHECK(
+            isinf(w1[i])
+                ? isinf(t[i])
+                : near(t[i],
+                       w1[i] + (i == AUTO_TWO_PHASE || i >= AUTO_SUBGROUP_G2 ? 0.1 : 0)),
+            "per call: %s %.9g", collio__auto_candidates[i].label, t[i]);
+    collio__auto_predict(&s, &c, &fs, 0, t); /* reads: mpiio_read_call_s, 0 */
+    CHECK(near(t[AUTO_TWO_PHASE], 0.2 + 0.002 + 6e-6 + 2e-3),
+          "per call, reading: two_phase %.9g", t[AUTO_TWO_PHASE]);
+    fs.mpiio_write_call_s = 0;
+
+    /* 7. a tie goes to the earlier candidate */
     double tie[AUTO_NCAND] = {3, 2, 2, 2, 5, 5, INFINITY};
     CHECK(collio__auto_pick(tie) == AUTO_INDEPENDENT, "tie: the earlier");
     return unit_summary("unit_auto_model");

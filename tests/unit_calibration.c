@@ -26,7 +26,8 @@ static const char *good =
     "\"/dev/vda\",\n"
     "      \"magic\": 61267, \"write_request_s\": 3e-6, \"write_Bps\": 1.2e9,\n"
     "      \"read_request_s\": 1e-6, \"read_Bps\": 4e9, \"mpiio_write_piece_s\": 5e-6,\n"
-    "      \"mpiio_read_piece_s\": 4e-6,\n"
+    "      \"mpiio_read_piece_s\": 4e-6, \"mpiio_write_call_s\": 0.002,\n"
+    "      \"mpiio_read_call_s\": 0.001,\n"
     "      \"interleaved\": [ { \"bytes\": 4, \"write_s\": 2e-6, \"read_s\": 5e-7 },\n"
     "                       { \"bytes\": 16384, \"write_s\": 9e-6, \"read_s\": 0 } ] },\n"
     "    { \"type\": \"fuse.glusterfs\", \"mount\": \"/mnt/pfs\", \"source\": \"h:/v\",\n"
@@ -117,6 +118,10 @@ int main(void)
               && c.fs[0].read_interleaved_s[1] == 0,
           "fs[0] list I/O costs");
     CHECK(c.fs[1].ninterleaved == 0, "fs[1]: no list I/O costs (optional)");
+    CHECK(c.fs[0].mpiio_write_call_s == 0.002 && c.fs[0].mpiio_read_call_s == 0.001,
+          "fs[0] MPI-IO cost per call");
+    CHECK(c.fs[1].mpiio_write_call_s == 0 && c.fs[1].mpiio_read_call_s == 0,
+          "fs[1]: no MPI-IO cost per call (optional): 0");
     collio_fs_id want = c.fs[1].id, other = c.fs[1].id;
     CHECK(collio_calibration_find_fs(&c, &want) == 1, "find fs[1]");
     snprintf(other.mount, sizeof other.mount, "/mnt/other");

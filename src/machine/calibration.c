@@ -207,6 +207,15 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
                 {"mpiio_read_piece_s", &fs->mpiio_read_piece_s}};
     for (size_t i = 0; rc == COLLIO_OK && i < sizeof nums / sizeof nums[0]; i++)
         rc = get_num(o, "filesystems[]", nums[i].key, 0, nums[i].v);
+    /* optional (files of older collios have none): 0, not measured */
+    const char *opt[2] = {"mpiio_write_call_s", "mpiio_read_call_s"};
+    double *optv[2] = {&fs->mpiio_write_call_s, &fs->mpiio_read_call_s};
+    for (int i = 0; rc == COLLIO_OK && i < 2; i++) {
+        json_object *x = NULL;
+        *optv[i] = 0;
+        if (json_object_object_get_ex(o, opt[i], &x))
+            rc = get_num(o, "filesystems[]", opt[i], 1, optv[i]);
+    }
     return rc == COLLIO_OK ? parse_interleaved(o, fs) : rc;
 }
 
@@ -371,6 +380,10 @@ static json_object *to_json(const collio_calibration *c)
                                json_object_new_double(fs->mpiio_write_piece_s));
         json_object_object_add(o, "mpiio_read_piece_s",
                                json_object_new_double(fs->mpiio_read_piece_s));
+        json_object_object_add(o, "mpiio_write_call_s",
+                               json_object_new_double(fs->mpiio_write_call_s));
+        json_object_object_add(o, "mpiio_read_call_s",
+                               json_object_new_double(fs->mpiio_read_call_s));
         if (fs->ninterleaved > 0) {
             json_object *arr = json_object_new_array();
             for (int k = 0; k < fs->ninterleaved && k < COLLIO_CAL_INTERLEAVED_MAX; k++) {

@@ -15,9 +15,9 @@
 #include <math.h>
 #include <string.h>
 
-enum { NMAX = 5, NFSV = 9 + 3 * COLLIO_CAL_INTERLEAVED_MAX };
+enum { NMAX = 5, NFSV = 11 + 3 * COLLIO_CAL_INTERLEAVED_MAX };
 
-/* A file system's entry on the wire: key halves, ninterleaved, the six
+/* A file system's entry on the wire: key halves, ninterleaved, the eight
  * costs, the interleaved sizes and costs. */
 typedef struct wire {
     double max[NMAX]; /* bytes, pieces, moved, ranks on a node, cores */
@@ -68,11 +68,13 @@ static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
                       fs->read_request_s,
                       fs->read_Bps,
                       fs->mpiio_write_piece_s,
-                      fs->mpiio_read_piece_s};
+                      fs->mpiio_read_piece_s,
+                      fs->mpiio_write_call_s,
+                      fs->mpiio_read_call_s};
     for (int i = 0; i < n; i++) {
-        v[9 + i] = fs->interleaved_bytes[i];
-        v[9 + COLLIO_CAL_INTERLEAVED_MAX + i] = fs->write_interleaved_s[i];
-        v[9 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i] = fs->read_interleaved_s[i];
+        v[11 + i] = fs->interleaved_bytes[i];
+        v[11 + COLLIO_CAL_INTERLEAVED_MAX + i] = fs->write_interleaved_s[i];
+        v[11 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i] = fs->read_interleaved_s[i];
     }
     memcpy(w, v, sizeof v);
 }
@@ -85,10 +87,11 @@ static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
     fs->write_request_s = w[3], fs->write_Bps = w[4];
     fs->read_request_s = w[5], fs->read_Bps = w[6];
     fs->mpiio_write_piece_s = w[7], fs->mpiio_read_piece_s = w[8];
+    fs->mpiio_write_call_s = w[9], fs->mpiio_read_call_s = w[10];
     for (int i = 0; i < fs->ninterleaved && i < COLLIO_CAL_INTERLEAVED_MAX; i++) {
-        fs->interleaved_bytes[i] = w[9 + i];
-        fs->write_interleaved_s[i] = w[9 + COLLIO_CAL_INTERLEAVED_MAX + i];
-        fs->read_interleaved_s[i] = w[9 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i];
+        fs->interleaved_bytes[i] = w[11 + i];
+        fs->write_interleaved_s[i] = w[11 + COLLIO_CAL_INTERLEAVED_MAX + i];
+        fs->read_interleaved_s[i] = w[11 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i];
     }
 }
 

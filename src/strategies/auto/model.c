@@ -27,9 +27,14 @@
  *                interleaved with other ranks' costs several times a 4-byte
  *                one here (page-cache pages, the file's lock), far more than
  *                its bytes at write_Bps
- *   two_phase    the MPI library's collective I/O, measured per piece:
- *                pieces_max * mpiio_piece * cpu + bytes_total / file_Bps
- *                + an exchange of bytes_max with P - 1 messages
+ *   two_phase    the MPI library's collective I/O, measured per piece and
+ *                per call: pieces_max * mpiio_piece * cpu + mpiio_call
+ *                + bytes_total / file_Bps + an exchange of bytes_max with
+ *                P - 1 messages (mpiio_call: what a call costs beyond its
+ *                pieces -- file domains, rounds, the file system's locks;
+ *                a tenth of a second on GlusterFS, where per piece alone
+ *                made two_phase look as cheap as list I/O for 256 KiB
+ *                pieces)
  *   multiphase   pack and unpack (pieces and bytes), an exchange of
  *                moved_max, then one contiguous request per rank:
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
@@ -39,7 +44,8 @@
  *                ranks of its node poll for their share of the cores)
  *                + bytes_total / file_Bps
  *   subgroup g   a gather of g - 1 ranks' bytes to each master (within a
- *                node), then two_phase among the P / g masters on pieces
+ *                node), then two_phase (with its mpiio_call) among the
+ *                P / g masters on pieces
  *                merged from consecutive ranks (counted as pieces_max:
  *                consecutive ranks' pieces adjoin in block-cyclic and
  *                sorted index layouts; optimistic elsewhere)
@@ -67,6 +73,7 @@ typedef struct model {
     double bw0, bw1; /* a link within a node, between nodes */
     double copy, piece;
     double req, fbw, mpiio; /* the file's: per request, bandwidth, per piece */
+    double mpiio_call;      /* the MPI library's collective, per call */
 } model;
 
 /* List I/O's cost per request at pieces of `bytes` (above). */
@@ -120,13 +127,14 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
     m.req = writing ? fs->write_request_s : fs->read_request_s;
     m.fbw = writing ? fs->write_Bps : fs->read_Bps;
     m.mpiio = writing ? fs->mpiio_write_piece_s : fs->mpiio_read_piece_s;
+    m.mpiio_call = writing ? fs->mpiio_write_call_s : fs->mpiio_read_call_s;
     double file_bytes = s->bytes_total / m.fbw;
 
     double piece = s->pieces_max > 0 ? s->bytes_max / s->pieces_max : 0;
     t[AUTO_INDEPENDENT] =
         s->pieces_max * list_request(fs, writing, piece) * m.cpu + file_bytes;
-    t[AUTO_TWO_PHASE] =
-        s->pieces_max * m.mpiio * m.cpu + file_bytes + exchange(&m, s->bytes_max, P - 1);
+    t[AUTO_TWO_PHASE] = s->pieces_max * m.mpiio * m.cpu + m.mpiio_call + file_bytes
+                        + exchange(&m, s->bytes_max, P - 1);
     double msgs = P - 1 < s->pieces_max ? P - 1 : s->pieces_max;
     t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
                          + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes;
@@ -154,7 +162,7 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
                         + pack(&m, s->pieces_max * g, s->bytes_max * g) * m.cpu;
         model mm = m;
         mm.cpu = mcpu;
-        t[i] = gather + s->pieces_max * m.mpiio * mcpu + file_bytes
+        t[i] = gather + s->pieces_max * m.mpiio * mcpu + m.mpiio_call + file_bytes
                + exchange(&mm, s->bytes_max * g, masters - 1);
     }
 }
