@@ -31,10 +31,8 @@
  *                per call: pieces_max * mpiio_piece * cpu + mpiio_call
  *                + bytes_total / file_Bps + an exchange of bytes_max with
  *                P - 1 messages (mpiio_call: what a call costs beyond its
- *                pieces -- file domains, rounds, the file system's locks;
- *                a tenth of a second on GlusterFS, where per piece alone
- *                made two_phase look as cheap as list I/O for 256 KiB
- *                pieces)
+ *                pieces -- file domains, rounds, the file system's locks:
+ *                0 on this machine's ext4, about 1 ms on GlusterFS)
  *   multiphase   pack and unpack (pieces and bytes), an exchange of
  *                moved_max, then one contiguous request per rank:
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
