@@ -33,6 +33,32 @@ static void constants(collio_calibration *c, collio_fs_costs *fs)
                             .mpiio_read_piece_s = 1e-5};
 }
 
+/* Case 1's shape: one node, 4 ranks on 2 cores, 4 MB, 1 MB and `pieces`
+ * pieces per rank, 750 KB of each outside its domain. */
+static collio__auto_shape one_node(double pieces)
+{
+    return (collio__auto_shape){.nranks = 4,
+                                .nnodes = 1,
+                                .ranks_per_node = 4,
+                                .cores_per_node = 2,
+                                .bytes_total = 4e6,
+                                .bytes_max = 1e6,
+                                .pieces_max = pieces,
+                                .pieces_total = 4 * pieces,
+                                .moved_max = 7.5e5};
+}
+
+/* Predicts s and checks independent's time against want. */
+static void expect_independent(const char *what, const collio__auto_shape *s,
+                               const collio_calibration *c, const collio_fs_costs *fs,
+                               int writing, double want)
+{
+    double t[AUTO_NCAND];
+    collio__auto_predict(s, c, fs, writing, t);
+    CHECK(near(t[AUTO_INDEPENDENT], want), "%s: independent %.9g", what,
+          t[AUTO_INDEPENDENT]);
+}
+
 static void expect(const char *what, const double *t, const double *want, int choice)
 {
     for (int i = 0; i < AUTO_NCAND; i++)
@@ -54,15 +80,7 @@ int main(void)
     /* 1. one node, 4 ranks on 2 cores (cpu = 2, nothing off-node); 4 MB,
      *    1 MB and 10,000 pieces per rank, 750 KB of each outside its domain.
      *    file_bytes = 4e6 / 1e9 = 0.004 */
-    collio__auto_shape s = {.nranks = 4,
-                            .nnodes = 1,
-                            .ranks_per_node = 4,
-                            .cores_per_node = 2,
-                            .bytes_total = 4e6,
-                            .bytes_max = 1e6,
-                            .pieces_max = 1e4,
-                            .pieces_total = 4e4,
-                            .moved_max = 7.5e5};
+    collio__auto_shape s = one_node(1e4);
     collio__auto_predict(&s, &c, &fs, 1, t);
     double w1[AUTO_NCAND] = {
         /* serial: 4 lat + (3e6 / 1e9 + pack(4e4, 4e6) (4e-4 + 4e-3)) * cpu 2
@@ -147,44 +165,27 @@ int main(void)
     fs.write_interleaved_s[2] = 9e-6;
     fs.read_interleaved_s[0] = 5e-7, fs.read_interleaved_s[1] = 7e-7;
     fs.read_interleaved_s[2] = 1.1e-6;
-    s = (collio__auto_shape){.nranks = 4,
-                             .nnodes = 1,
-                             .ranks_per_node = 4,
-                             .cores_per_node = 2,
-                             .bytes_total = 4e6,
-                             .bytes_max = 1e6,
-                             .pieces_max = 1e6 / 1024, /* 1 KiB pieces */
-                             .pieces_total = 4e6 / 1024,
-                             .moved_max = 7.5e5};
-    collio__auto_predict(&s, &c, &fs, 1, t);
-    /* at a measured size: 976.5625 requests * 3e-6 * cpu 2 + file */
-    CHECK(near(t[AUTO_INDEPENDENT], 976.5625 * 3e-6 * 2 + 0.004),
-          "interleaved 1 KiB: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* at a measured size, 1 KiB: 976.5625 requests * 3e-6 * cpu 2 + file */
+    s = one_node(1e6 / 1024);
+    expect_independent("interleaved 1 KiB", &s, &c, &fs, 1, 976.5625 * 3e-6 * 2 + 0.004);
     /* 4 KiB, halfway in log2 between 1 KiB and 16 KiB: (3 + 9) / 2 = 6 us */
     s.pieces_max = 1e6 / 4096;
-    collio__auto_predict(&s, &c, &fs, 1, t);
-    CHECK(near(t[AUTO_INDEPENDENT], 244.140625 * 6e-6 * 2 + 0.004),
-          "interleaved 4 KiB: independent %.9g", t[AUTO_INDEPENDENT]);
+    expect_independent("interleaved 4 KiB", &s, &c, &fs, 1,
+                       244.140625 * 6e-6 * 2 + 0.004);
     /* reading at 4 KiB: (0.7 + 1.1) / 2 = 0.9 us, file 0.002 */
-    collio__auto_predict(&s, &c, &fs, 0, t);
-    CHECK(near(t[AUTO_INDEPENDENT], 244.140625 * 0.9e-6 * 2 + 0.002),
-          "interleaved 4 KiB read: independent %.9g", t[AUTO_INDEPENDENT]);
+    expect_independent("interleaved 4 KiB read", &s, &c, &fs, 0,
+                       244.140625 * 0.9e-6 * 2 + 0.002);
     /* 64 B: halfway from 4 B to 1 KiB in log2 (6 - 2 = 4 of 10 - 2 = 8):
      * 1 + 0.5 * 2 = 2 us */
     s.pieces_max = 1e6 / 64;
-    collio__auto_predict(&s, &c, &fs, 1, t);
-    CHECK(near(t[AUTO_INDEPENDENT], 15625 * 2e-6 * 2 + 0.004),
-          "interleaved 64 B: independent %.9g", t[AUTO_INDEPENDENT]);
+    expect_independent("interleaved 64 B", &s, &c, &fs, 1, 15625 * 2e-6 * 2 + 0.004);
     /* beyond the ends, the end values: one 1 MB piece 9 us, 2-byte pieces
      * (5e5 of them) 1 us */
     s.pieces_max = 1;
-    collio__auto_predict(&s, &c, &fs, 1, t);
-    CHECK(near(t[AUTO_INDEPENDENT], 1 * 9e-6 * 2 + 0.004),
-          "interleaved 1 MB: independent %.9g", t[AUTO_INDEPENDENT]);
+    expect_independent("interleaved 1 MB", &s, &c, &fs, 1, 1 * 9e-6 * 2 + 0.004);
     s.pieces_max = 5e5;
+    expect_independent("interleaved 2 B", &s, &c, &fs, 1, 5e5 * 1e-6 * 2 + 0.004);
     collio__auto_predict(&s, &c, &fs, 1, t);
-    CHECK(near(t[AUTO_INDEPENDENT], 5e5 * 1e-6 * 2 + 0.004),
-          "interleaved 2 B: independent %.9g", t[AUTO_INDEPENDENT]);
     /* the other candidates do not use them: multiphase as in case 1 at
      * 5e5 pieces: 2 * pack(5e5, 1e6) (5e-3 + 1e-3) * 2 + exchange + ... */
     CHECK(near(t[AUTO_MULTIPHASE], 2 * 6e-3 * 2 + 1.506e-3 + 2e-6 + 4e-3),
@@ -193,15 +194,7 @@ int main(void)
 
     /* 6. the MPI library's cost per call (0.1 s) goes to two_phase and to
      *    every subgroup once, nothing else: case 1's shape again */
-    s = (collio__auto_shape){.nranks = 4,
-                             .nnodes = 1,
-                             .ranks_per_node = 4,
-                             .cores_per_node = 2,
-                             .bytes_total = 4e6,
-                             .bytes_max = 1e6,
-                             .pieces_max = 1e4,
-                             .pieces_total = 4e4,
-                             .moved_max = 7.5e5};
+    s = one_node(1e4);
     fs.mpiio_write_call_s = 0.1;
     collio__auto_predict(&s, &c, &fs, 1, t);
     for (int i = 0; i < AUTO_NCAND; i++)
