@@ -319,8 +319,10 @@ int collio_strategy_is_mpi_collective(const char *name);
 
 /** Local. The name of candidate i of strategy "auto" ("serial",
  *  "independent", "two_phase", "multiphase", "subgroup_g2", "subgroup_g4",
- *  "subgroup_g8"): the value of its stats auto.write_choice and
- *  auto.read_choice; NULL if out of range. */
+ *  "subgroup_g8", "multiphase_k1" .. "multiphase_k3", "subgroup_g2_list" ..
+ *  "subgroup_g8_list"; docs/auto.md): the value of its stats
+ *  auto.write_choice and auto.read_choice, and a value of hint auto.only;
+ *  NULL if out of range (i = 0, 1, ... until NULL lists them all). */
 const char *collio_auto_candidate_name(int i);
 
 /* ------------------------------------- the machine: file systems, costs */

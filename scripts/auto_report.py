@@ -19,8 +19,10 @@ import os
 import statistics
 import sys
 
+# auto's candidates in their order (auto.write_choice is an index here)
 CANDIDATES = ["serial", "independent", "two_phase", "multiphase", "subgroup_g2",
-              "subgroup_g4", "subgroup_g8"]
+              "subgroup_g4", "subgroup_g8", "multiphase_k1", "multiphase_k2",
+              "multiphase_k3", "subgroup_g2_list", "subgroup_g4_list", "subgroup_g8_list"]
 MODELLED = ["serial", "independent", "two_phase", "multiphase"]
 
 

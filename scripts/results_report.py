@@ -1274,7 +1274,9 @@ def r_list_vs_two_phase(paths):
 
 
 ABBR = {"serial": "S", "independent": "L", "two_phase": "2P", "multiphase": "MP", "subgroup_g2": "SG2",
-        "subgroup_g4": "SG4", "subgroup_g8": "SG8"}
+        "subgroup_g4": "SG4", "subgroup_g8": "SG8", "multiphase_k1": "MP1", "multiphase_k2": "MP2",
+        "multiphase_k3": "MP3", "subgroup_g2_list": "SG2L", "subgroup_g4_list": "SG4L",
+        "subgroup_g8_list": "SG8L"}
 CANDS = auto_report.CANDIDATES
 
 
@@ -1393,7 +1395,10 @@ def r_decision(workload):
 
         colors = {"multiphase": "tab:blue", "independent": "tab:orange", "two_phase": "tab:red",
                   "serial": "tab:gray", "subgroup_g2": "tab:purple", "subgroup_g4": "tab:purple",
-                  "subgroup_g8": "tab:purple"}
+                  "subgroup_g8": "tab:purple", "multiphase_k1": "tab:cyan",
+                  "multiphase_k2": "tab:cyan", "multiphase_k3": "tab:cyan",
+                  "subgroup_g2_list": "tab:pink", "subgroup_g4_list": "tab:pink",
+                  "subgroup_g8_list": "tab:pink"}
 
         def draw(fig):
             ax = fig.subplots(1, 1)
@@ -1494,8 +1499,9 @@ def r_slow(workload):
 
 
 def measured_for(c, cand):
-    """The measured median of a candidate in a case (subgroup by its group)."""
-    if cand.startswith("subgroup_g"):
+    """The measured median of a candidate in a case (subgroup by its group;
+    the candidates with an inner list I/O or fewer phases are not run alone)."""
+    if cand.startswith("subgroup_g") and not cand.endswith("_list"):
         g = int(cand[len("subgroup_g"):])
         return c["med"].get("subgroup") if c["group"] == g else None
     return c["med"].get(cand)

@@ -3,21 +3,25 @@
  * rank whatever calibration file each rank would see, and what it decides
  * follows rank 0's file:
  *
- *  - rank 0's file makes every per-request and per-piece cost 1 s, so
- *    serial (no per-request term) is the only cheap candidate; rank 1 sees
+ *  - rank 0's file makes every file request and every piece packed cost
+ *    1 s and the MPI library's collective I/O free, so two_phase (which
+ *    packs nothing of its own) is the only cheap candidate; rank 1 sees
  *    a corrupt file, rank 2 none, the others a file that favours list I/O:
- *    every rank runs serial, calibrated, with no calibration error;
- *  - rank 0 sees no file, the others the serial-favouring one: every rank
+ *    every rank runs two_phase, calibrated, with no calibration error;
+ *  - rank 0 sees no file, the others the two_phase-favouring one: every rank
  *    reports COLLIO_ERR_IO, uncalibrated, and the choice the built-in
  *    constants give (that of a plan with auto.use_calibration=0);
  *  - auto.use_calibration=0: no file read (calibration_error -1);
  *  - hints that the cheapest candidate refuses at its plan creation
  *    (multiphase.exchange=direct with 1 phase of several): the next
  *    cheapest runs, and the call succeeds;
- *  - auto.dir names the file's directory: the choice (serial, by rank 0's
+ *  - auto.dir names the file's directory: the choice (two_phase, by rank 0's
  *    file) and its plan are made at plan creation, the write makes none
  *    (auto.made_s unchanged by it) and runs that choice; a dir that
- *    differs between ranks is COLLIO_ERR_MISMATCH on every rank.
+ *    differs between ranks is COLLIO_ERR_MISMATCH on every rank;
+ *  - auto.only names a candidate: every one of them runs through auto's
+ *    plan with its own hints (its group, its phase count) and round-trips
+ *    byte-exact, or, where P does not allow it, fails with ARG everywhere.
  *
  * Each case writes the file through a NULL strategy (auto) and checks its
  * bytes against bench/pattern.h with plain POSIX, then reads it back.
@@ -30,28 +34,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SERIAL_CAND = 0, INDEPENDENT_CAND = 1, MULTIPHASE_CAND = 3 };
+enum { INDEPENDENT_CAND = 1, TWO_PHASE_CAND = 2, MULTIPHASE_CAND = 3 };
 
 /* The candidate of least predicted time in the last run() (rank 0's). */
 static int g_cheapest = -1;
 
-/* A calibration for the file system of dir that favours serial (slow
- * requests and pieces) or list I/O (free requests, slow memory). */
-static void craft(const char *path, const char *dir, int favour_serial)
+/* A calibration for the file system of dir that favours two_phase (slow
+ * requests and pieces, free collective I/O) or list I/O (free requests,
+ * slow memory and collective I/O). */
+static void craft(const char *path, const char *dir, int favour_two_phase)
 {
     collio_calibration c;
     collio_calibration_defaults(&c);
     c.latency_s[0] = c.latency_s[1] = 1e-9;
     c.bandwidth_Bps[0] = c.bandwidth_Bps[1] = 1e12;
-    c.copy_Bps = favour_serial ? 1e12 : 1e3;
-    c.piece_s = favour_serial ? 0 : 1;
+    c.copy_Bps = favour_two_phase ? 1e12 : 1e3;
+    c.piece_s = 1;
     c.cores_per_node = 64;
     c.nfs = 1;
     collio_fs_identify(dir, &c.fs[0].id);
     collio_fs_costs *fs = &c.fs[0];
-    fs->write_request_s = fs->read_request_s = favour_serial ? 1 : 1e-12;
+    fs->write_request_s = fs->read_request_s = favour_two_phase ? 1 : 1e-12;
     fs->write_Bps = fs->read_Bps = 1e12;
-    fs->mpiio_write_piece_s = fs->mpiio_read_piece_s = 1;
+    fs->mpiio_write_piece_s = fs->mpiio_read_piece_s = favour_two_phase ? 1e-12 : 1;
     if (collio_calibration_save(path, &c) != COLLIO_OK)
         fprintf(stderr, "craft %s: %s\n", path, collio_last_error());
 }
@@ -100,7 +105,7 @@ static int run(tu_ctx *t, const char *strategy, const char *hints, double *calib
         *calibrated = same_stat(t, p, "auto.calibrated");
         *cal_error = same_stat(t, p, "auto.calibration_error");
         double least = 0; /* the write's predictions: the cheapest */
-        for (int i = 0; i < 7; i++) {
+        for (int i = 0; collio_auto_candidate_name(i) != NULL; i++) {
             char key[64];
             snprintf(key, sizeof key, "auto.predicted_%s_s",
                      collio_auto_candidate_name(i));
@@ -129,7 +134,79 @@ out:
     return choice;
 }
 
-/* auto.dir = dir with rank 0's calibration favouring serial. */
+/* auto.only = candidate i at bx: it runs, byte-exact both ways, where
+ * this P allows it (subgroup_gG: G <= P; multiphase_kK: K phases fewer
+ * than the ceil(log2 P) of all), with its group or phase count; else the
+ * write is COLLIO_ERR_ARG on every rank and the file is never made. */
+static void run_only(tu_ctx *t, int i, int64_t bx)
+{
+    const char *label = collio_auto_candidate_name(i);
+    int g = 0, k = 0, all = 0;
+    while ((1 << all) < t->nranks)
+        all++;
+    sscanf(label, "subgroup_g%d", &g);
+    sscanf(label, "multiphase_k%d", &k);
+    int runs = (g == 0 || g <= t->nranks) && (k == 0 || k < all);
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, 100003, bx, 4);
+    int64_t *idx = NULL, n = 0;
+    tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
+    collio_layout *l = NULL;
+    collio_plan *p = NULL;
+    collio_file *f = NULL;
+    unsigned char *buf = calloc((size_t)n * 4 + 1, 1),
+                  *back = calloc((size_t)n * 4 + 1, 1);
+    char path[512];
+    tu_temp_path(t, "only", path, sizeof path);
+    if (!TU_RC_ALL(t, tu_desc_make(&d, t->comm, &l), COLLIO_OK, "layout"))
+        goto out;
+    collio_hints *h = TU_HINTS(t, "auto.only=%s", label);
+    int rc = collio_plan_create(t->comm, l, NULL, h, &p);
+    collio_hints_free(&h);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create"))
+        goto out;
+    tu_fill(buf, idx, n, 4, 13);
+    if (!runs) {
+        rc = collio_file_open(t->comm, path, COLLIO_FILE_CREATE, NULL, &f);
+        if (TU_RC_ALL(t, rc, COLLIO_OK, "open")) {
+            TU_RC_ALL(t, collio_write(p, f, buf, (size_t)n * 4), COLLIO_ERR_ARG,
+                      "a candidate this P does not allow");
+            collio_file_close(&f);
+        }
+        goto out;
+    }
+    if (!tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * 4))
+        goto out;
+    TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 13, 0, 0, 0) == 0,
+             "%s: the file's bytes", label);
+    TU_CHECK(t, same_stat(t, p, "auto.write_choice") == i, "%s: the write ran %s", label,
+             collio_auto_candidate_name((int)TU_STAT(t, p, "auto.write_choice")));
+    if (k > 0)
+        TU_CHECK(t, same_stat(t, p, "nphases") == k, "%s: %g phases", label,
+                 TU_STAT(t, p, "nphases"));
+    if (g > 0) { /* (the last group may be smaller) */
+        double most = TU_STAT(t, p, "subgroup.group");
+        MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, t->comm);
+        TU_CHECK(t, most == g, "%s: groups of %g", label, most);
+    }
+    if (tu_plan_io(t, p, path, NULL, 0, back, (size_t)n * 4)) {
+        int64_t first = -1;
+        TU_CHECK(t, tu_compare(back, idx, n, 4, 13, &first) == 0,
+                 "%s: read back (first wrong element %lld)", label, (long long)first);
+        TU_CHECK(t, same_stat(t, p, "auto.read_choice") == i, "%s: the read ran it",
+                 label);
+    }
+out:
+    tu_remove(t, path);
+    free(buf);
+    free(back);
+    collio_plan_free(&p);
+    collio_layout_free(&l);
+    tu_desc_free(&d);
+    free(idx);
+}
+
+/* auto.dir = dir with rank 0's calibration favouring two_phase. */
 static void run_dir(tu_ctx *t, const char *dir)
 {
     tu_layout_desc d;
@@ -155,7 +232,7 @@ static void run_dir(tu_ctx *t, const char *dir)
         TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 11, 0, 0, 0) == 0,
                  "the file's bytes");
         int c = (int)same_stat(t, p, "auto.write_choice");
-        TU_CHECK(t, c == SERIAL_CAND, "the choice: %d, want serial", c);
+        TU_CHECK(t, c == TWO_PHASE_CAND, "the choice: %d, want two_phase", c);
         double after = TU_STAT(t, p, "auto.made_s");
         TU_CHECK(t, after == made,
                  "auto.made_s %g after the write, %g before: a plan made", after, made);
@@ -181,15 +258,15 @@ int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_auto");
-    char favour_serial[512], favour_list[512], corrupt[512], missing[512];
-    tu_temp_path(&t, "serial.json", favour_serial, sizeof favour_serial);
+    char favour_two_phase[512], favour_list[512], corrupt[512], missing[512];
+    tu_temp_path(&t, "two_phase.json", favour_two_phase, sizeof favour_two_phase);
     tu_temp_path(&t, "list.json", favour_list, sizeof favour_list);
     tu_temp_path(&t, "corrupt.json", corrupt, sizeof corrupt);
     tu_temp_path(&t, "missing.json", missing, sizeof missing);
     const char *dir =
         getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR") : "/tmp";
     if (t.rank == 0) {
-        craft(favour_serial, dir, 1);
+        craft(favour_two_phase, dir, 1);
         craft(favour_list, dir, 0);
         FILE *f = fopen(corrupt, "w");
         fputs("{ \"format\": \"collio-calibration\", \"version\": 1, \"netw", f);
@@ -198,20 +275,20 @@ int main(int argc, char **argv)
     MPI_Barrier(t.comm);
     double cal = -2, err = -2;
 
-    tu_case(&t, "rank 0 favours serial, rank 1 corrupt, rank 2 none, others list I/O");
+    tu_case(&t, "rank 0 favours two_phase, rank 1 corrupt, rank 2 none, others list I/O");
     setenv("COLLIO_CALIBRATION",
-           t.rank == 0   ? favour_serial
+           t.rank == 0   ? favour_two_phase
            : t.rank == 1 ? corrupt
            : t.rank == 2 ? missing
                          : favour_list,
            1);
     int c1 = run(&t, NULL, "", &cal, &err, 4096);
-    TU_CHECK(&t, c1 == SERIAL_CAND, "the choice: %d (%s), want serial", c1,
+    TU_CHECK(&t, c1 == TWO_PHASE_CAND, "the choice: %d (%s), want two_phase", c1,
              collio_auto_candidate_name(c1) ? collio_auto_candidate_name(c1) : "none");
     TU_CHECK(&t, cal == 1 && err == 0, "calibrated %g, calibration_error %g", cal, err);
 
-    tu_case(&t, "rank 0 sees no file, the others favour serial");
-    setenv("COLLIO_CALIBRATION", t.rank == 0 ? missing : favour_serial, 1);
+    tu_case(&t, "rank 0 sees no file, the others favour two_phase");
+    setenv("COLLIO_CALIBRATION", t.rank == 0 ? missing : favour_two_phase, 1);
     int c2 = run(&t, "auto", "", &cal, &err, 4096);
     TU_CHECK(&t, cal == 0 && err == COLLIO_ERR_IO, "calibrated %g, calibration_error %g",
              cal, err);
@@ -239,8 +316,15 @@ int main(int argc, char **argv)
     }
 
     tu_case(&t, "auto.dir: the choice at plan creation");
-    setenv("COLLIO_CALIBRATION", favour_serial, 1);
+    setenv("COLLIO_CALIBRATION", favour_two_phase, 1);
     run_dir(&t, dir);
+
+    tu_case(&t, "auto.only: every candidate through auto, where P allows it");
+    unsetenv("COLLIO_CALIBRATION");
+    for (int i = 0; collio_auto_candidate_name(i) != NULL; i++) {
+        run_only(&t, i, 1);
+        run_only(&t, i, 16);
+    }
 
     tu_case(&t, "every rank favours list I/O");
     setenv("COLLIO_CALIBRATION", favour_list, 1);
@@ -248,7 +332,7 @@ int main(int argc, char **argv)
     TU_CHECK(&t, c3 == INDEPENDENT_CAND, "the choice: %d, want independent", c3);
     unsetenv("COLLIO_CALIBRATION");
 
-    tu_remove(&t, favour_serial);
+    tu_remove(&t, favour_two_phase);
     tu_remove(&t, favour_list);
     tu_remove(&t, corrupt);
     return tu_finish(&t);

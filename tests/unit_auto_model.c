@@ -10,6 +10,7 @@
 #include "unit_check.h"
 
 #include <math.h>
+#include <string.h>
 
 static int near(double got, double want)
 {
@@ -34,7 +35,8 @@ static void constants(collio_calibration *c, collio_fs_costs *fs)
 }
 
 /* Case 1's shape: one node, 4 ranks on 2 cores, 4 MB, 1 MB and `pieces`
- * pieces per rank, 750 KB of each outside its domain. */
+ * pieces per rank, 750 KB of each outside its domain; block-cyclic
+ * (consecutive ranks' pieces adjoin), every hypercube phase on the node. */
 static collio__auto_shape one_node(double pieces)
 {
     return (collio__auto_shape){.nranks = 4,
@@ -45,7 +47,9 @@ static collio__auto_shape one_node(double pieces)
                                 .bytes_max = 1e6,
                                 .pieces_max = pieces,
                                 .pieces_total = 4 * pieces,
-                                .moved_max = 7.5e5};
+                                .moved_max = 7.5e5,
+                                .adjoin = 1,
+                                .intra_phases = 2};
 }
 
 /* Predicts s and checks independent's time against want. */
@@ -83,9 +87,9 @@ int main(void)
     collio__auto_shape s = one_node(1e4);
     collio__auto_predict(&s, &c, &fs, 1, t);
     double w1[AUTO_NCAND] = {
-        /* serial: 4 lat + (3e6 / 1e9 + pack(4e4, 4e6) (4e-4 + 4e-3)) * cpu 2
-         * + file */
-        4e-6 + (3e-3 + 4.4e-3) * 2 + 4e-3,
+        /* serial: 4 lat + (3e6 / 1e9 + pack(4e4, 4e6) (4e-4 + 4e-3) + one
+         * request 1e-6) * cpu 2 + file */
+        4e-6 + (3e-3 + 4.4e-3 + 1e-6) * 2 + 4e-3,
         /* independent: 1e4 requests * 1e-6 * cpu 2 + file */
         0.02 + 0.004,
         /* two_phase: 1e4 * 1e-5 * 2 + file + exchange(1e6, 3 msgs): 3 * 1e-6 * 2
@@ -102,7 +106,19 @@ int main(void)
          * 8.8e-3; one master: exchange(4e6, 0) = 4e-3 */
         6.006e-3 + 8.8e-3 + 0.1 + 0.004 + 4e-3,
         /* g = 8 > P: cannot run */
-        INFINITY};
+        INFINITY,
+        /* multiphase_k1: one phase on the node: a copy of the half kept
+         * (5e5 / 1e9 * cpu 2 = 1e-3) + 1e-6 * 2 + 5e5 * 2 / 1e9; the scatter
+         * pack(1e4, 1e6) * 2 = 2.2e-3; 5e3 runs of 2 ranks' pieces, merged,
+         * * 1e-6 * 2; file */
+        1e-3 + 2e-6 + 1e-3 + 2.2e-3 + 0.01 + 0.004,
+        /* k = 2, 3: P = 4 needs no more than 2 phases (that is multiphase) */
+        INFINITY, INFINITY,
+        /* subgroup_g2_list: g = 2's gather, then the 2 masters (cpu 1) write
+         * 1e4 merged runs by list I/O at 1e-6 each; file */
+        2.002e-3 + 4.4e-3 + 0.01 + 0.004,
+        /* g = 4: g = 4's gather, one master, the same 1e4 runs */
+        6.006e-3 + 8.8e-3 + 0.01 + 0.004, INFINITY};
     expect("one node, small pieces", t, w1, AUTO_MULTIPHASE);
 
     /* 2. the same bytes in 4 pieces per rank: list I/O wins */
@@ -110,8 +126,8 @@ int main(void)
     s.pieces_total = 16;
     collio__auto_predict(&s, &c, &fs, 1, t);
     double w2[AUTO_NCAND] = {
-        /* serial: 4 lat + (3e6 / 1e9 + pack(16, 4e6)) * cpu 2 + file */
-        4e-6 + (3e-3 + (16e-8 + 4e-3)) * 2 + 4e-3,
+        /* serial: 4 lat + (3e6 / 1e9 + pack(16, 4e6) + 1e-6) * cpu 2 + file */
+        4e-6 + (3e-3 + (16e-8 + 4e-3) + 1e-6) * 2 + 4e-3,
         /* independent: 4 requests * 1e-6 * cpu 2 + file */
         4 * 1e-6 * 2 + 0.004,
         /* two_phase: 4 * 1e-5 * 2 + file + the same exchange as case 1 */
@@ -119,7 +135,12 @@ int main(void)
         /* multiphase: pack(4, 1e6) = 4e-8 + 1e-3, twice, cpu 2; 3 messages */
         2 * (4e-8 + 1e-3) * 2 + 1.506e-3 + 2e-6 + 4e-3,
         2.002e-3 + (8e-8 + 2e-3) * 2 + 4e-5 + 0.004 + 2.001e-3,
-        6.006e-3 + (16e-8 + 4e-3) * 2 + 4e-5 + 0.004 + 4e-3, INFINITY};
+        6.006e-3 + (16e-8 + 4e-3) * 2 + 4e-5 + 0.004 + 4e-3, INFINITY,
+        /* multiphase_k1: the phase as in case 1, pack(4, 1e6) * 2, 2 runs */
+        2.002e-3 + (4e-8 + 1e-3) * 2 + 2 * 1e-6 * 2 + 0.004, INFINITY, INFINITY,
+        /* subgroup_g2_list, g4_list: the gathers above, 4 runs at cpu 1 */
+        2.002e-3 + (8e-8 + 2e-3) * 2 + 4e-6 + 0.004,
+        6.006e-3 + (16e-8 + 4e-3) * 2 + 4e-6 + 0.004, INFINITY};
     expect("one node, large pieces", t, w2, AUTO_INDEPENDENT);
 
     /* 3. reads of case 2 take the read constants: request 5e-7, 2 GB/s
@@ -148,8 +169,9 @@ int main(void)
           "two nodes: two_phase %.9g", t[AUTO_TWO_PHASE]);
     CHECK(near(t[AUTO_MULTIPHASE], 2.2e-3 + 3 * 5.5e-6 + 3.75e-4 + 7.5e-3 + 1e-6 + 0.004),
           "two nodes: multiphase %.9g", t[AUTO_MULTIPHASE]);
-    /* serial: 4 * 5.5e-6 + 3e6 * (0.5 / 1e9 + 0.5 / 1e8) + 4.4e-3 + 0.004 */
-    CHECK(near(t[AUTO_SERIAL], 2.2e-5 + 0.0165 + 4.4e-3 + 0.004),
+    /* serial: 4 * 5.5e-6 + 3e6 * (0.5 / 1e9 + 0.5 / 1e8) + 4.4e-3 + 1e-6
+     * + 0.004 */
+    CHECK(near(t[AUTO_SERIAL], 2.2e-5 + 0.0165 + 4.4e-3 + 1e-6 + 0.004),
           "two nodes: serial %.9g", t[AUTO_SERIAL]);
     /* independent 0.014 against multiphase 0.0140925: list I/O, narrowly */
     CHECK(collio__auto_pick(t) == AUTO_INDEPENDENT, "two nodes: independent chosen");
@@ -193,24 +215,106 @@ int main(void)
     fs.ninterleaved = 0;
 
     /* 6. the MPI library's cost per call (0.1 s) goes to two_phase and to
-     *    every subgroup once, nothing else: case 1's shape again */
+     *    every subgroup over two_phase once, nothing else: case 1's shape */
     s = one_node(1e4);
     fs.mpiio_write_call_s = 0.1;
     collio__auto_predict(&s, &c, &fs, 1, t);
     for (int i = 0; i < AUTO_NCAND; i++)
-        CHECK(
-            isinf(w1[i])
-                ? isinf(t[i])
-                : near(t[i],
-                       w1[i] + (i == AUTO_TWO_PHASE || i >= AUTO_SUBGROUP_G2 ? 0.1 : 0)),
-            "per call: %s %.9g", collio__auto_candidates[i].label, t[i]);
+        CHECK(isinf(w1[i]) ? isinf(t[i])
+                           : near(t[i], w1[i]
+                                            + (i == AUTO_TWO_PHASE
+                                                       || (i >= AUTO_SUBGROUP_G2
+                                                           && i <= AUTO_SUBGROUP_G8)
+                                                   ? 0.1
+                                                   : 0)),
+              "per call: %s %.9g", collio__auto_candidates[i].label, t[i]);
     collio__auto_predict(&s, &c, &fs, 0, t); /* reads: mpiio_read_call_s, 0 */
     CHECK(near(t[AUTO_TWO_PHASE], 0.2 + 0.002 + 6e-6 + 2e-3),
           "per call, reading: two_phase %.9g", t[AUTO_TWO_PHASE]);
     fs.mpiio_write_call_s = 0;
 
-    /* 7. a tie goes to the earlier candidate */
-    double tie[AUTO_NCAND] = {3, 2, 2, 2, 5, 5, INFINITY};
+    /* 7. pieces that do not adjoin (an index list): gathering g ranks'
+     *    pieces merges none, so a master holds g * 1e4 of them and the
+     *    hypercube's runs stay 1e4; case 1 otherwise */
+    s.adjoin = 0;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    double w7[][2] = {/* subgroup g = 2: gather + 2e4 pieces * 1e-5 + file + exchange */
+                      {AUTO_SUBGROUP_G2, 2.002e-3 + 4.4e-3 + 0.2 + 0.004 + 2.001e-3},
+                      {AUTO_SUBGROUP_G4, 6.006e-3 + 8.8e-3 + 0.4 + 0.004 + 4e-3},
+                      /* k = 1: 1e4 runs * 1e-6 * cpu 2 */
+                      {AUTO_MULTIPHASE_K1, 2.002e-3 + 2.2e-3 + 0.02 + 0.004},
+                      {AUTO_SUBGROUP_G2_LIST, 2.002e-3 + 4.4e-3 + 2e4 * 1e-6 + 0.004},
+                      {AUTO_SUBGROUP_G4_LIST, 6.006e-3 + 8.8e-3 + 4e4 * 1e-6 + 0.004}};
+    for (size_t i = 0; i < sizeof w7 / sizeof w7[0]; i++) {
+        int k = (int)w7[i][0];
+        CHECK(near(t[k], w7[i][1]), "not adjoining: %s %.9g, want %.9g",
+              collio__auto_candidates[k].label, t[k], w7[i][1]);
+    }
+    CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE, "not adjoining: multiphase chosen");
+
+    /* 8. seed 001's cluster of SMP nodes: 4 nodes of 2 ranks on 2 cores
+     *    (cpu 1, off = 6 / 8), the first hypercube phase within the node,
+     *    a file request of 2 us: one phase, then list I/O of runs twice as
+     *    long, beats both the whole exchange across the network and list
+     *    I/O of every piece. lat = 0.25 * 1e-6 + 0.75 * 1e-5 = 7.75e-6; an
+     *    exchange of b bytes in m messages costs m * 7.75e-6
+     *    + b * (0.25 / 1e9 + 0.75 * 2 / 1e8) = m * 7.75e-6 + b * 1.525e-8;
+     *    file 8e6 / 1e9 = 0.008 */
+    s = (collio__auto_shape){.nranks = 8,
+                             .nnodes = 4,
+                             .ranks_per_node = 2,
+                             .cores_per_node = 2,
+                             .bytes_total = 8e6,
+                             .bytes_max = 1e6,
+                             .pieces_max = 1e4,
+                             .pieces_total = 8e4,
+                             .moved_max = 8.75e5,
+                             .adjoin = 1,
+                             .intra_phases = 1};
+    fs.write_request_s = 2e-6;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    double w8[][2] = {
+        /* 1e4 requests * 2e-6 + file */
+        {AUTO_INDEPENDENT, 0.02 + 0.008},
+        /* 2 * pack(1e4, 1e6) + exchange(8.75e5, 7) + one request + file */
+        {AUTO_MULTIPHASE, 2.2e-3 + 7 * 7.75e-6 + 8.75e5 * 1.525e-8 + 2e-6 + 0.008},
+        /* phase 0 on the node: copy 5e-4 + 1e-6 + 5e5 / 1e9; the scatter
+         * 1.1e-3; 5e3 runs * 2e-6; file */
+        {AUTO_MULTIPHASE_K1, 5e-4 + 1e-6 + 5e-4 + 1.1e-3 + 0.01 + 0.008},
+        /* phase 1 across: copy 5e-4 + 1e-5 + 5e5 * 2 ranks / 1e8; 2500 runs */
+        {AUTO_MULTIPHASE_K2,
+         1.001e-3 + 5e-4 + 1e-5 + 0.01 + 1.1e-3 + 2500 * 2e-6 + 0.008},
+        /* P = 8 needs 3 phases: that is multiphase */
+        {AUTO_MULTIPHASE_K3, INFINITY},
+        /* g = 8, masters by list I/O: 1 master (cpu 1), the gather of 7
+         * ranks (7 * (7.75e-6 + 1e6 / 1e9)) and pack(8e4, 8e6), then 1e4
+         * merged runs * 2e-6 */
+        {AUTO_SUBGROUP_G8_LIST, 7 * 1.00775e-3 + 8.8e-3 + 0.02 + 0.008}};
+    for (size_t i = 0; i < sizeof w8 / sizeof w8[0]; i++) {
+        int k = (int)w8[i][0];
+        CHECK(isinf(w8[i][1]) ? isinf(t[k]) : near(t[k], w8[i][1]),
+              "cluster: %s %.9g, want %.9g", collio__auto_candidates[k].label, t[k],
+              w8[i][1]);
+    }
+    CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE_K1, "cluster: picked %s",
+          collio__auto_candidates[collio__auto_pick(t)].label);
+    fs.write_request_s = 1e-6;
+
+    /* 9. hint auto.only's values: "any", then the labels in order */
+    CHECK(strcmp(collio__auto_only_names[0], "any") == 0, "auto.only: any first");
+    for (int i = 0; i < AUTO_NCAND; i++)
+        CHECK(strcmp(collio__auto_only_names[i + 1], collio__auto_candidates[i].label)
+                  == 0,
+              "auto.only value %d: %s, candidate %s", i + 1,
+              collio__auto_only_names[i + 1], collio__auto_candidates[i].label);
+
+    /* 10. a tie goes to the earlier candidate */
+    double tie[AUTO_NCAND];
+    for (int i = 0; i < AUTO_NCAND; i++)
+        tie[i] = INFINITY;
+    tie[AUTO_SERIAL] = 3;
+    tie[AUTO_INDEPENDENT] = tie[AUTO_TWO_PHASE] = tie[AUTO_MULTIPHASE] = 2;
+    tie[AUTO_SUBGROUP_G2_LIST] = 2;
     CHECK(collio__auto_pick(tie) == AUTO_INDEPENDENT, "tie: the earlier");
     return unit_summary("unit_auto_model");
 }

@@ -43,7 +43,7 @@ typedef struct auto_plan {
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* of calib.fs[k] (ids: rank 0's) */
 } auto_plan;
 
-enum { OPT_USE_CALIBRATION, OPT_DIR };
+enum { OPT_USE_CALIBRATION, OPT_DIR, OPT_ONLY };
 static const collio__option auto_options[] = {
     [OPT_USE_CALIBRATION] =
         {"use_calibration", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
@@ -52,6 +52,10 @@ static const collio__option auto_options[] = {
     [OPT_DIR] = {"dir", COLLIO__OPT_PATH, 0, 0, 0, NULL, NULL,
                  "where the files will be (a directory or a file): the choice for "
                  "its file system is made at plan creation, not at the first call"},
+    [OPT_ONLY] = {"only", COLLIO__OPT_NAME, 0, 0, AUTO_NCAND, collio__auto_only_names,
+                  NULL,
+                  "any: choose; a candidate (multiphase_k2, subgroup_g4_list, ...): run "
+                  "that one, predicted all the same (ARG where it cannot run)"},
 };
 
 enum {
@@ -97,6 +101,24 @@ static const collio__stat auto_stats[] = {
                                          "last call: subgroup (g = 4)'s predicted time"},
     [ST_PREDICTED + AUTO_SUBGROUP_G8] = {"predicted_subgroup_g8_s", 0, 0,
                                          "last call: subgroup (g = 8)'s predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE_K1] =
+        {"predicted_multiphase_k1_s", 0, 0,
+         "last call: multiphase (1 phase, then list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE_K2] =
+        {"predicted_multiphase_k2_s", 0, 0,
+         "last call: multiphase (2 phases, then list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE_K3] =
+        {"predicted_multiphase_k3_s", 0, 0,
+         "last call: multiphase (3 phases, then list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G2_LIST] =
+        {"predicted_subgroup_g2_list_s", 0, 0,
+         "last call: subgroup (g = 2, masters by list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G4_LIST] =
+        {"predicted_subgroup_g4_list_s", 0, 0,
+         "last call: subgroup (g = 4, masters by list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G8_LIST] =
+        {"predicted_subgroup_g8_list_s", 0, 0,
+         "last call: subgroup (g = 8, masters by list I/O)'s predicted time"},
 };
 _Static_assert(sizeof auto_stats / sizeof auto_stats[0] == ST_PREDICTED + AUTO_NCAND,
                "a predicted-time stat per candidate");
@@ -125,6 +147,20 @@ static void local_shape(const collio_plan *p, double *bytes, double *pieces,
     *bytes = (double)l->nlocal * (double)l->esize;
     *pieces = (double)np;
     *moved = (double)(l->nlocal - inside) * (double)l->esize;
+}
+
+/* Local (the node map is the same everywhere): how many leading
+ * hypercube phases j pair every rank r with r XOR 2^j on its own node. */
+static int intra_phases(const collio_plan *p)
+{
+    int j = 0;
+    for (; (1 << j) < p->nranks; j++)
+        for (int r = 0; r < p->nranks; r++) {
+            int q = r ^ (1 << j);
+            if (q < p->nranks && p->node_of[q] != p->node_of[r])
+                return j;
+        }
+    return j;
 }
 
 /* Rank 0: the calibration file at the default path, read again only when
@@ -177,9 +213,23 @@ static int choose(collio_plan *p, auto_plan *ap, int k, int op)
     collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
                          op == 0, t);
     memcpy(ap->predicted[op][key], t, sizeof t);
+    int only = (int)collio__opt(p, OPT_ONLY) - 1; /* -1: any */
+    if (only >= 0) {
+        if (isinf(t[only])) { /* the same on every rank: the same inputs */
+            collio__error_set(COLLIO_ERR_ARG,
+                              "auto.only=%s cannot run with %d ranks (a group or "
+                              "phase count beyond what they allow)",
+                              collio__auto_candidates[only].label, p->nranks);
+            return COLLIO_ERR_ARG;
+        }
+        for (int i = 0; i < AUTO_NCAND; i++)
+            if (i != only)
+                t[i] = INFINITY;
+    }
     /* the cheapest candidate whose plan can be made: the plan's hints
-     * for a candidate's own options (subgroup.inner, ...) may not suit
-     * it, which its plan creation says (ARG, on every rank) */
+     * may not suit a candidate (multiphase.exchange = direct with the
+     * fewer phases of multiphase_k1), which its plan creation says (ARG,
+     * on every rank) */
     do {
         int i = collio__auto_pick(t);
         double m0 = collio__now();
@@ -241,6 +291,8 @@ static int auto_plan_create(collio_plan *p)
         s->pieces_max = in.pieces;
         s->moved_max = in.moved;
         s->pieces_total = in.pieces_total;
+        s->adjoin = p->layout->kind == COLLIO__LAYOUT_BLOCK_CYCLIC;
+        s->intra_phases = intra_phases(p);
         ap->calib = in.calib;
         memcpy(ap->fs_key, in.fs_key, sizeof ap->fs_key);
     }
@@ -279,8 +331,9 @@ static int make_inner(collio_plan *p, auto_plan *ap, int i)
     const collio__auto_candidate *cand = &collio__auto_candidates[i];
     collio_hints *h = NULL;
     int rc = collio__optvals_to_hints(&p->opts, &h);
-    if (rc == COLLIO_OK && cand->hint_key != NULL)
-        rc = collio_hints_set(h, cand->hint_key, cand->hint_value);
+    for (int j = 0; j < AUTO_CAND_HINTS && cand->hint_key[j] != NULL; j++)
+        if (rc == COLLIO_OK)
+            rc = collio_hints_set(h, cand->hint_key[j], cand->hint_value[j]);
     rc = collio__plan_create_inner(p, cand->strategy, h, rc, &ap->inner[i]);
     collio_hints_free(&h);
     if (rc == COLLIO_OK) { /* the chosen plan's inspector is this plan's too */
@@ -356,8 +409,10 @@ static void auto_free(collio_plan *p)
 const collio__strategy collio__strategy_auto = {
     .section = {"auto", auto_options, (int)(sizeof auto_options / sizeof auto_options[0]),
                 auto_stats, ST_PREDICTED + AUTO_NCAND},
-    .summary = "the default: chooses serial, independent, two_phase, multiphase or "
-               "subgroup by a cost model of the layout and the machine (calibration)",
+    .summary =
+        "the default: chooses serial, independent, two_phase, multiphase (all "
+        "phases or fewer) or subgroup (two_phase or list I/O among the masters) by "
+        "a cost model of the layout and the machine (calibration)",
     .canonical = 1,
     .plan = auto_plan_create,
     .write = auto_write,

@@ -38,37 +38,72 @@
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
  *   serial       rank 0 receives every other rank's bytes, places every
  *                piece, and writes alone: P messages + (bytes over its link
- *                + pack(pieces_total, bytes_total)) * cpu (the waiting
+ *                + pack(pieces_total, bytes_total) + request) * cpu (the waiting
  *                ranks of its node poll for their share of the cores)
  *                + bytes_total / file_Bps
  *   subgroup g   a gather of g - 1 ranks' bytes to each master (within a
  *                node), then two_phase (with its mpiio_call) among the
- *                P / g masters on pieces
- *                merged from consecutive ranks (counted as pieces_max:
- *                consecutive ranks' pieces adjoin in block-cyclic and
- *                sorted index layouts; optimistic elsewhere)
+ *                P / g masters, or list I/O (subgroup_g*_list), on the
+ *                group's pieces: pieces_max of them where consecutive
+ *                ranks' pieces adjoin in the file (block-cyclic layouts:
+ *                shape.adjoin), g * pieces_max elsewhere
+ *   multiphase_k the hypercube stopped after k < ceil(log2 P) phases (seed
+ *                001: the number of phases chosen): per phase half of a
+ *                rank's bytes to its partner and a copy of the half kept,
+ *                within the node for the leading shape.intra_phases
+ *                phases, else over the node's link; the scatter into file
+ *                order; list I/O of 2^k ranks' pieces (merged where they
+ *                adjoin: pieces_max / 2^k runs, 2^k times longer)
  */
 #include "model.h"
 
 #include <math.h>
 
+#define SG "subgroup.group"
+#define SGI "subgroup.inner"
+#define MPK "multiphase.phases"
 const collio__auto_candidate collio__auto_candidates[AUTO_NCAND] = {
-    [AUTO_SERIAL] = {"serial", "serial", NULL, NULL, 0},
-    [AUTO_INDEPENDENT] = {"independent", "independent", NULL, NULL, 0},
-    [AUTO_TWO_PHASE] = {"two_phase", "two_phase", NULL, NULL, 0},
-    [AUTO_MULTIPHASE] = {"multiphase", "multiphase", NULL, NULL, 0},
-    [AUTO_SUBGROUP_G2] = {"subgroup_g2", "subgroup", "subgroup.group", "2", 2},
-    [AUTO_SUBGROUP_G4] = {"subgroup_g4", "subgroup", "subgroup.group", "4", 4},
-    [AUTO_SUBGROUP_G8] = {"subgroup_g8", "subgroup", "subgroup.group", "8", 8},
+    [AUTO_SERIAL] = {"serial", "serial", {NULL}, {NULL}, 0, 0},
+    [AUTO_INDEPENDENT] = {"independent", "independent", {NULL}, {NULL}, 0, 0},
+    [AUTO_TWO_PHASE] = {"two_phase", "two_phase", {NULL}, {NULL}, 0, 0},
+    [AUTO_MULTIPHASE] = {"multiphase", "multiphase", {NULL}, {NULL}, 0, 0},
+    [AUTO_SUBGROUP_G2] = {"subgroup_g2", "subgroup", {SG}, {"2"}, 2, 0},
+    [AUTO_SUBGROUP_G4] = {"subgroup_g4", "subgroup", {SG}, {"4"}, 4, 0},
+    [AUTO_SUBGROUP_G8] = {"subgroup_g8", "subgroup", {SG}, {"8"}, 8, 0},
+    [AUTO_MULTIPHASE_K1] = {"multiphase_k1", "multiphase", {MPK}, {"1"}, 0, 1},
+    [AUTO_MULTIPHASE_K2] = {"multiphase_k2", "multiphase", {MPK}, {"2"}, 0, 2},
+    [AUTO_MULTIPHASE_K3] = {"multiphase_k3", "multiphase", {MPK}, {"3"}, 0, 3},
+    [AUTO_SUBGROUP_G2_LIST] =
+        {"subgroup_g2_list", "subgroup", {SG, SGI}, {"2", "independent"}, 2, 0, 1},
+    [AUTO_SUBGROUP_G4_LIST] =
+        {"subgroup_g4_list", "subgroup", {SG, SGI}, {"4", "independent"}, 4, 0, 1},
+    [AUTO_SUBGROUP_G8_LIST] =
+        {"subgroup_g8_list", "subgroup", {SG, SGI}, {"8", "independent"}, 8, 0, 1},
 };
+
+const char *const collio__auto_only_names[AUTO_NCAND + 1] = {"any",
+                                                             "serial",
+                                                             "independent",
+                                                             "two_phase",
+                                                             "multiphase",
+                                                             "subgroup_g2",
+                                                             "subgroup_g4",
+                                                             "subgroup_g8",
+                                                             "multiphase_k1",
+                                                             "multiphase_k2",
+                                                             "multiphase_k3",
+                                                             "subgroup_g2_list",
+                                                             "subgroup_g4_list",
+                                                             "subgroup_g8_list"};
 
 /* The model's view of one machine and operation. */
 typedef struct model {
-    double cpu;      /* slowdown of CPU-bound work on a node */
-    double off;      /* fraction of a rank's partners on other nodes */
-    int rpn;         /* ranks per node */
-    double lat;      /* one message, mixed as `off` says */
-    double bw0, bw1; /* a link within a node, between nodes */
+    double cpu;        /* slowdown of CPU-bound work on a node */
+    double off;        /* fraction of a rank's partners on other nodes */
+    int rpn;           /* ranks per node */
+    double lat;        /* one message, mixed as `off` says */
+    double lat0, lat1; /* one message within a node, between nodes */
+    double bw0, bw1;   /* a link within a node, between nodes */
     double copy, piece;
     double req, fbw, mpiio; /* the file's: per request, bandwidth, per piece */
     double mpiio_call;      /* the MPI library's collective, per call */
@@ -106,6 +141,68 @@ static double pack(const model *m, double pieces, double bytes)
     return pieces * m->piece + bytes / m->copy;
 }
 
+/* subgroup of g: the gather into each master, then the inner strategy
+ * among the P / g masters (two_phase, or list I/O: *_list). */
+static double subgroup(const model *m, const collio__auto_shape *s,
+                       const collio_fs_costs *fs, int writing,
+                       const collio__auto_candidate *cand, int cores, double file_bytes)
+{
+    int P = s->nranks > 0 ? s->nranks : 1, g = cand->group;
+    if (g > P || g < 2)
+        return INFINITY;
+    int masters = (P + g - 1) / g;
+    int nodes = s->nnodes > 0 ? s->nnodes : 1;
+    double mcpu = (double)masters / nodes / (cores > 0 ? cores : 1);
+    if (mcpu < 1)
+        mcpu = 1;
+    /* the gather: g - 1 ranks' bytes into the master, within a node; the
+     * master packs the group's pieces into its merged stream */
+    double gather = (g - 1) * (m->lat + s->bytes_max / m->bw0) * m->cpu
+                    + pack(m, s->pieces_max * g, s->bytes_max * g) * m->cpu;
+    /* the master's runs: its group's pieces, merged where they adjoin */
+    double runs = s->adjoin ? s->pieces_max : s->pieces_max * g;
+    if (runs < 1)
+        runs = 1;
+    if (cand->list)
+        return gather + runs * list_request(fs, writing, s->bytes_max * g / runs) * mcpu
+               + file_bytes;
+    model mm = *m;
+    mm.cpu = mcpu;
+    return gather + runs * m->mpiio * mcpu + m->mpiio_call + file_bytes
+           + exchange(&mm, s->bytes_max * g, masters - 1);
+}
+
+/* multiphase's hypercube stopped after k phases (seed 001's choice of the
+ * number of phases): each phase sends half of what a rank holds to its
+ * partner r XOR 2^j and copies the half it keeps -- within the node for
+ * the leading intra_phases phases, else over the node's link with every
+ * rank of the node at once --, then the final scatter into file order,
+ * and list I/O of the runs held: 2^k consecutive ranks' pieces, merged
+ * where they adjoin. */
+static double hypercube_k(const model *m, const collio__auto_shape *s,
+                          const collio_fs_costs *fs, int writing, int k,
+                          double file_bytes)
+{
+    int P = s->nranks > 0 ? s->nranks : 1, all = 0;
+    while ((1 << all) < P)
+        all++;
+    if (k >= all)
+        return INFINITY; /* all phases: the multiphase candidate */
+    double half = s->bytes_max / 2, t = 0;
+    for (int j = 0; j < k; j++) {
+        t += half / m->copy * m->cpu;
+        t += j < s->intra_phases ? m->lat0 * m->cpu + half * m->cpu / m->bw0
+                                 : m->lat1 * m->cpu + half * m->rpn / m->bw1;
+    }
+    /* 2^k ranks' pieces in a 2^k-th of their range: as many as one
+     * rank's, 2^k times longer where they adjoin */
+    double runs = s->adjoin ? s->pieces_max / (1 << k) : s->pieces_max;
+    if (runs < 1)
+        runs = 1;
+    return t + pack(m, s->pieces_max, s->bytes_max) * m->cpu
+           + runs * list_request(fs, writing, s->bytes_max / runs) * m->cpu + file_bytes;
+}
+
 void collio__auto_predict(const collio__auto_shape *s, const collio_calibration *c,
                           const collio_fs_costs *fs, int writing, double t[AUTO_NCAND])
 {
@@ -117,7 +214,9 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
     m.off = s->nnodes > 1 ? (double)(P - m.rpn) / P : 0.0;
     if (m.off < 0)
         m.off = 0;
-    m.lat = (1 - m.off) * c->latency_s[0] + m.off * c->latency_s[1];
+    m.lat0 = c->latency_s[0];
+    m.lat1 = c->latency_s[1];
+    m.lat = (1 - m.off) * m.lat0 + m.off * m.lat1;
     m.bw0 = c->bandwidth_Bps[0];
     m.bw1 = c->bandwidth_Bps[1];
     m.copy = c->copy_Bps;
@@ -140,28 +239,15 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
     double into0 = s->bytes_total - s->bytes_total / P;
     t[AUTO_SERIAL] = P * m.lat
                      + (into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1)
-                        + pack(&m, s->pieces_total, s->bytes_total))
+                        + pack(&m, s->pieces_total, s->bytes_total) + m.req)
                            * m.cpu
                      + file_bytes;
-    for (int i = AUTO_SUBGROUP_G2; i <= AUTO_SUBGROUP_G8; i++) {
-        int g = collio__auto_candidates[i].group;
-        if (g > P || g < 2) {
-            t[i] = INFINITY;
-            continue;
-        }
-        int masters = (P + g - 1) / g;
-        int nodes = s->nnodes > 0 ? s->nnodes : 1;
-        double mcpu = (double)masters / nodes / (cores > 0 ? cores : 1);
-        if (mcpu < 1)
-            mcpu = 1;
-        /* the gather: g - 1 ranks' bytes into the master, within a node;
-         * the master packs the group's pieces into its merged stream */
-        double gather = (g - 1) * (m.lat + s->bytes_max / m.bw0) * m.cpu
-                        + pack(&m, s->pieces_max * g, s->bytes_max * g) * m.cpu;
-        model mm = m;
-        mm.cpu = mcpu;
-        t[i] = gather + s->pieces_max * m.mpiio * mcpu + m.mpiio_call + file_bytes
-               + exchange(&mm, s->bytes_max * g, masters - 1);
+    for (int i = 0; i < AUTO_NCAND; i++) {
+        const collio__auto_candidate *cand = &collio__auto_candidates[i];
+        if (cand->phases > 0)
+            t[i] = hypercube_k(&m, s, fs, writing, cand->phases, file_bytes);
+        else if (cand->group > 0)
+            t[i] = subgroup(&m, s, fs, writing, cand, cores, file_bytes);
     }
 }
 

@@ -4,7 +4,7 @@
  * machine's constants (a calibration), the predicted time of one
  * collio_write or collio_read by each candidate. Pure arithmetic, no MPI:
  * the same inputs give the same choice on every rank, and the unit test
- * (tests/unit/test_auto_model.c) checks it against hand-computed values.
+ * (tests/unit_auto_model.c) checks it against hand-computed values.
  */
 #ifndef COLLIO_AUTO_MODEL_H
 #define COLLIO_AUTO_MODEL_H
@@ -22,15 +22,28 @@ enum {
     AUTO_SUBGROUP_G2,
     AUTO_SUBGROUP_G4,
     AUTO_SUBGROUP_G8,
+    AUTO_MULTIPHASE_K1, /* the hypercube stopped after k phases, then list I/O */
+    AUTO_MULTIPHASE_K2,
+    AUTO_MULTIPHASE_K3,
+    AUTO_SUBGROUP_G2_LIST, /* subgroup whose masters write by list I/O */
+    AUTO_SUBGROUP_G4_LIST,
+    AUTO_SUBGROUP_G8_LIST,
     AUTO_NCAND
 };
+/* Hints a candidate hands its strategy, at most this many */
+#define AUTO_CAND_HINTS 2
 typedef struct collio__auto_candidate {
     const char *label;    /* "subgroup_g4": the stat predicted_<label>_s */
     const char *strategy; /* a registered strategy */
-    const char *hint_key, *hint_value;
-    int group; /* subgroup's g, else 0 */
+    const char *hint_key[AUTO_CAND_HINTS], *hint_value[AUTO_CAND_HINTS]; /* NULL: none */
+    int group;  /* subgroup's g, else 0 */
+    int phases; /* multiphase's phases when fewer than all, else 0 */
+    int list;   /* subgroup: 1 where its masters write by list I/O */
 } collio__auto_candidate;
 extern const collio__auto_candidate collio__auto_candidates[AUTO_NCAND];
+/* The values of hint auto.only: "any", then every candidate's label in
+ * the candidates' order (value i + 1 is candidate i). */
+extern const char *const collio__auto_only_names[AUTO_NCAND + 1];
 
 /* What the model knows of a layout (the same on every rank: reduced). */
 typedef struct collio__auto_shape {
@@ -44,12 +57,16 @@ typedef struct collio__auto_shape {
     double moved_max; /* most bytes of one rank outside its own file
                          domain (of P balanced ones): what an exchange
                          into file domains moves */
+    int adjoin;       /* 1: consecutive ranks' pieces adjoin in the file
+                         (block-cyclic), so gathering them merges pieces */
+    int intra_phases; /* leading hypercube phases j whose partners r and
+                         r XOR 2^j share a node for every r */
 } collio__auto_shape;
 
 /* The predicted time (seconds) of one write (writing = 1) or read by every
  * candidate into t[], with the network and memory constants of c and the
- * file costs fs; a candidate that cannot run (subgroup with g > P, g = 1)
- * gets INFINITY. */
+ * file costs fs; a candidate that cannot run (subgroup with g > P,
+ * multiphase with k phases where P needs no more than k) gets INFINITY. */
 void collio__auto_predict(const collio__auto_shape *s, const collio_calibration *c,
                           const collio_fs_costs *fs, int writing, double t[AUTO_NCAND]);
 
