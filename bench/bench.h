@@ -112,6 +112,7 @@ typedef struct collio_bench_config {
     char hints[COLLIO_BENCH_HINTS_LEN]; /* "K=V,K=V": every variant (--hints;
                                            a sweep of the same key wins) */
     int progress;                       /* 1: progress lines on stderr */
+    int settle;                         /* 1: sync() before each timed call */
     FILE *table_out;                    /* rank 0's table; NULL: none */
 } collio_bench_config;
 

@@ -90,6 +90,9 @@ int collio_bench_usage(FILE *out)
                  "                         HDF5)\n"
                  "  --backend posix|mpiio  file backend (posix)\n"
                  "  --quiet                no progress lines on stderr\n"
+                 "  --settle               sync() on every rank before each timed\n"
+                 "                         call, outside its time: no earlier run's\n"
+                 "                         page-cache writeback overlaps it\n"
                  "Run it through scripts/mpirun N. Exit status: 0 ok, 1 a run failed\n"
                  "or did not verify, 2 usage error.\n\n");
     return bench_usage_options(out);
@@ -197,6 +200,8 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             takes = 0;
         } else if (strcmp(o, "--quiet") == 0) {
             cfg->progress = 0;
+        } else if (strcmp(o, "--settle") == 0) {
+            cfg->settle = 1;
             takes = 0;
         } else if (!a) {
             snprintf(err, errlen, "%s needs a value", o);

@@ -1788,7 +1788,10 @@ SECTIONS = [
                "for loads below 90 and list I/O above; larger meshes take two-phase below load 50 and list "
                "I/O above; on Fast Ethernet, list I/O always. Seed 001 leaves choosing the number of "
                "phases from the architecture as future work. Here the choice is strategy `auto`'s: a cost "
-               "model of the layout and the calibrated machine.",
+               "model of the layout and the calibrated machine, whose candidates include the hypercube "
+               "stopped after 1, 2 or 3 phases (docs/auto.md, \"Fewer phases on the seeds' slow "
+               "network\": on 4 hosts at 100 Mbit/s writing to ext4, one phase within each node beats "
+               "all phases 2.2-13x and list I/O 1.3-1.7x at bx = 16 and 256).",
          parts=[dict(title="List I/O against two-phase I/O by mesh size and load (Figs. 5-7)",
                      sources=[[S + "seed003-mesh/time-*.csv"], ["mesh/time-*.csv"]],
                      render=[r_list_vs_two_phase, r_list_vs_two_phase], experiment="seed003-mesh",
