@@ -200,6 +200,7 @@ int collio_bench_parse(int argc, char **argv, collio_bench_config *cfg, FILE *ou
             takes = 0;
         } else if (strcmp(o, "--quiet") == 0) {
             cfg->progress = 0;
+            takes = 0;
         } else if (strcmp(o, "--settle") == 0) {
             cfg->settle = 1;
             takes = 0;

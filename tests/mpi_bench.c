@@ -433,6 +433,16 @@ static void test_small(tu_ctx *t)
     char *bad2[] = {"collio-bench", "small", "--inner", "block"};
     TU_CHECK(t, collio_bench_parse(4, bad2, &c, NULL, err, sizeof err) == 2,
              "--inner block is a usage error");
+    /* flags without a value take none: each is seen, in any order */
+    collio_bench_config_init(&c);
+    char *flags[] = {"collio-bench", "small", "--quiet",
+                     "--settle",     "--h5",  "--no-verify"};
+    TU_CHECK(
+        t,
+        collio_bench_parse(6, flags, &c, NULL, err, sizeof err) == 0 && c.progress == 0
+            && c.settle == 1 && c.h5 == 1 && c.verify == 0,
+        "--quiet --settle --h5 --no-verify: progress %d settle %d h5 %d verify %d (%s)",
+        c.progress, c.settle, c.h5, c.verify, err);
     tu_remove(t, csv);
 }
 
