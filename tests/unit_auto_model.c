@@ -74,6 +74,19 @@ static void expect(const char *what, const double *t, const double *want, int ch
           collio__auto_candidates[got].label, collio__auto_candidates[choice].label);
 }
 
+/* Checks the candidates listed in want[i] = {candidate, time} (INFINITY:
+ * cannot run) against t. */
+static void expect_some(const char *what, const double *t, const double (*want)[2],
+                        size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int k = (int)want[i][0];
+        CHECK(isinf(want[i][1]) ? isinf(t[k]) : near(t[k], want[i][1]),
+              "%s: %s %.9g, want %.9g", what, collio__auto_candidates[k].label, t[k],
+              want[i][1]);
+    }
+}
+
 int main(void)
 {
     collio_calibration c;
@@ -245,11 +258,7 @@ int main(void)
                       {AUTO_MULTIPHASE_K1, 2.002e-3 + 2.2e-3 + 0.02 + 0.004},
                       {AUTO_SUBGROUP_G2_LIST, 2.002e-3 + 4.4e-3 + 2e4 * 1e-6 + 0.004},
                       {AUTO_SUBGROUP_G4_LIST, 6.006e-3 + 8.8e-3 + 4e4 * 1e-6 + 0.004}};
-    for (size_t i = 0; i < sizeof w7 / sizeof w7[0]; i++) {
-        int k = (int)w7[i][0];
-        CHECK(near(t[k], w7[i][1]), "not adjoining: %s %.9g, want %.9g",
-              collio__auto_candidates[k].label, t[k], w7[i][1]);
-    }
+    expect_some("not adjoining", t, w7, sizeof w7 / sizeof w7[0]);
     CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE, "not adjoining: multiphase chosen");
 
     /* 8. seed 001's cluster of SMP nodes: 4 nodes of 2 ranks on 2 cores
@@ -290,12 +299,7 @@ int main(void)
          * ranks (7 * (7.75e-6 + 1e6 / 1e9)) and pack(8e4, 8e6), then 1e4
          * merged runs * 2e-6 */
         {AUTO_SUBGROUP_G8_LIST, 7 * 1.00775e-3 + 8.8e-3 + 0.02 + 0.008}};
-    for (size_t i = 0; i < sizeof w8 / sizeof w8[0]; i++) {
-        int k = (int)w8[i][0];
-        CHECK(isinf(w8[i][1]) ? isinf(t[k]) : near(t[k], w8[i][1]),
-              "cluster: %s %.9g, want %.9g", collio__auto_candidates[k].label, t[k],
-              w8[i][1]);
-    }
+    expect_some("cluster", t, w8, sizeof w8 / sizeof w8[0]);
     CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE_K1, "cluster: picked %s",
           collio__auto_candidates[collio__auto_pick(t)].label);
     fs.write_request_s = 1e-6;
