@@ -55,7 +55,8 @@ def load(path):
         k = case_key(r)
         times.setdefault(k, {}).setdefault(s, []).append(float(r["total_s"]))
         # plan creation: collio_plan_create's wall time (create_s), and for
-        # auto the chosen plans it made at the first call (auto.made_s);
+        # auto its choosing at calls (auto.made_s: the chosen plans it made
+        # at a first call, where plan creation had not);
         # CSVs from before create_s: the inspector alone (inspect_s)
         if r.get("create_s", "") != "":
             made = float(r.get("auto.made_s") or 0) if s == "auto" else 0.0
@@ -120,8 +121,8 @@ def main(paths):
           % (same, len(ratios)))
     if insp:
         within2 = sum(1 for x in insp if x <= 2.0)
-        print("**plan creation**: auto's (collio_plan_create + the chosen plan made at "
-              "the first call: create_s + auto.made_s) / the chosen strategy's own "
+        print("**plan creation**: auto's (collio_plan_create + choosing at "
+              "calls: create_s + auto.made_s) / the chosen strategy's own "
               "create_s, over %d cases: median %.2f, worst %.2f, within 2x in %d\n"
               % (len(insp), statistics.median(insp), max(insp), within2))
     print("**the model's error** (predicted / measured median, per strategy):\n")

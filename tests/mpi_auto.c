@@ -15,10 +15,15 @@
  *  - hints that the cheapest candidate refuses at its plan creation
  *    (multiphase.exchange=direct with 1 phase of several): the next
  *    cheapest runs, and the call succeeds;
- *  - auto.dir names the file's directory: the choice (two_phase, by rank 0's
- *    file) and its plan are made at plan creation, the write makes none
- *    (auto.made_s unchanged by it) and runs that choice; a dir that
- *    differs between ranks is COLLIO_ERR_MISMATCH on every rank;
+ *  - auto.dir names the file's directory: the choices (two_phase, by rank
+ *    0's file) and their plans are made at plan creation, the write and
+ *    the read make none (auto.made_s, the time spent choosing at calls,
+ *    stays 0) and the write runs that choice; a dir that differs between
+ *    ranks is COLLIO_ERR_MISMATCH on every rank;
+ *  - without auto.dir, the write's choice is made at plan creation where
+ *    every file system of the calibration (or, with none, the generic
+ *    costs) leads to the same candidate; a calibration whose second file
+ *    system favours another leaves it to the first write (made_s > 0);
  *  - auto.only names a candidate: every one of them runs through auto's
  *    plan with its own hints (its group, its phase count) and round-trips
  *    byte-exact, or, where P does not allow it, fails with ARG everywhere.
@@ -39,10 +44,20 @@ enum { INDEPENDENT_CAND = 1, TWO_PHASE_CAND = 2, MULTIPHASE_CAND = 3 };
 /* The candidate of least predicted time in the last run() (rank 0's). */
 static int g_cheapest = -1;
 
-/* A calibration for the file system of dir that favours two_phase (slow
- * requests and pieces, free collective I/O) or list I/O (free requests,
- * slow memory and collective I/O). */
-static void craft(const char *path, const char *dir, int favour_two_phase)
+/* File costs that favour two_phase (slow requests and pieces, free
+ * collective I/O) or list I/O (free requests, slow collective I/O). */
+static void favour(collio_fs_costs *fs, int favour_two_phase)
+{
+    fs->write_request_s = fs->read_request_s = favour_two_phase ? 1 : 1e-12;
+    fs->write_Bps = fs->read_Bps = 1e12;
+    fs->mpiio_write_piece_s = fs->mpiio_read_piece_s = favour_two_phase ? 1e-12 : 1;
+}
+
+/* A calibration for the file system of dir that favours two_phase or list
+ * I/O (with slow memory, so that nothing packed is cheap); with
+ * `other`, a second entry, for a file system no file of these tests is
+ * on, that favours the other one. */
+static void craft(const char *path, const char *dir, int favour_two_phase, int other)
 {
     collio_calibration c;
     collio_calibration_defaults(&c);
@@ -51,12 +66,17 @@ static void craft(const char *path, const char *dir, int favour_two_phase)
     c.copy_Bps = favour_two_phase ? 1e12 : 1e3;
     c.piece_s = 1;
     c.cores_per_node = 64;
-    c.nfs = 1;
+    c.nfs = other ? 2 : 1;
     collio_fs_identify(dir, &c.fs[0].id);
-    collio_fs_costs *fs = &c.fs[0];
-    fs->write_request_s = fs->read_request_s = favour_two_phase ? 1 : 1e-12;
-    fs->write_Bps = fs->read_Bps = 1e12;
-    fs->mpiio_write_piece_s = fs->mpiio_read_piece_s = favour_two_phase ? 1e-12 : 1;
+    favour(&c.fs[0], favour_two_phase);
+    if (other) {
+        collio_fs_id *id = &c.fs[1].id;
+        snprintf(id->type, sizeof id->type, "collio-test-fs");
+        snprintf(id->mount, sizeof id->mount, "/collio-test-nowhere");
+        snprintf(id->source, sizeof id->source, "none");
+        id->magic = 0x636f6c6cUL;
+        favour(&c.fs[1], !favour_two_phase);
+    }
     if (collio_calibration_save(path, &c) != COLLIO_OK)
         fprintf(stderr, "craft %s: %s\n", path, collio_last_error());
 }
@@ -225,17 +245,21 @@ static void run_dir(tu_ctx *t, const char *dir)
     collio_hints_free(&h);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create with auto.dir"))
         goto out;
-    double made = TU_STAT(t, p, "auto.made_s"); /* (a time: this rank's) */
-    TU_CHECK(t, made > 0, "auto.made_s after plan creation: %g, want > 0", made);
     tu_fill(buf, idx, n, 4, 11);
     if (tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * 4)) {
         TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 11, 0, 0, 0) == 0,
                  "the file's bytes");
         int c = (int)same_stat(t, p, "auto.write_choice");
         TU_CHECK(t, c == TWO_PHASE_CAND, "the choice: %d, want two_phase", c);
+        /* (a choice made at a call costs that call time: made_s > 0) */
         double after = TU_STAT(t, p, "auto.made_s");
-        TU_CHECK(t, after == made,
-                 "auto.made_s %g after the write, %g before: a plan made", after, made);
+        TU_CHECK(t, after == 0, "auto.made_s %g after the write: chosen at the call",
+                 after);
+        if (tu_plan_io(t, p, path, NULL, 0, buf, (size_t)n * 4)) {
+            after = TU_STAT(t, p, "auto.made_s");
+            TU_CHECK(t, after == 0, "auto.made_s %g after the read: chosen at the call",
+                     after);
+        }
     }
     collio_plan_free(&p);
     /* a dir that differs between ranks */
@@ -254,20 +278,68 @@ out:
     free(idx);
 }
 
+/* Without auto.dir, under calibration `cal`: is the write's choice made
+ * at plan creation (auto.made_s still 0 after the first write, whose
+ * choice must be `want`)? */
+static void run_likely(tu_ctx *t, const char *cal, const char *hints, int want,
+                       int made_at_creation)
+{
+    setenv("COLLIO_CALIBRATION", cal, 1);
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, 100003, 4096, 4);
+    int64_t *idx = NULL, n = 0;
+    tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
+    collio_layout *l = NULL;
+    collio_plan *p = NULL;
+    unsigned char *buf = malloc((size_t)n * 4 + 1);
+    char path[512];
+    tu_temp_path(t, "autolikely", path, sizeof path);
+    if (!TU_RC_ALL(t, tu_desc_make(&d, t->comm, &l), COLLIO_OK, "layout"))
+        goto out;
+    collio_hints *h = TU_HINTS(t, "%s", hints);
+    int rc = collio_plan_create(t->comm, l, NULL, h, &p);
+    collio_hints_free(&h);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create"))
+        goto out;
+    tu_fill(buf, idx, n, 4, 12);
+    if (tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * 4)) {
+        TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 12, 0, 0, 0) == 0,
+                 "the file's bytes");
+        int c = (int)same_stat(t, p, "auto.write_choice");
+        TU_CHECK(t, want < 0 || c == want, "the choice: %d, want %d", c, want);
+        double made = TU_STAT(t, p, "auto.made_s");
+        if (made_at_creation)
+            TU_CHECK(t, made == 0, "auto.made_s %g: the write chose at the call", made);
+        else
+            TU_CHECK(t, made > 0, "auto.made_s %g: the write's choice made before it",
+                     made);
+    }
+out:
+    collio_plan_free(&p);
+    tu_remove(t, path);
+    free(buf);
+    collio_layout_free(&l);
+    tu_desc_free(&d);
+    free(idx);
+    unsetenv("COLLIO_CALIBRATION");
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_auto");
-    char favour_two_phase[512], favour_list[512], corrupt[512], missing[512];
+    char favour_two_phase[512], favour_list[512], corrupt[512], missing[512], two_fs[512];
     tu_temp_path(&t, "two_phase.json", favour_two_phase, sizeof favour_two_phase);
     tu_temp_path(&t, "list.json", favour_list, sizeof favour_list);
     tu_temp_path(&t, "corrupt.json", corrupt, sizeof corrupt);
     tu_temp_path(&t, "missing.json", missing, sizeof missing);
+    tu_temp_path(&t, "two_fs.json", two_fs, sizeof two_fs);
     const char *dir =
         getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR") : "/tmp";
     if (t.rank == 0) {
-        craft(favour_two_phase, dir, 1);
-        craft(favour_list, dir, 0);
+        craft(favour_two_phase, dir, 1, 0);
+        craft(favour_list, dir, 0, 0);
+        craft(two_fs, dir, 1, 1);
         FILE *f = fopen(corrupt, "w");
         fputs("{ \"format\": \"collio-calibration\", \"version\": 1, \"netw", f);
         fclose(f);
@@ -319,6 +391,12 @@ int main(int argc, char **argv)
     setenv("COLLIO_CALIBRATION", favour_two_phase, 1);
     run_dir(&t, dir);
 
+    tu_case(&t, "no auto.dir: the write's choice at plan creation where every file "
+                "system leads to it");
+    run_likely(&t, favour_two_phase, "", TWO_PHASE_CAND, 1);
+    run_likely(&t, missing, "auto.use_calibration=0", -1, 1); /* the generic costs */
+    run_likely(&t, two_fs, "", TWO_PHASE_CAND, 0); /* the other favours list I/O */
+
     tu_case(&t, "auto.only: every candidate through auto, where P allows it");
     unsetenv("COLLIO_CALIBRATION");
     for (int i = 0; collio_auto_candidate_name(i) != NULL; i++) {
@@ -335,5 +413,6 @@ int main(int argc, char **argv)
     tu_remove(&t, favour_two_phase);
     tu_remove(&t, favour_list);
     tu_remove(&t, corrupt);
+    tu_remove(&t, two_fs);
     return tu_finish(&t);
 }

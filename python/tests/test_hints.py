@@ -87,16 +87,25 @@ def test_defaults_are_what_a_plan_runs_with(comm, env_hints):
     assert list(got) == [o["key"] for o in named]
 
 
-def test_path_option(comm, env_hints, shared_dir):
-    """auto.dir takes a str or an os.PathLike; the plan makes its choice for
-    that directory's file system at creation (auto.made_s > 0 before any
-    write) and reports the path as given."""
+def test_path_option(comm, env_hints, shared_dir, path):
+    """auto.dir takes a str or an os.PathLike; the plan makes its choices
+    for that directory's file system at creation -- a write and a read
+    there choose nothing (auto.made_s, the time spent choosing at calls,
+    stays 0; without auto.dir the read chooses at its call) -- and reports
+    the path as given."""
     import pathlib
     env_hints(None)
-    lay, _ = vector(comm)
-    with collio.Plan(comm, lay, "auto", auto={"dir": pathlib.Path(shared_dir)}) as plan:
-        assert plan.hints()["auto.dir"] == shared_dir
-        assert plan.stat("auto.made_s") > 0
+    lay, idx = vector(comm)
+    data = expected(idx, np.float32)
+    for dir_hint in ({"dir": pathlib.Path(shared_dir)}, {}):
+        with collio.Plan(comm, lay, "auto", auto=dir_hint) as plan:
+            if dir_hint:
+                assert plan.hints()["auto.dir"] == shared_dir
+            with collio.File(comm, path, "w") as f:
+                plan.write(f, data)
+            with collio.File(comm, path, "r") as f:
+                assert np.array_equal(plan.read(f), data)
+            assert (plan.stat("auto.made_s") == 0) == bool(dir_hint)
     with collio.Plan(comm, lay, "auto", hints="auto.dir=" + shared_dir) as plan:
         assert plan.hints()["auto.dir"] == shared_dir
     with pytest.raises(ValueError):

@@ -6,14 +6,18 @@
  * and one reduction gives every rank the statistics and rank 0's
  * calibration (inputs.c), so the choice is the same everywhere by
  * construction -- whatever file (or none) each rank would have found.
- * With auto.dir, the choices for that file system are made here too.
+ * With auto.dir, the choices for that file system are made here too;
+ * without, the write choice is where every file system the calibration
+ * knows leads to the same one (make_likely), so that as a rule the first
+ * write is the executor alone.
  *
  * Executor: the file's costs depend on the file system the file lives on,
  * which the plan learns at the first write or read of each file system
  * (rank 0 identifies it, collio_fs_identify, and broadcasts the index of
  * its calibration entry; -1: the generic file costs). The model
  * (model.c) predicts every candidate's time for that file system and
- * operation; the cheapest one's plan is made then -- an ordinary plan of
+ * operation; the cheapest one's plan is made then (unless it was at
+ * creation) -- an ordinary plan of
  * that strategy on the same layout, handed this plan's hints (and the
  * candidate's own, e.g. subgroup.group=4) -- and kept: later calls on the
  * same file system run it directly. The plan's stats give the choice and
@@ -38,8 +42,9 @@ typedef struct auto_plan {
     collio_calibration calib;
     int choice[2][NKEYS];           /* candidate, or -1 before the first call */
     collio_plan *inner[AUTO_NCAND]; /* made on first use */
+    char refused[AUTO_NCAND];       /* its plan creation said ARG (everywhere) */
     double predicted[2][NKEYS][AUTO_NCAND];
-    double made_s;                              /* making inner plans, in total */
+    double made_s; /* choosing at calls (making plans there), in total */
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* of calib.fs[k] (ids: rank 0's) */
 } auto_plan;
 
@@ -81,11 +86,11 @@ static const collio__stat auto_stats[] = {
          "0: the calibration file was read; else why not (a "
          "collio_error code: IO missing, ARG corrupt); -1: not asked"},
     [ST_CHOOSE_S] = {"choose_s", 1, 0,
-                     "last call: identifying the file system and making the chosen "
-                     "plan (0 once made)"},
+                     "last call: looking up the file system's choice, and making it "
+                     "where no call or the plan's creation made it before"},
     [ST_MADE_S] = {"made_s", 0, 0,
-                   "making the chosen strategies' plans (at the first call per file "
-                   "system and operation): wall time, this plan's total -- with "
+                   "choices made at calls (the first per file system and operation "
+                   "not made at plan creation): wall time, this plan's total -- with "
                    "collio_plan_create's, what creating an auto plan cost"},
     [ST_PREDICTED +
         AUTO_SERIAL] = {"predicted_serial_s", 0, 0, "last call: serial's predicted time"},
@@ -199,32 +204,50 @@ static int cached_load(collio_calibration *c)
 
 static int make_inner(collio_plan *p, auto_plan *ap, int i);
 
+/* Local: every candidate's predicted time for calibration entry k (-1: the
+ * generic file costs) and operation op (0 write, 1 read). */
+static void predict_for(const auto_plan *ap, int k, int op, double t[AUTO_NCAND])
+{
+    collio_fs_costs generic;
+    collio__fs_costs_default(&generic);
+    collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
+                         op == 0, t);
+}
+
+/* Local: with auto.only, every other candidate's time made INFINITY; -1
+ * where the one named cannot run (the same on every rank), else 0. */
+static int keep_only(const collio_plan *p, double t[AUTO_NCAND])
+{
+    int only = (int)collio__opt(p, OPT_ONLY) - 1; /* -1: any */
+    if (only < 0)
+        return 0;
+    if (isinf(t[only]))
+        return -1;
+    for (int i = 0; i < AUTO_NCAND; i++)
+        if (i != only)
+            t[i] = INFINITY;
+    return 0;
+}
+
 /* Collective: the choice for calibration entry k (-1: the generic file
  * costs) and operation op (0 write, 1 read): every candidate predicted,
- * the cheapest whose plan can be made made and kept. Agreed code. */
+ * the cheapest whose plan can be made made (unless made before) and kept.
+ * Agreed code. */
 static int choose(collio_plan *p, auto_plan *ap, int k, int op)
 {
     int key = k + 1, rc = COLLIO_OK;
     if (ap->choice[op][key] >= 0)
         return COLLIO_OK;
-    collio_fs_costs generic;
-    collio__fs_costs_default(&generic);
     double t[AUTO_NCAND];
-    collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
-                         op == 0, t);
+    predict_for(ap, k, op, t);
     memcpy(ap->predicted[op][key], t, sizeof t);
-    int only = (int)collio__opt(p, OPT_ONLY) - 1; /* -1: any */
-    if (only >= 0) {
-        if (isinf(t[only])) { /* the same on every rank: the same inputs */
-            collio__error_set(COLLIO_ERR_ARG,
-                              "auto.only=%s cannot run with %d ranks (a group or "
-                              "phase count beyond what they allow)",
-                              collio__auto_candidates[only].label, p->nranks);
-            return COLLIO_ERR_ARG;
-        }
-        for (int i = 0; i < AUTO_NCAND; i++)
-            if (i != only)
-                t[i] = INFINITY;
+    if (keep_only(p, t) != 0) { /* the same on every rank: the same inputs */
+        int only = (int)collio__opt(p, OPT_ONLY) - 1;
+        collio__error_set(COLLIO_ERR_ARG,
+                          "auto.only=%s cannot run with %d ranks (a group or "
+                          "phase count beyond what they allow)",
+                          collio__auto_candidates[only].label, p->nranks);
+        return COLLIO_ERR_ARG;
     }
     /* the cheapest candidate whose plan can be made: the plan's hints
      * may not suit a candidate (multiphase.exchange = direct with the
@@ -232,15 +255,55 @@ static int choose(collio_plan *p, auto_plan *ap, int k, int op)
      * on every rank) */
     do {
         int i = collio__auto_pick(t);
-        double m0 = collio__now();
-        rc = ap->inner[i] == NULL ? make_inner(p, ap, i) : COLLIO_OK;
-        ap->made_s += collio__now() - m0;
+        if (ap->refused[i]) { /* (at plan creation, its message then cleared) */
+            rc = COLLIO_ERR_ARG;
+            collio__error_set(rc, "auto: %s's plan refused this plan's hints",
+                              collio__auto_candidates[i].label);
+        } else {
+            rc = ap->inner[i] == NULL ? make_inner(p, ap, i) : COLLIO_OK;
+        }
         if (rc == COLLIO_OK)
             ap->choice[op][key] = i;
+        ap->refused[i] |= rc == COLLIO_ERR_ARG;
         t[i] = INFINITY;
     } while (rc == COLLIO_ERR_ARG && !isinf(t[collio__auto_pick(t)]));
     if (rc == COLLIO_OK)
         collio__error_begin(); /* a candidate refused is not this call's error */
+    return rc;
+}
+
+/* Collective, at plan creation without auto.dir: where every file system
+ * a write may meet -- each calibrated one, or without any the generic
+ * costs -- leads to the same candidate, its plan is made now, so that the
+ * first write runs as the executor alone (the file's own file system is
+ * still looked up then; one whose choice differs has its plan made at its
+ * first call). Writes only: the first call of a simulation's output plan
+ * is a write; a read plan made in vain would hold its buffers for good. A
+ * candidate refused here (ARG, on every rank) is left to the first call,
+ * which falls back to the next one. Agreed code. */
+static int make_likely(collio_plan *p, auto_plan *ap)
+{
+    int pick = -1, first = ap->calib.nfs > 0 ? 0 : -1;
+    for (int k = first; k < ap->calib.nfs; k++) {
+        double t[AUTO_NCAND];
+        predict_for(ap, k, 0, t);
+        if (keep_only(p, t) != 0)
+            return COLLIO_OK; /* said at the first call */
+        int i = collio__auto_pick(t);
+        if (pick >= 0 && i != pick)
+            return COLLIO_OK;
+        pick = i;
+    }
+    int rc = make_inner(p, ap, pick);
+    if (rc == COLLIO_ERR_ARG) {
+        ap->refused[pick] = 1;
+        collio__error_begin();
+        return COLLIO_OK;
+    }
+    for (int k = first; rc == COLLIO_OK && k < ap->calib.nfs; k++) {
+        ap->choice[0][k + 1] = pick;
+        predict_for(ap, k, 0, ap->predicted[0][k + 1]);
+    }
     return rc;
 }
 
@@ -277,9 +340,14 @@ static int auto_plan_create(collio_plan *p)
             if (collio__fs_key(&in.calib.fs[k].id) == collio__fs_key(&id))
                 in.dir_entry = k;
     }
-    /* one reduction, taken by every rank even after a local failure */
+    /* one reduction, taken by every rank even after a local failure,
+     * which it tells every rank (in.code): only then the agreement on
+     * which rank failed and why */
+    in.code = rc;
     if (collio__auto_share(p, &in) != COLLIO_OK)
-        rc = rc == COLLIO_OK ? COLLIO_ERR_MPI : rc;
+        rc = COLLIO_ERR_MPI; /* (MPI itself broken: no agreement possible) */
+    else if (in.code != COLLIO_OK)
+        rc = collio__agree(p->comm, rc);
     if (ap != NULL) {
         collio__auto_shape *s = &ap->shape;
         s->nranks = p->nranks;
@@ -300,13 +368,14 @@ static int auto_plan_create(collio_plan *p)
     collio__stat_set(p, ST_WRITE_CHOICE, -1);
     collio__stat_set(p, ST_READ_CHOICE, -1);
     p->stats.plan_bytes = (int64_t)sizeof *ap;
-    /* auto.dir: the choices for its file system now (collectively: rc and
-     * in.dir_entry are the same everywhere) */
-    rc = collio__agree(p->comm, rc);
+    /* auto.dir: the choices for its file system now, else the likely
+     * write choice (collectively: rc and in.dir_entry are the same
+     * everywhere) */
     for (int op = 0; rc == COLLIO_OK && in.dir_entry > -2 && op < 2; op++)
         rc = choose(p, ap, in.dir_entry, op);
-    if (ap != NULL)
-        collio__stat_set(p, ST_MADE_S, ap->made_s);
+    if (rc == COLLIO_OK && in.dir_entry == -2)
+        rc = make_likely(p, ap);
+    collio__stat_set(p, ST_MADE_S, 0.0);
     return rc;
 }
 
@@ -349,7 +418,11 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     double t0 = collio__now();
     int k = fs_entry(ap, f);
     int key = k + 1, op = writing ? 0 : 1;
-    int rc = ap->choice[op][key] < 0 ? choose(p, ap, k, op) : COLLIO_OK;
+    int rc = COLLIO_OK;
+    if (ap->choice[op][key] < 0) {
+        rc = choose(p, ap, k, op);
+        ap->made_s += collio__now() - t0;
+    }
     int i = ap->choice[op][key];
     collio__stat_set(p, op == 0 ? ST_WRITE_CHOICE : ST_READ_CHOICE, i);
     collio__stat_set(p, ST_CALIBRATED, k >= 0);
@@ -373,11 +446,8 @@ static void auto_predict(const collio_plan *p, const collio_file *f, int writing
 {
     const auto_plan *ap = p->impl;
     int k = fs_entry(ap, f);
-    collio_fs_costs generic;
-    collio__fs_costs_default(&generic);
     double t[AUTO_NCAND];
-    collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
-                         writing, t);
+    predict_for(ap, k, writing ? 0 : 1, t);
     *candidate = ap->choice[writing ? 0 : 1][k + 1];
     if (*candidate < 0)
         *candidate = collio__auto_pick(t);

@@ -15,12 +15,12 @@
 #include <math.h>
 #include <string.h>
 
-enum { NMAX = 5, NFSV = 11 + 3 * COLLIO_CAL_INTERLEAVED_MAX };
+enum { NMAX = 6, NFSV = 11 + 3 * COLLIO_CAL_INTERLEAVED_MAX };
 
 /* A file system's entry on the wire: key halves, ninterleaved, the eight
  * costs, the interleaved sizes and costs. */
 typedef struct wire {
-    double max[NMAX]; /* bytes, pieces, moved, ranks on a node, cores */
+    double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code */
     double pieces_total;
     double net[6]; /* latency x2, bandwidth x2, copy, piece */
     double cores_per_node, shm_window, nfs, error, dir_entry;
@@ -99,7 +99,8 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
 {
     wire w;
     memset(&w, 0, sizeof w);
-    double mx[NMAX] = {in->bytes, in->pieces, in->moved, in->node_ranks, -in->cores};
+    double mx[NMAX] = {in->bytes,      in->pieces, in->moved,
+                       in->node_ranks, -in->cores, (double)in->code};
     memcpy(w.max, mx, sizeof mx);
     w.pieces_total = in->pieces_total;
     if (p->rank == 0) {
@@ -122,6 +123,7 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
         return COLLIO_ERR_MPI;
     in->bytes = w.max[0], in->pieces = w.max[1], in->moved = w.max[2];
     in->node_ranks = w.max[3], in->cores = -w.max[4];
+    in->code = (int)w.max[5];
     in->pieces_total = w.pieces_total;
     collio_calibration *c = &in->calib;
     collio_calibration_defaults(c);

@@ -36,6 +36,8 @@
  */
 #include "shm.h"
 
+#include <sys/resource.h>
+
 /* Collective (MPI_Win_free): frees the window, if any (not the relay:
  * that lives as long as the plan). */
 static void shm_free(collio__mp_shm *s)
@@ -49,6 +51,29 @@ static void shm_free(collio__mp_shm *s)
     s->bytes = 0;
 }
 
+/* Local: COLLIO_OK if the file size limit (ulimit -f) allows the
+ * window's backing file of `bytes` (every rank's segment: one file on
+ * the node), else COLLIO_ERR_IO, said. The plan
+ * checked it when it chose this transport (choose.c), but a limit set
+ * since -- after plan creation, before the first call -- would fail
+ * inside MPI_Win_allocate_shared on the ranks it binds, and Open MPI 4.1
+ * then leaves the others waiting in the allocation's broadcast: so it is
+ * agreed on before the allocation. */
+static int shm_limit_ok(size_t bytes)
+{
+    struct rlimit fsize;
+    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY
+        && (uint64_t)bytes > (uint64_t)fsize.rlim_cur) {
+        collio__error_set(COLLIO_ERR_IO,
+                          "multiphase: the file size limit (ulimit -f, %llu bytes) is "
+                          "below the shared-memory window's backing file (%zu bytes), "
+                          "set after the plan was made",
+                          (unsigned long long)fsize.rlim_cur, bytes);
+        return COLLIO_ERR_IO;
+    }
+    return COLLIO_OK;
+}
+
 /* Collective: the window (F of every rank, and the slack of pull rounds),
  * made on first use; counted into work_bytes. */
 static int shm_open(collio_plan *p, collio__mp_shm *s)
@@ -57,7 +82,9 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
     collio__mp_pull *pl = SHM(mp)->pull;
     const size_t bytes = (size_t)(pl ? pl->seg_elems : mp->fsize) * mp->esize;
     int rc = COLLIO_OK;
-    if (s->win == MPI_WIN_NULL) {
+    if (s->win == MPI_WIN_NULL)
+        rc = collio__agree(p->comm, shm_limit_ok(bytes * (size_t)p->nranks));
+    if (rc == COLLIO_OK && s->win == MPI_WIN_NULL) {
         char *mine = NULL;
         MPI_Info info;
         MPI_Info_create(&info);
