@@ -278,7 +278,8 @@ static int choose(collio_plan *p, auto_plan *ap, int k, int op)
  * first write runs as the executor alone (the file's own file system is
  * still looked up then; one whose choice differs has its plan made at its
  * first call). Writes only: the first call of a simulation's output plan
- * is a write; a read plan made in vain would hold its buffers for good. A
+ * is a write; a read plan made in vain would cost its inspector's time
+ * and memory for nothing in a program that only writes. A
  * candidate refused here (ARG, on every rank) is left to the first call,
  * which falls back to the next one. Agreed code. */
 static int make_likely(collio_plan *p, auto_plan *ap)
