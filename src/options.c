@@ -65,7 +65,7 @@ static int apply(const collio_hints *h, collio__optvals *ov)
     return COLLIO_OK;
 }
 
-int collio__optvals_resolve(const collio_hints *hints, collio__optvals *ov)
+int collio__optvals_resolve(const collio_hints *hints, int with_env, collio__optvals *ov)
 {
     int n = collio__noptions_all();
     ov->v = calloc((size_t)(n > 0 ? n : 1), sizeof *ov->v);
@@ -82,7 +82,7 @@ int collio__optvals_resolve(const collio_hints *hints, collio__optvals *ov)
         ov->str[i] = o->type == COLLIO__OPT_STRATEGY ? o->def_name : NULL;
     }
     int rc = apply(hints, ov);
-    const char *env = getenv("COLLIO_HINTS");
+    const char *env = with_env ? getenv("COLLIO_HINTS") : NULL;
     if (rc == COLLIO_OK && env != NULL && *env != '\0') {
         collio_hints *eh = NULL;
         rc = collio_hints_create(&eh);

@@ -119,8 +119,9 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
     return collio__agree(comm, rc);
 }
 
-int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
-                       const collio_hints *hints, collio_plan **out)
+/* collio_plan_create, and (with_env = 0) collio__plan_create_nested. */
+static int plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
+                       const collio_hints *hints, int with_env, collio_plan **out)
 {
     collio__error_begin();
     if (strategy == NULL)
@@ -138,7 +139,7 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;
         p->statv = calloc((size_t)collio__nstats_all() + 1, sizeof *p->statv);
-        rc = p->statv != NULL ? collio__optvals_resolve(hints, &p->opts)
+        rc = p->statv != NULL ? collio__optvals_resolve(hints, with_env, &p->opts)
                               : COLLIO_ERR_NOMEM;
     } else {
         rc = COLLIO_ERR_NOMEM;
@@ -201,6 +202,19 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     }
     *out = p;
     return COLLIO_OK;
+}
+
+int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
+                       const collio_hints *hints, collio_plan **out)
+{
+    return plan_create(comm, layout, strategy, hints, 1, out);
+}
+
+int collio__plan_create_nested(MPI_Comm comm, const collio_layout *layout,
+                               const char *strategy, const collio_hints *hints,
+                               collio_plan **out)
+{
+    return plan_create(comm, layout, strategy, hints, 0, out);
 }
 
 /* Collective: the strategy's write or read, with p->scratch for its

@@ -29,7 +29,7 @@ int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
     }
     if (rc == COLLIO_OK) {
         memcpy(p->node_of, outer->node_of, (size_t)outer->nranks * sizeof *p->node_of);
-        rc = collio__optvals_resolve(hints, &p->opts);
+        rc = collio__optvals_resolve(hints, 0, &p->opts); /* (outer's: env in) */
     }
     if (rc == COLLIO_OK && outer->layout->owned != NULL) {
         rc = COLLIO_ERR_ARG; /* (outer resolved its replicas: never the case) */

@@ -24,6 +24,9 @@
  *    every file system of the calibration (or, with none, the generic
  *    costs) leads to the same candidate; a calibration whose second file
  *    system favours another leaves it to the first write (made_s > 0);
+ *  - COLLIO_HINTS set on rank 0 only, naming an option a candidate sets
+ *    (subgroup.inner=two_phase under subgroup_g2_list): the candidate's
+ *    value holds on every rank, in the masters' plan too;
  *  - auto.only names a candidate: every one of them runs through auto's
  *    plan with its own hints (its group, its phase count) and round-trips
  *    byte-exact, or, where P does not allow it, fails with ARG everywhere.
@@ -39,7 +42,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { INDEPENDENT_CAND = 1, TWO_PHASE_CAND = 2, MULTIPHASE_CAND = 3 };
+enum {
+    INDEPENDENT_CAND = 1,
+    TWO_PHASE_CAND = 2,
+    MULTIPHASE_CAND = 3,
+    AUTO_SUBGROUP_G2_LIST_CAND = 10
+};
 
 /* The candidate of least predicted time in the last run() (rank 0's). */
 static int g_cheapest = -1;
@@ -402,6 +410,22 @@ int main(int argc, char **argv)
     for (int i = 0; collio_auto_candidate_name(i) != NULL; i++) {
         run_only(&t, i, 1);
         run_only(&t, i, 16);
+    }
+
+    tu_case(&t, "COLLIO_HINTS on rank 0 only naming what a candidate sets "
+                "(subgroup.inner): the candidate's value holds everywhere");
+    /* subgroup_g2_list sets subgroup.inner=independent over the plan's
+     * options; rank 0's environment says two_phase (the default: the
+     * plan's options agree). Its masters' plan must take the candidate's
+     * value on every rank, not the environment again on rank 0 only
+     * (which made them differ: COLLIO_ERR_MISMATCH) */
+    if (t.nranks >= 2) {
+        if (t.rank == 0)
+            setenv("COLLIO_HINTS", "subgroup.inner=two_phase", 1);
+        run_only(&t, AUTO_SUBGROUP_G2_LIST_CAND, 16);
+        unsetenv("COLLIO_HINTS");
+    } else {
+        tu_skip(&t, "one rank: no rank without the variable");
     }
 
     tu_case(&t, "every rank favours list I/O");

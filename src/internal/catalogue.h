@@ -108,10 +108,14 @@ typedef struct collio__optvals {
     const char **str;
 } collio__optvals;
 
-/* Local: the defaults, then `hints`, then the environment's COLLIO_HINTS,
- * into *ov (allocated; collio__optvals_free). Errors recorded (ARG,
- * STRATEGY naming the key, NOMEM). */
-int collio__optvals_resolve(const collio_hints *hints, collio__optvals *ov);
+/* Local: the defaults, then `hints`, then (with_env) the environment's
+ * COLLIO_HINTS, into *ov (allocated; collio__optvals_free). Errors
+ * recorded (ARG, STRATEGY naming the key, NOMEM). An inner plan takes
+ * with_env = 0: its hints are its outer plan's resolved options (the
+ * environment already in them) and its candidate's own, which the
+ * environment -- set on some ranks only, or naming the same option --
+ * must not override. */
+int collio__optvals_resolve(const collio_hints *hints, int with_env, collio__optvals *ov);
 void collio__optvals_free(collio__optvals *ov);
 /* A digest of every value (strings by content): equal on two ranks iff
  * their options are, but for hash collisions. */

@@ -148,6 +148,15 @@ void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
  * rank reaches together. */
 void collio__plan_destroy(collio_plan *p);
 
+/* Collective over comm (plan.c): collio_plan_create for a strategy that
+ * runs another on its own communicator and layout (subgroup's masters),
+ * with `hints` its own resolved options (collio__optvals_to_hints): the
+ * environment's COLLIO_HINTS is in them already and not applied again,
+ * so it cannot override what was set over it (auto's candidate hints). */
+int collio__plan_create_nested(MPI_Comm comm, const collio_layout *layout,
+                               const char *strategy, const collio_hints *hints,
+                               collio_plan **out);
+
 /* Collective over outer's ranks (plan_inner.c): a plan of `strategy` on outer's
  * layout with `hints`, run by a strategy that chooses another (auto). What
  * collio_plan_create checks and builds is outer's and agreed already, so

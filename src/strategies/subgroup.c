@@ -269,7 +269,8 @@ static int sg_plan_create(collio_plan *p)
         collio_hints *h = NULL;
         rc = collio__optvals_to_hints(&p->opts, &h);
         if (rc == COLLIO_OK)
-            rc = collio_plan_create(sg->masters, l, inner->section.name, h, &sg->inner);
+            rc = collio__plan_create_nested(sg->masters, l, inner->section.name, h,
+                                            &sg->inner);
         collio_hints_free(&h);
         if (rc == COLLIO_OK) {
             p->stats.plan_bytes = sg->inner->stats.plan_bytes;
