@@ -119,7 +119,7 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
     return collio__agree(comm, rc);
 }
 
-/* collio_plan_create, and (with_env = 0) collio__plan_create_nested. */
+/* collio_plan_create; with_env = 0: collio__plan_create_nested */
 static int plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
                        const collio_hints *hints, int with_env, collio_plan **out)
 {
@@ -209,7 +209,6 @@ int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
 {
     return plan_create(comm, layout, strategy, hints, 1, out);
 }
-
 int collio__plan_create_nested(MPI_Comm comm, const collio_layout *layout,
                                const char *strategy, const collio_hints *hints,
                                collio_plan **out)
