@@ -234,28 +234,52 @@ out:
     free(idx);
 }
 
+/* A plan's case on the vector of 100003 float32 elements, block-cyclic
+ * with bx = 4096: layout, this rank's elements and buffer, a file path. */
+typedef struct vec_case {
+    tu_layout_desc d;
+    int64_t *idx, n;
+    collio_layout *l;
+    unsigned char *buf;
+    char path[512];
+} vec_case;
+
+/* 1 if the layout was made (checked on every rank); vec_free after
+ * either way. */
+static int vec_make(tu_ctx *t, const char *name, vec_case *v)
+{
+    memset(v, 0, sizeof *v);
+    tu_desc_block_cyclic(&v->d, 100003, 4096, 4);
+    tu_enumerate(&v->d, t->rank, t->nranks, &v->idx, &v->n);
+    v->buf = malloc((size_t)v->n * 4 + 1);
+    tu_temp_path(t, name, v->path, sizeof v->path);
+    return TU_RC_ALL(t, tu_desc_make(&v->d, t->comm, &v->l), COLLIO_OK, "layout");
+}
+
+static void vec_free(tu_ctx *t, vec_case *v)
+{
+    tu_remove(t, v->path);
+    free(v->buf);
+    collio_layout_free(&v->l);
+    tu_desc_free(&v->d);
+    free(v->idx);
+}
+
 /* auto.dir = dir with rank 0's calibration favouring two_phase. */
 static void run_dir(tu_ctx *t, const char *dir)
 {
-    tu_layout_desc d;
-    tu_desc_block_cyclic(&d, 100003, 4096, 4);
-    int64_t *idx = NULL, n = 0;
-    tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
-    collio_layout *l = NULL;
+    vec_case v;
     collio_plan *p = NULL;
-    unsigned char *buf = malloc((size_t)n * 4 + 1);
-    char path[512];
-    tu_temp_path(t, "autodir", path, sizeof path);
-    if (!TU_RC_ALL(t, tu_desc_make(&d, t->comm, &l), COLLIO_OK, "layout"))
+    if (!vec_make(t, "autodir", &v))
         goto out;
     collio_hints *h = TU_HINTS(t, "auto.dir=%s", dir);
-    int rc = collio_plan_create(t->comm, l, NULL, h, &p);
+    int rc = collio_plan_create(t->comm, v.l, NULL, h, &p);
     collio_hints_free(&h);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create with auto.dir"))
         goto out;
-    tu_fill(buf, idx, n, 4, 11);
-    if (tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * 4)) {
-        TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 11, 0, 0, 0) == 0,
+    tu_fill(v.buf, v.idx, v.n, 4, 11);
+    if (tu_plan_io(t, p, v.path, NULL, 1, v.buf, (size_t)v.n * 4)) {
+        TU_CHECK(t, tu_check_file(t, v.path, v.d.nglobal, 4, 11, 0, 0, 0) == 0,
                  "the file's bytes");
         int c = (int)same_stat(t, p, "auto.write_choice");
         TU_CHECK(t, c == TWO_PHASE_CAND, "the choice: %d, want two_phase", c);
@@ -263,7 +287,7 @@ static void run_dir(tu_ctx *t, const char *dir)
         double after = TU_STAT(t, p, "auto.made_s");
         TU_CHECK(t, after == 0, "auto.made_s %g after the write: chosen at the call",
                  after);
-        if (tu_plan_io(t, p, path, NULL, 0, buf, (size_t)n * 4)) {
+        if (tu_plan_io(t, p, v.path, NULL, 0, v.buf, (size_t)v.n * 4)) {
             after = TU_STAT(t, p, "auto.made_s");
             TU_CHECK(t, after == 0, "auto.made_s %g after the read: chosen at the call",
                      after);
@@ -273,17 +297,13 @@ static void run_dir(tu_ctx *t, const char *dir)
     /* a dir that differs between ranks */
     if (t->nranks > 1) {
         h = TU_HINTS(t, "auto.dir=%s/%s", dir, t->rank == 0 ? "a" : "b");
-        rc = collio_plan_create(t->comm, l, NULL, h, &p);
+        rc = collio_plan_create(t->comm, v.l, NULL, h, &p);
         collio_hints_free(&h);
         TU_RC_ALL(t, rc, COLLIO_ERR_MISMATCH, "auto.dir differing between ranks");
-        collio_plan_free(&p);
     }
 out:
-    tu_remove(t, path);
-    free(buf);
-    collio_layout_free(&l);
-    tu_desc_free(&d);
-    free(idx);
+    collio_plan_free(&p);
+    vec_free(t, &v);
 }
 
 /* Without auto.dir, under calibration `cal`: is the write's choice made
@@ -293,25 +313,18 @@ static void run_likely(tu_ctx *t, const char *cal, const char *hints, int want,
                        int made_at_creation)
 {
     setenv("COLLIO_CALIBRATION", cal, 1);
-    tu_layout_desc d;
-    tu_desc_block_cyclic(&d, 100003, 4096, 4);
-    int64_t *idx = NULL, n = 0;
-    tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
-    collio_layout *l = NULL;
+    vec_case v;
     collio_plan *p = NULL;
-    unsigned char *buf = malloc((size_t)n * 4 + 1);
-    char path[512];
-    tu_temp_path(t, "autolikely", path, sizeof path);
-    if (!TU_RC_ALL(t, tu_desc_make(&d, t->comm, &l), COLLIO_OK, "layout"))
+    if (!vec_make(t, "autolikely", &v))
         goto out;
     collio_hints *h = TU_HINTS(t, "%s", hints);
-    int rc = collio_plan_create(t->comm, l, NULL, h, &p);
+    int rc = collio_plan_create(t->comm, v.l, NULL, h, &p);
     collio_hints_free(&h);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "plan_create"))
         goto out;
-    tu_fill(buf, idx, n, 4, 12);
-    if (tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * 4)) {
-        TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 12, 0, 0, 0) == 0,
+    tu_fill(v.buf, v.idx, v.n, 4, 12);
+    if (tu_plan_io(t, p, v.path, NULL, 1, v.buf, (size_t)v.n * 4)) {
+        TU_CHECK(t, tu_check_file(t, v.path, v.d.nglobal, 4, 12, 0, 0, 0) == 0,
                  "the file's bytes");
         int c = (int)same_stat(t, p, "auto.write_choice");
         TU_CHECK(t, want < 0 || c == want, "the choice: %d, want %d", c, want);
@@ -324,11 +337,7 @@ static void run_likely(tu_ctx *t, const char *cal, const char *hints, int want,
     }
 out:
     collio_plan_free(&p);
-    tu_remove(t, path);
-    free(buf);
-    collio_layout_free(&l);
-    tu_desc_free(&d);
-    free(idx);
+    vec_free(t, &v);
     unsetenv("COLLIO_CALIBRATION");
 }
 

@@ -286,8 +286,10 @@ static int make_likely(collio_plan *p, auto_plan *ap)
 {
     int pick = -1, first = ap->calib.nfs > 0 ? 0 : -1;
     for (int k = first; k < ap->calib.nfs; k++) {
-        double t[AUTO_NCAND];
-        predict_for(ap, k, 0, t);
+        /* (kept: the stats of a write whose choice this makes) */
+        double t[AUTO_NCAND], *kept = ap->predicted[0][k + 1];
+        predict_for(ap, k, 0, kept);
+        memcpy(t, kept, sizeof t);
         if (keep_only(p, t) != 0)
             return COLLIO_OK; /* said at the first call */
         int i = collio__auto_pick(t);
@@ -301,10 +303,8 @@ static int make_likely(collio_plan *p, auto_plan *ap)
         collio__error_begin();
         return COLLIO_OK;
     }
-    for (int k = first; rc == COLLIO_OK && k < ap->calib.nfs; k++) {
+    for (int k = first; rc == COLLIO_OK && k < ap->calib.nfs; k++)
         ap->choice[0][k + 1] = pick;
-        predict_for(ap, k, 0, ap->predicted[0][k + 1]);
-    }
     return rc;
 }
 
