@@ -9,7 +9,8 @@
  * of --dir: small requests on rank 0, large requests on every rank at
  * once, list I/O (every rank's pieces interleaved, at once) at a few piece
  * sizes, and MPI-IO's collective write/read of cyclically interleaved
- * pieces. Values not measured (no partner on another node, ...) keep
+ * pieces, and the smallest call of each base strategy (calibrate_calls.c).
+ * Values not measured (no partner on another node, ...) keep
  * what the file had, else the built-in defaults. Every stage agrees on
  * failure over the ranks (the first failing rank's message, exit 1),
  * never hangs on one rank's error. Only the public API and MPI.
@@ -544,6 +545,14 @@ static int cal_list(cal_ctx *x)
     return failed;
 }
 
+/* ---- the smallest call of each base strategy (calibrate_calls.c) */
+
+static int cal_calls(cal_ctx *x)
+{
+    return cal_failed(x, collio_bench_calibrate_calls(x->comm, x->path, x->rpn_max,
+                                                      &x->fs, x->err, sizeof x->err));
+}
+
 /* ---- setup, the stages, the output */
 
 /* Node ids (the lowest rank of each node) give rank 0's partners. */
@@ -598,7 +607,7 @@ typedef struct cal_stage {
 static const cal_stage cal_stages[] = {
     {"network", cal_network},   {"memory", cal_memory},       {"node", cal_node},
     {"requests", cal_requests}, {"file write", cal_fs_write}, {"file read", cal_fs_read},
-    {"list i/o", cal_list},     {"mpi-io", cal_mpiio},
+    {"list i/o", cal_list},     {"mpi-io", cal_mpiio},        {"calls", cal_calls},
 };
 #define CAL_NSTAGES ((int)(sizeof cal_stages / sizeof cal_stages[0]))
 
@@ -644,6 +653,10 @@ static void cal_print(const cal_ctx *x, const double *secs)
            f->read_request_s, f->read_Bps, f->mpiio_read_piece_s);
     printf("    mpiio_write_call_s %.3g  mpiio_read_call_s %.3g\n", f->mpiio_write_call_s,
            f->mpiio_read_call_s);
+    static const char *const calls[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
+    for (int i = 0; i < COLLIO_CAL_NCALLS && f->call_ranks > 0; i++)
+        printf("    smallest call of %-11s write %.3g s, read %.3g s (%d ranks)\n",
+               calls[i], f->write_call_s[i], f->read_call_s[i], f->call_ranks);
     for (int i = 0; i < f->ninterleaved; i++)
         printf("    list i/o, %6.0f-byte pieces: write %.3g s, read %.3g s per request\n",
                f->interleaved_bytes[i], f->write_interleaved_s[i],

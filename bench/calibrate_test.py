@@ -6,7 +6,8 @@ Runs `MPIRUN N BENCH calibrate --mb 1 --pieces 2048 --dir DIR --out
 DIR/cal-N.json`, then checks the file two ways: with Python's json module
 (an independent reader: the format, every value finite and positive --
 piece_s may be 0, it is clamped there --, one file system entry whose type
-is DIR's in /proc/self/mountinfo, no scratch file left), and through the
+is DIR's in /proc/self/mountinfo with the smallest call of every base
+strategy timed with N ranks, no scratch file left), and through the
 library (CHECKER: collio_calibration_load gives from_file = 1 and DIR's
 entry). --bad-dir: calibrate a directory that does not exist -- exit
 status 1 and rank 0's message, on every rank count, no hang.
@@ -46,7 +47,7 @@ def positive(name, v, zero_ok=False):
         sys.exit(f"FAIL: {name} = {v!r} is not a positive number")
 
 
-def check_json(path, d):
+def check_json(path, d, nranks):
     with open(path) as f:
         c = json.load(f)
     if c.get("format") != "collio-calibration" or c.get("version") != 1:
@@ -68,6 +69,15 @@ def check_json(path, d):
     for k in ("write_request_s", "write_Bps", "read_request_s", "read_Bps",
               "mpiio_write_piece_s", "mpiio_read_piece_s"):
         positive(f"filesystems[0].{k}", fs[k])
+    # the smallest call of each base strategy, made with this run's ranks
+    calls = fs.get("calls")
+    if not isinstance(calls, dict) or calls.get("ranks") != nranks:
+        sys.exit(f"FAIL: filesystems[0].calls {calls!r}: not made with {nranks} ranks")
+    if not 1 <= calls.get("ranks_per_node", 0) <= nranks:
+        sys.exit(f"FAIL: calls.ranks_per_node {calls.get('ranks_per_node')!r}")
+    for s in ("serial", "independent", "two_phase", "multiphase"):
+        for k in ("write_s", "read_s"):
+            positive(f"filesystems[0].calls.{s}.{k}", calls[s][k])
 
 
 def main():
@@ -95,7 +105,7 @@ def main():
     left = [f for f in os.listdir(d) if f.startswith(".collio-calibrate.")]
     if left:
         sys.exit(f"FAIL: scratch files left: {left}")
-    check_json(out, d)
+    check_json(out, d, int(n))
     subprocess.run([checker, out, d], check=True)
     print(f"ok: {out}")
 

@@ -347,6 +347,21 @@ int collio_fs_identify(const char *path, collio_fs_id *out);
 /** Most piece sizes of collio_fs_costs' interleaved request costs. */
 #define COLLIO_CAL_INTERLEAVED_MAX 4
 
+/** Indices of collio_fs_costs' write_call_s / read_call_s: the base
+ *  strategies whose smallest call the calibration times. */
+enum {
+    COLLIO_CAL_CALL_SERIAL = 0,
+    COLLIO_CAL_CALL_INDEPENDENT,
+    COLLIO_CAL_CALL_TWO_PHASE,
+    COLLIO_CAL_CALL_MULTIPHASE,
+    COLLIO_CAL_NCALLS
+};
+/** Their strategies' names, in that order (an initializer). */
+#define COLLIO_CAL_CALL_STRATEGIES                                                       \
+    {                                                                                    \
+        "serial", "independent", "two_phase", "multiphase"                               \
+    }
+
 /** What the cost model of strategy "auto" knows of one file system: its
  *  costs as measured by `collio-bench calibrate` (docs/auto.md). */
 typedef struct collio_fs_costs {
@@ -373,6 +388,14 @@ typedef struct collio_fs_costs {
     double interleaved_bytes[COLLIO_CAL_INTERLEAVED_MAX];
     double write_interleaved_s[COLLIO_CAL_INTERLEAVED_MAX];
     double read_interleaved_s[COLLIO_CAL_INTERLEAVED_MAX];
+    /* The smallest call of each base strategy (COLLIO_CAL_CALL_*): one
+     * collio_write (collio_read) of one 4-byte element per rank, the
+     * median, made with call_ranks ranks, call_ranks_per_node of them on
+     * the fullest node -- what a call costs whatever its size (its
+     * synchronisations, its requests). 0 ranks: not measured. */
+    int call_ranks, call_ranks_per_node;
+    double write_call_s[COLLIO_CAL_NCALLS];
+    double read_call_s[COLLIO_CAL_NCALLS];
 } collio_fs_costs;
 
 #define COLLIO_CALIBRATION_MAX_FS 16

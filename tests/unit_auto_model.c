@@ -304,7 +304,65 @@ int main(void)
           collio__auto_candidates[collio__auto_pick(t)].label);
     fs.write_request_s = 1e-6;
 
-    /* 9. hint auto.only's values: "any", then the labels in order */
+    /* 9. the calls' floors: measured with 8 ranks on a node of 2 cores
+     *     (cpu 4), used at case 2's 4 ranks (cpu 2): scaled by 2 / 4.
+     *     What the terms predict for the smallest call (one 4-byte element
+     *     per rank, P = 4: 16 bytes, file 1.6e-8) is taken off:
+     *       serial      4 lat 4e-6 + (12 B / 1e9 + pack(4, 16) 5.6e-8
+     *                   + request 1e-6) * 2 + 1.6e-8        = 6.152e-6
+     *       independent 1 request * 1e-6 * 2 + 1.6e-8         = 2.016e-6
+     *       two_phase   1e-5 * 2 + 1.6e-8 + exchange(4 B, 3 msgs):
+     *                   3 * 1e-6 * 2 + 4 * 2 / 1e9            = 2.6024e-5
+     *       multiphase  2 * pack(1, 4) * 2 5.6e-8 + exchange(0 B, 1 msg)
+     *                   2e-6 + request 2e-6 + 1.6e-8          = 4.072e-6 */
+    constants(&c, &fs);
+    c.cores_per_node = 2;
+    fs.call_ranks = 8;
+    fs.call_ranks_per_node = 8;
+    const double call[4] = {1e-3, 2e-4, 4e-3, 2e-3};
+    for (int i = 0; i < 4; i++)
+        fs.write_call_s[i] = call[i];
+    const double floor_[4] = {5e-4 - 6.152e-6, 1e-4 - 2.016e-6, 2e-3 - 2.6024e-5,
+                              1e-3 - 4.072e-6};
+    s = one_node(4);
+    s.pieces_total = 16;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    double w11[AUTO_NCAND];
+    for (int i = 0; i < AUTO_NCAND; i++) {
+        /* subgroup: its inner strategy's floor; multiphase_k: multiphase's */
+        int base = collio__auto_candidates[i].group > 0
+                       ? (collio__auto_candidates[i].list ? 1 : 2)
+                   : collio__auto_candidates[i].phases > 0 ? 3
+                                                           : i;
+        w11[i] = w2[i] + floor_[base];
+    }
+    expect("calls' floors, case 2", t, w11, AUTO_INDEPENDENT);
+    /* the smallest call itself: each base strategy predicted at what was
+     * measured, scaled (the terms and the floor add up to it) */
+    collio__auto_shape tiny = s;
+    tiny.bytes_total = 16, tiny.bytes_max = 4, tiny.pieces_max = 1;
+    tiny.pieces_total = 4, tiny.moved_max = 0;
+    collio__auto_predict(&tiny, &c, &fs, 1, t);
+    for (int i = 0; i < 4; i++)
+        CHECK(near(t[i], call[i] / 2), "smallest call: %s %.9g, want %.9g",
+              collio__auto_candidates[i].label, t[i], call[i] / 2);
+    /* a floor never below 0: a measured call under what the terms give
+     * adds nothing; reads take read_call_s (0 here: nothing added) */
+    fs.write_call_s[3] = 1e-6;
+    collio__auto_predict(&tiny, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_MULTIPHASE], 4.072e-6), "floor 0: multiphase %.9g",
+          t[AUTO_MULTIPHASE]);
+    collio__auto_predict(&s, &c, &fs, 0, t);
+    CHECK(near(t[AUTO_INDEPENDENT], 4 * 5e-7 * 2 + 0.002),
+          "floor, reads: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* without call_ranks (a file from before), no floor at all */
+    fs.call_ranks = 0;
+    fs.write_call_s[3] = 2e-3;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    expect("no calls measured, case 2", t, w2, AUTO_INDEPENDENT);
+    constants(&c, &fs);
+
+    /* 10. hint auto.only's values: "any", then the labels in order */
     CHECK(strcmp(collio__auto_only_names[0], "any") == 0, "auto.only: any first");
     for (int i = 0; i < AUTO_NCAND; i++)
         CHECK(strcmp(collio__auto_only_names[i + 1], collio__auto_candidates[i].label)
@@ -312,7 +370,7 @@ int main(void)
               "auto.only value %d: %s, candidate %s", i + 1,
               collio__auto_only_names[i + 1], collio__auto_candidates[i].label);
 
-    /* 10. a tie goes to the earlier candidate */
+    /* 11. a tie goes to the earlier candidate */
     double tie[AUTO_NCAND];
     for (int i = 0; i < AUTO_NCAND; i++)
         tie[i] = INFINITY;

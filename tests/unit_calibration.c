@@ -28,6 +28,10 @@ static const char *good =
     "      \"read_request_s\": 1e-6, \"read_Bps\": 4e9, \"mpiio_write_piece_s\": 5e-6,\n"
     "      \"mpiio_read_piece_s\": 4e-6, \"mpiio_write_call_s\": 0.002,\n"
     "      \"mpiio_read_call_s\": 0.001,\n"
+    "      \"calls\": { \"ranks\": 8, \"ranks_per_node\": 4,\n"
+    "                 \"serial\": { \"write_s\": 1e-4, \"read_s\": 2e-4 },\n"
+    "                 \"independent\": { \"write_s\": 3e-5, \"read_s\": 0 },\n"
+    "                 \"multiphase\": { \"write_s\": 5e-4, \"read_s\": 6e-4 } },\n"
     "      \"interleaved\": [ { \"bytes\": 4, \"write_s\": 2e-6, \"read_s\": 5e-7 },\n"
     "                       { \"bytes\": 16384, \"write_s\": 9e-6, \"read_s\": 0 } ] },\n"
     "    { \"type\": \"fuse.glusterfs\", \"mount\": \"/mnt/pfs\", \"source\": \"h:/v\",\n"
@@ -122,6 +126,21 @@ int main(void)
           "fs[0] MPI-IO cost per call");
     CHECK(c.fs[1].mpiio_write_call_s == 0 && c.fs[1].mpiio_read_call_s == 0,
           "fs[1]: no MPI-IO cost per call (optional): 0");
+    CHECK(c.fs[0].call_ranks == 8 && c.fs[0].call_ranks_per_node == 4,
+          "fs[0] calls: ranks %d, per node %d", c.fs[0].call_ranks,
+          c.fs[0].call_ranks_per_node);
+    CHECK(c.fs[0].write_call_s[COLLIO_CAL_CALL_SERIAL] == 1e-4
+              && c.fs[0].read_call_s[COLLIO_CAL_CALL_SERIAL] == 2e-4
+              && c.fs[0].write_call_s[COLLIO_CAL_CALL_INDEPENDENT] == 3e-5
+              && c.fs[0].read_call_s[COLLIO_CAL_CALL_INDEPENDENT] == 0
+              && c.fs[0].write_call_s[COLLIO_CAL_CALL_MULTIPHASE] == 5e-4
+              && c.fs[0].read_call_s[COLLIO_CAL_CALL_MULTIPHASE] == 6e-4,
+          "fs[0] calls' costs");
+    CHECK(c.fs[0].write_call_s[COLLIO_CAL_CALL_TWO_PHASE] == 0
+              && c.fs[0].read_call_s[COLLIO_CAL_CALL_TWO_PHASE] == 0,
+          "fs[0]: two_phase's call not given (optional): 0");
+    CHECK(c.fs[1].call_ranks == 0 && c.fs[1].write_call_s[0] == 0,
+          "fs[1]: no calls (optional): none");
     collio_fs_id want = c.fs[1].id, other = c.fs[1].id;
     CHECK(collio_calibration_find_fs(&c, &want) == 1, "find fs[1]");
     snprintf(other.mount, sizeof other.mount, "/mnt/other");
@@ -173,6 +192,22 @@ int main(void)
     memcpy(at, "\"writeXBps\"", 11);
     bad(path, nostr, COLLIO_ERR_ARG, "a missing key");
     free(nostr);
+
+    /* the calls: an object, ranks > 0, at most ranks per node, costs >= 0 */
+    const char *calls_bad[][2] = {
+        {"\"ranks\": 8,", "\"ranks\": 0,"},
+        {"\"ranks_per_node\": 4", "\"ranks_per_node\": 9"},
+        {"\"write_s\": 5e-4", "\"write_s\":-5e-4"},
+        {"\"calls\": { \"ranks\": 8,", "\"calls\": 7, \"x\": { \"ranks\": 8,"}};
+    for (size_t i = 0; i < sizeof calls_bad / sizeof calls_bad[0]; i++) {
+        char text[4096];
+        const char *from = strstr(good, calls_bad[i][0]);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(from - good), good, calls_bad[i][1],
+                 from + strlen(calls_bad[i][0]));
+        char what[128];
+        snprintf(what, sizeof what, "calls: %s", calls_bad[i][1]);
+        bad(path, text, COLLIO_ERR_ARG, what);
+    }
 
     /* the list I/O costs: sizes must increase, at most
      * COLLIO_CAL_INTERLEAVED_MAX entries, an array */

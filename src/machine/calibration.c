@@ -185,6 +185,44 @@ static int parse_interleaved(json_object *o, collio_fs_costs *fs)
     return COLLIO_OK;
 }
 
+/* "calls": {"ranks": P, "ranks_per_node": R, "serial": {"write_s": W,
+ * "read_s": R}, ... one per base strategy}: optional (files of older
+ * collios have none; so may a strategy), 0 ranks then. */
+static int parse_calls(json_object *o, collio_fs_costs *fs)
+{
+    static const char *const names[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
+    const char *w = "filesystems[].calls";
+    json_object *calls = NULL, *e = NULL;
+    fs->call_ranks = fs->call_ranks_per_node = 0;
+    if (!json_object_object_get_ex(o, "calls", &calls))
+        return COLLIO_OK;
+    if (!json_object_is_type(calls, json_type_object)) {
+        collio__error_set(COLLIO_ERR_ARG, "calibration file: %s is no object", w);
+        return COLLIO_ERR_ARG;
+    }
+    double ranks = 0, rpn = 0;
+    int rc = get_num(calls, w, "ranks", 0, &ranks);
+    if (rc == COLLIO_OK)
+        rc = get_num(calls, w, "ranks_per_node", 0, &rpn);
+    if (rc == COLLIO_OK && (ranks > 1e9 || rpn > ranks)) {
+        rc = COLLIO_ERR_ARG;
+        collio__error_set(rc, "calibration file: %s: ranks %g, ranks_per_node %g", w,
+                          ranks, rpn);
+    }
+    for (int i = 0; rc == COLLIO_OK && i < COLLIO_CAL_NCALLS; i++) {
+        if (!json_object_object_get_ex(calls, names[i], &e))
+            continue;
+        rc = get_num(e, w, "write_s", 1, &fs->write_call_s[i]);
+        if (rc == COLLIO_OK)
+            rc = get_num(e, w, "read_s", 1, &fs->read_call_s[i]);
+    }
+    if (rc == COLLIO_OK) {
+        fs->call_ranks = (int)ranks;
+        fs->call_ranks_per_node = (int)rpn;
+    }
+    return rc;
+}
+
 static int parse_fs(json_object *o, collio_fs_costs *fs)
 {
     int rc = get_str(o, "type", fs->id.type, sizeof fs->id.type);
@@ -216,6 +254,8 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
         if (json_object_object_get_ex(o, opt[i], &x))
             rc = get_num(o, "filesystems[]", opt[i], 1, optv[i]);
     }
+    if (rc == COLLIO_OK)
+        rc = parse_calls(o, fs);
     return rc == COLLIO_OK ? parse_interleaved(o, fs) : rc;
 }
 
@@ -345,6 +385,22 @@ static json_object *link_json(double lat, double bw)
     return l;
 }
 
+static json_object *calls_json(const collio_fs_costs *fs)
+{
+    static const char *const names[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
+    json_object *calls = json_object_new_object();
+    json_object_object_add(calls, "ranks", json_object_new_int(fs->call_ranks));
+    json_object_object_add(calls, "ranks_per_node",
+                           json_object_new_int(fs->call_ranks_per_node));
+    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "write_s", json_object_new_double(fs->write_call_s[i]));
+        json_object_object_add(e, "read_s", json_object_new_double(fs->read_call_s[i]));
+        json_object_object_add(calls, names[i], e);
+    }
+    return calls;
+}
+
 static json_object *to_json(const collio_calibration *c)
 {
     json_object *root = json_object_new_object();
@@ -384,6 +440,8 @@ static json_object *to_json(const collio_calibration *c)
                                json_object_new_double(fs->mpiio_write_call_s));
         json_object_object_add(o, "mpiio_read_call_s",
                                json_object_new_double(fs->mpiio_read_call_s));
+        if (fs->call_ranks > 0)
+            json_object_object_add(o, "calls", calls_json(fs));
         if (fs->ninterleaved > 0) {
             json_object *arr = json_object_new_array();
             for (int k = 0; k < fs->ninterleaved && k < COLLIO_CAL_INTERLEAVED_MAX; k++) {

@@ -15,10 +15,15 @@
 #include <math.h>
 #include <string.h>
 
-enum { NMAX = 6, NFSV = 11 + 3 * COLLIO_CAL_INTERLEAVED_MAX };
+enum {
+    NMAX = 6,
+    CALLS = 11 + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
+    NFSV = CALLS + 2 + 2 * COLLIO_CAL_NCALLS
+};
 
 /* A file system's entry on the wire: key halves, ninterleaved, the eight
- * costs, the interleaved sizes and costs. */
+ * costs, the interleaved sizes and costs, the calls' ranks (all, per
+ * node) and costs (writes, reads). */
 typedef struct wire {
     double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code */
     double pieces_total;
@@ -76,6 +81,11 @@ static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
         v[11 + COLLIO_CAL_INTERLEAVED_MAX + i] = fs->write_interleaved_s[i];
         v[11 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i] = fs->read_interleaved_s[i];
     }
+    v[CALLS] = fs->call_ranks, v[CALLS + 1] = fs->call_ranks_per_node;
+    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
+        v[CALLS + 2 + i] = fs->write_call_s[i];
+        v[CALLS + 2 + COLLIO_CAL_NCALLS + i] = fs->read_call_s[i];
+    }
     memcpy(w, v, sizeof v);
 }
 
@@ -92,6 +102,11 @@ static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
         fs->interleaved_bytes[i] = w[11 + i];
         fs->write_interleaved_s[i] = w[11 + COLLIO_CAL_INTERLEAVED_MAX + i];
         fs->read_interleaved_s[i] = w[11 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i];
+    }
+    fs->call_ranks = (int)w[CALLS], fs->call_ranks_per_node = (int)w[CALLS + 1];
+    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
+        fs->write_call_s[i] = w[CALLS + 2 + i];
+        fs->read_call_s[i] = w[CALLS + 2 + COLLIO_CAL_NCALLS + i];
     }
 }
 

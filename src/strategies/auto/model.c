@@ -54,6 +54,17 @@
  *                phases, else over the node's link; the scatter into file
  *                order; list I/O of 2^k ranks' pieces (merged where they
  *                adjoin: pieces_max / 2^k runs, 2^k times longer)
+ *
+ * Then each candidate's call floor: the calibration times the smallest
+ * call of each base strategy (write_call_s / read_call_s: one 4-byte
+ * element per rank). What it costs beyond what the terms above predict
+ * for it is what every call pays whatever its size -- its
+ * synchronisations (each waits for the slowest rank; where a node's
+ * ranks outnumber its cores, for one to get a core back: far more than
+ * latency_s, measured with the other ranks idle), its requests. It is
+ * added to the base strategy's prediction, scaled from the calibration's
+ * oversubscription (call_ranks_per_node / cores) to the plan's (cpu);
+ * subgroup adds its inner strategy's, multiphase_k multiphase's.
  */
 #include "model.h"
 
@@ -203,28 +214,36 @@ static double hypercube_k(const model *m, const collio__auto_shape *s,
            + runs * list_request(fs, writing, s->bytes_max / runs) * m->cpu + file_bytes;
 }
 
-void collio__auto_predict(const collio__auto_shape *s, const collio_calibration *c,
-                          const collio_fs_costs *fs, int writing, double t[AUTO_NCAND])
+static void setup(model *m, const collio__auto_shape *s, const collio_calibration *c,
+                  const collio_fs_costs *fs, int writing)
 {
-    model m;
     int P = s->nranks > 0 ? s->nranks : 1;
     int cores = s->cores_per_node > 0 ? s->cores_per_node : s->ranks_per_node;
-    m.rpn = s->ranks_per_node > 0 ? s->ranks_per_node : 1;
-    m.cpu = cores > 0 && m.rpn > cores ? (double)m.rpn / cores : 1.0;
-    m.off = s->nnodes > 1 ? (double)(P - m.rpn) / P : 0.0;
-    if (m.off < 0)
-        m.off = 0;
-    m.lat0 = c->latency_s[0];
-    m.lat1 = c->latency_s[1];
-    m.lat = (1 - m.off) * m.lat0 + m.off * m.lat1;
-    m.bw0 = c->bandwidth_Bps[0];
-    m.bw1 = c->bandwidth_Bps[1];
-    m.copy = c->copy_Bps;
-    m.piece = c->piece_s;
-    m.req = writing ? fs->write_request_s : fs->read_request_s;
-    m.fbw = writing ? fs->write_Bps : fs->read_Bps;
-    m.mpiio = writing ? fs->mpiio_write_piece_s : fs->mpiio_read_piece_s;
-    m.mpiio_call = writing ? fs->mpiio_write_call_s : fs->mpiio_read_call_s;
+    m->rpn = s->ranks_per_node > 0 ? s->ranks_per_node : 1;
+    m->cpu = cores > 0 && m->rpn > cores ? (double)m->rpn / cores : 1.0;
+    m->off = s->nnodes > 1 ? (double)(P - m->rpn) / P : 0.0;
+    if (m->off < 0)
+        m->off = 0;
+    m->lat0 = c->latency_s[0];
+    m->lat1 = c->latency_s[1];
+    m->lat = (1 - m->off) * m->lat0 + m->off * m->lat1;
+    m->bw0 = c->bandwidth_Bps[0];
+    m->bw1 = c->bandwidth_Bps[1];
+    m->copy = c->copy_Bps;
+    m->piece = c->piece_s;
+    m->req = writing ? fs->write_request_s : fs->read_request_s;
+    m->fbw = writing ? fs->write_Bps : fs->read_Bps;
+    m->mpiio = writing ? fs->mpiio_write_piece_s : fs->mpiio_read_piece_s;
+    m->mpiio_call = writing ? fs->mpiio_write_call_s : fs->mpiio_read_call_s;
+}
+
+/* Every candidate by the terms above, without the calls' floors. */
+static void terms(const model *mp, const collio__auto_shape *s, const collio_fs_costs *fs,
+                  int writing, double t[AUTO_NCAND])
+{
+    model m = *mp;
+    int P = s->nranks > 0 ? s->nranks : 1;
+    int cores = s->cores_per_node > 0 ? s->cores_per_node : s->ranks_per_node;
     double file_bytes = s->bytes_total / m.fbw;
 
     double piece = s->pieces_max > 0 ? s->bytes_max / s->pieces_max : 0;
@@ -249,6 +268,61 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
         else if (cand->group > 0)
             t[i] = subgroup(&m, s, fs, writing, cand, cores, file_bytes);
     }
+}
+
+_Static_assert((int)AUTO_SERIAL == (int)COLLIO_CAL_CALL_SERIAL
+                   && (int)AUTO_INDEPENDENT == (int)COLLIO_CAL_CALL_INDEPENDENT
+                   && (int)AUTO_TWO_PHASE == (int)COLLIO_CAL_CALL_TWO_PHASE
+                   && (int)AUTO_MULTIPHASE == (int)COLLIO_CAL_CALL_MULTIPHASE,
+               "the base candidates in the calibration's call order");
+
+/* The base strategy whose call a candidate makes: subgroup's inner one,
+ * multiphase for its fewer phases. */
+static int call_of(const collio__auto_candidate *cand)
+{
+    if (cand->group > 0)
+        return cand->list ? COLLIO_CAL_CALL_INDEPENDENT : COLLIO_CAL_CALL_TWO_PHASE;
+    if (cand->phases > 0)
+        return COLLIO_CAL_CALL_MULTIPHASE;
+    return (int)(cand - collio__auto_candidates); /* AUTO_SERIAL.. = CALL_SERIAL.. */
+}
+
+/* The calls' floors (above): each base strategy's smallest call as
+ * measured, scaled from the calibration's oversubscription to this
+ * plan's, less what the terms predict for that call -- one 4-byte
+ * element per rank -- on this plan's ranks; never below 0. */
+static void floors(const model *m, const collio__auto_shape *s,
+                   const collio_calibration *c, const collio_fs_costs *fs, int writing,
+                   double f[COLLIO_CAL_NCALLS])
+{
+    int cores = c->cores_per_node > 0   ? c->cores_per_node
+                : s->cores_per_node > 0 ? s->cores_per_node
+                                        : 1;
+    double cpu_cal =
+        fs->call_ranks_per_node > cores ? (double)fs->call_ranks_per_node / cores : 1.0;
+    collio__auto_shape tiny = *s;
+    int P = s->nranks > 0 ? s->nranks : 1;
+    tiny.bytes_total = 4.0 * P, tiny.bytes_max = 4, tiny.pieces_max = 1;
+    tiny.pieces_total = P, tiny.moved_max = 0, tiny.adjoin = 1;
+    double tt[AUTO_NCAND];
+    terms(m, &tiny, fs, writing, tt);
+    const double *call = writing ? fs->write_call_s : fs->read_call_s;
+    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
+        double v = fs->call_ranks > 0 ? call[i] * m->cpu / cpu_cal - tt[i] : 0;
+        f[i] = v > 0 ? v : 0;
+    }
+}
+
+void collio__auto_predict(const collio__auto_shape *s, const collio_calibration *c,
+                          const collio_fs_costs *fs, int writing, double t[AUTO_NCAND])
+{
+    model m;
+    setup(&m, s, c, fs, writing);
+    terms(&m, s, fs, writing, t);
+    double f[COLLIO_CAL_NCALLS];
+    floors(&m, s, c, fs, writing, f);
+    for (int i = 0; i < AUTO_NCAND; i++)
+        t[i] += f[call_of(&collio__auto_candidates[i])];
 }
 
 int collio__auto_pick(const double t[AUTO_NCAND])
