@@ -35,24 +35,28 @@ static int run_strategy(collio_plan *p, collio_file *f, char *stream, int writin
     return rc;
 }
 
-int collio__plan_run_unagreed(collio_plan *p, collio_file *f, char *stream, int writing,
-                              int scratch)
+/* One execution of p with its stats reset and its total_s measured:
+ * `run` is call_strategy (unagreed) or run_strategy (agreed). */
+static int timed(int (*run)(collio_plan *, collio_file *, char *, int, int),
+                 collio_plan *p, collio_file *f, char *stream, int writing, int scratch)
 {
     double t0 = collio__now();
     collio__stats_reset(p);
-    int rc = call_strategy(p, f, stream, writing, scratch);
+    int rc = run(p, f, stream, writing, scratch);
     p->stats.total_s = collio__now() - t0;
     return rc;
+}
+
+int collio__plan_run_unagreed(collio_plan *p, collio_file *f, char *stream, int writing,
+                              int scratch)
+{
+    return timed(call_strategy, p, f, stream, writing, scratch);
 }
 
 int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
                       int scratch)
 {
-    double t0 = collio__now();
-    collio__stats_reset(p);
-    int rc = run_strategy(p, f, stream, writing, scratch);
-    p->stats.total_s = collio__now() - t0;
-    return rc;
+    return timed(run_strategy, p, f, stream, writing, scratch);
 }
 
 static int data_end(const collio_plan *p, const collio_file *f, int64_t offset,
