@@ -51,9 +51,11 @@ static int time_calls(MPI_Comm comm, collio_plan *plan, const char *path, int wr
         if (i >= CALL_WARM)
             t[i - CALL_WARM] = dt;
     }
+    if (rc != COLLIO_OK) /* (t[] only partly filled) */
+        return rc;
     qsort(t, CALL_REPS, sizeof t[0], cmp_double);
     *med = t[CALL_REPS / 2];
-    return rc;
+    return COLLIO_OK;
 }
 
 /* Collective: one strategy's write and read calls into *w, *r. */
