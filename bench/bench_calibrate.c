@@ -444,13 +444,20 @@ static int cal_fs_read(cal_ctx *x)
 /* ---- list I/O: interleaved pieces, every rank at once */
 
 /* The piece sizes measured (bytes; the model interpolates between them in
- * log(size)): the smallest request, a kilobyte, a few pages. */
-static const double cal_piece_bytes[] = {4, 1024, 16384};
+ * log(size), and takes the last one's cost beyond it): the smallest
+ * request, a kilobyte, a few pages, and 64 KiB -- pieces of tens of
+ * kilobytes (a mesh's partitions in RCM order, a vector's blocks of
+ * thousands of elements) cost per request more than 16 KiB ones do here,
+ * interleaved with the other ranks' (docs/auto.md). */
+static const double cal_piece_bytes[] = {4, 1024, 16384, 65536};
 #define CAL_NPIECE ((int)(sizeof cal_piece_bytes / sizeof cal_piece_bytes[0]))
+_Static_assert(CAL_NPIECE <= COLLIO_CAL_INTERLEAVED_MAX,
+               "the calibration file holds them");
 #define CAL_LIST_S 0.05   /* seconds aimed at per size, operation and rep */
-#define CAL_LIST_PILOT 32 /* pieces per rank of the pilot run */
-#define CAL_LIST_MAX 4096 /* most pieces per rank */
-#define CAL_LIST_REPS 3   /* the median of these */
+#define CAL_LIST_PILOT 32 /* most pieces per rank of the pilot run ... */
+#define CAL_LIST_PILOT_BYTES (512 * 1024) /* ... and most bytes (a slow file system) */
+#define CAL_LIST_MAX 4096                 /* most pieces per rank */
+#define CAL_LIST_REPS 3                   /* the median of these */
 
 /* Every rank writes (reads) n pieces of b bytes, its piece k at
  * (k * P + rank) * b, all at once; *t: max elapsed over ranks. Collective;
@@ -498,11 +505,13 @@ static int cal_list_size(cal_ctx *x, int fd, size_t b, unsigned char *buf, doubl
     int cores = x->cal.cores_per_node > 0 ? x->cal.cores_per_node : 1;
     double cpu = x->rpn_max > cores ? (double)x->rpn_max / cores : 1.0, t;
     double ws[CAL_LIST_REPS], rs[CAL_LIST_REPS];
-    if (cal_list_truncate(x, fd) || cal_list_run(x, fd, 1, b, CAL_LIST_PILOT, buf, &t))
+    int pilot = (int)(CAL_LIST_PILOT_BYTES / b);
+    pilot = pilot < 2 ? 2 : pilot > CAL_LIST_PILOT ? CAL_LIST_PILOT : pilot;
+    if (cal_list_truncate(x, fd) || cal_list_run(x, fd, 1, b, pilot, buf, &t))
         return 1;
-    double per = t / CAL_LIST_PILOT; /* the same on every rank (a max) */
+    double per = t / pilot; /* the same on every rank (a max) */
     int n = per > 0 ? (int)(CAL_LIST_S / per) : CAL_LIST_MAX;
-    n = n < CAL_LIST_PILOT ? CAL_LIST_PILOT : n > CAL_LIST_MAX ? CAL_LIST_MAX : n;
+    n = n < pilot ? pilot : n > CAL_LIST_MAX ? CAL_LIST_MAX : n;
     double bytes = (double)x->size * n * (double)b;
     for (int k = 0; k < CAL_LIST_REPS; k++) {
         double tw, tr;

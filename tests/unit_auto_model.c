@@ -225,6 +225,18 @@ int main(void)
      * 5e5 pieces: 2 * pack(5e5, 1e6) (5e-3 + 1e-3) * 2 + exchange + ... */
     CHECK(near(t[AUTO_MULTIPHASE], 2 * 6e-3 * 2 + 1.506e-3 + 2e-6 + 4e-3),
           "interleaved: multiphase %.9g", t[AUTO_MULTIPHASE]);
+    /* a fourth size, 64 KiB at 21 us (the calibration's COLLIO_CAL_
+     * INTERLEAVED_MAX): 32 KiB pieces lie halfway in log2 between 16 KiB
+     * and 64 KiB, (9 + 21) / 2 = 15 us (30.517578125 of them); 1 MB pieces
+     * take the last size's 21 us */
+    fs.ninterleaved = 4;
+    fs.interleaved_bytes[3] = 65536, fs.write_interleaved_s[3] = 21e-6;
+    s.pieces_max = 1e6 / 32768;
+    expect_independent("interleaved 32 KiB", &s, &c, &fs, 1,
+                       30.517578125 * 15e-6 * 2 + 0.004);
+    s.pieces_max = 1;
+    expect_independent("interleaved 1 MB of 4 sizes", &s, &c, &fs, 1,
+                       1 * 21e-6 * 2 + 0.004);
     fs.ninterleaved = 0;
 
     /* 6. the MPI library's cost per call (0.1 s) goes to two_phase and to
