@@ -358,6 +358,12 @@ static int cal_stream(cal_ctx *x, int writing, double *Bps)
     return cal_failed(x, ok);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double p = *(const double *)a, q = *(const double *)b;
+    return (p > q) - (p < q);
+}
+
 /* The filetype of n 4-byte pieces per rank, cyclic over the ranks. */
 static MPI_Datatype cal_cyclic(int n, int P)
 {
@@ -386,6 +392,60 @@ static int cal_collective(cal_ctx *x, MPI_File fh, int writing, float *buf, int 
         x, cal_mpi_ok(x, rc, writing ? "MPI_File_write_all" : "MPI_File_read_all"));
 }
 
+/* The per-byte measurement: pieces this large (their count is the
+ * per-piece measurement's business), the file's bytes of about this many
+ * seconds at write_Bps, the median of this many write-read pairs. */
+#define CAL_MPIIO_PIECE (64 * 1024)
+#define CAL_MPIIO_BYTES_S 0.05
+#define CAL_MPIIO_REPS 5
+
+/* What the MPI library's collective costs per byte of a rank beyond the
+ * file's bytes -- the exchange through its aggregators' buffers, its
+ * copies --, one process per core: the same cyclic view with 64 KiB
+ * pieces, each write into an emptied file (as collio's into a new one),
+ * less the pieces' and the call's costs just measured and the bytes at
+ * write_Bps / read_Bps. */
+static int cal_mpiio_bytes(cal_ctx *x, MPI_File fh, double cpu)
+{
+    const double most = x->args.mb * MIB / CAL_MPIIO_PIECE;
+    double want = CAL_MPIIO_BYTES_S * x->fs.write_Bps / x->size / CAL_MPIIO_PIECE;
+    int n = want > most ? (int)most : want < 1 ? 1 : (int)want;
+    MPI_Bcast(&n, 1, MPI_INT, 0, x->comm); /* (the same everywhere: maxima) */
+    const int e = CAL_MPIIO_PIECE / (int)sizeof(float);
+    const double b = (double)n * CAL_MPIIO_PIECE, total = b * x->size;
+    float *buf = calloc((size_t)n * (size_t)e, sizeof *buf);
+    if (cal_failed(x, buf != NULL || cal_errno(x, "a buffer of pieces for")))
+        return 1;
+    MPI_Datatype vec, ft;
+    MPI_Type_vector(n, e, e * x->size, MPI_FLOAT, &vec);
+    MPI_Type_create_resized(vec, 0, (MPI_Aint)total, &ft);
+    MPI_Type_commit(&ft);
+    MPI_Type_free(&vec);
+    int rc = MPI_File_set_view(fh, (MPI_Offset)x->rank * CAL_MPIIO_PIECE, MPI_FLOAT, ft,
+                               "native", MPI_INFO_NULL);
+    MPI_Type_free(&ft);
+    int failed = cal_failed(x, cal_mpi_ok(x, rc, "MPI_File_set_view"));
+    double tw[CAL_MPIIO_REPS], tr[CAL_MPIIO_REPS];
+    for (int k = 0; k < CAL_MPIIO_REPS && !failed; k++) {
+        failed =
+            cal_failed(x, cal_mpi_ok(x, MPI_File_set_size(fh, 0), "MPI_File_set_size"))
+            || cal_collective(x, fh, 1, buf, n * e, &tw[k])
+            || cal_collective(x, fh, 0, buf, n * e, &tr[k]);
+    }
+    free(buf);
+    if (failed)
+        return 1;
+    qsort(tw, CAL_MPIIO_REPS, sizeof *tw, cmp_double);
+    qsort(tr, CAL_MPIIO_REPS, sizeof *tr, cmp_double);
+    double w = tw[CAL_MPIIO_REPS / 2] - n * x->fs.mpiio_write_piece_s * cpu
+               - x->fs.mpiio_write_call_s - total / x->fs.write_Bps;
+    double r = tr[CAL_MPIIO_REPS / 2] - n * x->fs.mpiio_read_piece_s * cpu
+               - x->fs.mpiio_read_call_s - total / x->fs.read_Bps;
+    x->fs.mpiio_write_byte_s = fmax(0, w / b / cpu);
+    x->fs.mpiio_read_byte_s = fmax(0, r / b / cpu);
+    return 0;
+}
+
 static int cal_mpiio_run(cal_ctx *x, MPI_File fh, float *buf)
 {
     MPI_Datatype ft = cal_cyclic(x->args.pieces, x->size);
@@ -409,7 +469,7 @@ static int cal_mpiio_run(cal_ctx *x, MPI_File fh, float *buf)
     x->fs.mpiio_read_piece_s = tr / n / cpu;
     x->fs.mpiio_write_call_s = fmax(0, sw - tw * small / n);
     x->fs.mpiio_read_call_s = fmax(0, sr - tr * small / n);
-    return 0;
+    return cal_mpiio_bytes(x, fh, cpu);
 }
 
 static int cal_mpiio(cal_ctx *x)
@@ -489,12 +549,6 @@ static int cal_list_truncate(cal_ctx *x, int fd)
     MPI_Barrier(x->comm);
     int ok = x->rank != 0 || ftruncate(fd, 0) == 0 || cal_errno(x, "ftruncate");
     return cal_failed(x, ok);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double p = *(const double *)a, q = *(const double *)b;
-    return (p > q) - (p < q);
 }
 
 /* One piece size: the cost per request beyond the bytes, per process, of
@@ -662,6 +716,8 @@ static void cal_print(const cal_ctx *x, const double *secs)
            f->read_request_s, f->read_Bps, f->mpiio_read_piece_s);
     printf("    mpiio_write_call_s %.3g  mpiio_read_call_s %.3g\n", f->mpiio_write_call_s,
            f->mpiio_read_call_s);
+    printf("    mpiio_write_byte_s %.3g  mpiio_read_byte_s %.3g\n", f->mpiio_write_byte_s,
+           f->mpiio_read_byte_s);
     static const char *const calls[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
     for (int i = 0; i < COLLIO_CAL_NCALLS && f->call_ranks > 0; i++)
         printf("    smallest call of %-11s write %.3g s, read %.3g s (%d ranks)\n",

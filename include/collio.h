@@ -377,6 +377,11 @@ typedef struct collio_fs_costs {
     double mpiio_write_call_s;  /* the same collective's cost per call beyond
                                    its pieces (0: not measured) */
     double mpiio_read_call_s;   /* likewise for MPI_File_read_all */
+    double mpiio_write_byte_s;  /* the same collective's cost per byte of a
+                                   rank beyond the file's bytes (its
+                                   exchange and copies), one process per
+                                   core (0: not measured) */
+    double mpiio_read_byte_s;   /* likewise for MPI_File_read_all */
     /* List I/O as "independent" does it: every rank writing (reading) its
      * own pieces, interleaved with the other ranks' in one file, all at
      * once. The cost of one request beyond its bytes (those count at

@@ -258,6 +258,33 @@ int main(void)
           "per call, reading: two_phase %.9g", t[AUTO_TWO_PHASE]);
     fs.mpiio_write_call_s = 0;
 
+    /* 6b. the MPI library's cost per byte of a rank (5 ns, per process):
+     *     two_phase's bytes cost 1e6 * 5e-9 * cpu 2 = 0.01 instead of the
+     *     exchange's 2.006e-3 (the larger of the two); subgroup's masters
+     *     (cpu 1) move g times the bytes: g = 2 2e6 * 5e-9 = 0.01 against
+     *     2.001e-3, g = 4 0.02 against 4e-3; nothing else changes */
+    fs.mpiio_write_byte_s = 5e-9;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    for (int i = 0; i < AUTO_NCAND; i++) {
+        double w = i == AUTO_TWO_PHASE     ? 0.2 + 0.004 + 0.01
+                   : i == AUTO_SUBGROUP_G2 ? 2.002e-3 + 4.4e-3 + 0.1 + 0.004 + 0.01
+                   : i == AUTO_SUBGROUP_G4 ? 6.006e-3 + 8.8e-3 + 0.1 + 0.004 + 0.02
+                                           : w1[i];
+        CHECK(isinf(w) ? isinf(t[i]) : near(t[i], w), "per byte: %s %.9g, want %.9g",
+              collio__auto_candidates[i].label, t[i], w);
+    }
+    /* below the exchange's (1e-10: 2e-4 against 2.006e-3) it is the exchange */
+    fs.mpiio_write_byte_s = 1e-10;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_TWO_PHASE], w1[AUTO_TWO_PHASE]), "per byte, small: two_phase %.9g",
+          t[AUTO_TWO_PHASE]);
+    /* reads take mpiio_read_byte_s (0 here) */
+    fs.mpiio_write_byte_s = 5e-9;
+    collio__auto_predict(&s, &c, &fs, 0, t);
+    CHECK(near(t[AUTO_TWO_PHASE], 0.2 + 0.002 + 6e-6 + 2e-3),
+          "per byte, reading: two_phase %.9g", t[AUTO_TWO_PHASE]);
+    fs.mpiio_write_byte_s = 0;
+
     /* 7. pieces that do not adjoin (an index list): gathering g ranks'
      *    pieces merges none, so a master holds g * 1e4 of them and the
      *    hypercube's runs stay 1e4; case 1 otherwise */

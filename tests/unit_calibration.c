@@ -27,7 +27,8 @@ static const char *good =
     "      \"magic\": 61267, \"write_request_s\": 3e-6, \"write_Bps\": 1.2e9,\n"
     "      \"read_request_s\": 1e-6, \"read_Bps\": 4e9, \"mpiio_write_piece_s\": 5e-6,\n"
     "      \"mpiio_read_piece_s\": 4e-6, \"mpiio_write_call_s\": 0.002,\n"
-    "      \"mpiio_read_call_s\": 0.001,\n"
+    "      \"mpiio_read_call_s\": 0.001, \"mpiio_write_byte_s\": 1.5e-9,\n"
+    "      \"mpiio_read_byte_s\": 0,\n"
     "      \"calls\": { \"ranks\": 8, \"ranks_per_node\": 4,\n"
     "                 \"serial\": { \"write_s\": 1e-4, \"read_s\": 2e-4 },\n"
     "                 \"independent\": { \"write_s\": 3e-5, \"read_s\": 0 },\n"
@@ -126,6 +127,10 @@ int main(void)
           "fs[0] MPI-IO cost per call");
     CHECK(c.fs[1].mpiio_write_call_s == 0 && c.fs[1].mpiio_read_call_s == 0,
           "fs[1]: no MPI-IO cost per call (optional): 0");
+    CHECK(c.fs[0].mpiio_write_byte_s == 1.5e-9 && c.fs[0].mpiio_read_byte_s == 0,
+          "fs[0] MPI-IO cost per byte");
+    CHECK(c.fs[1].mpiio_write_byte_s == 0 && c.fs[1].mpiio_read_byte_s == 0,
+          "fs[1]: no MPI-IO cost per byte (optional): 0");
     CHECK(c.fs[0].call_ranks == 8 && c.fs[0].call_ranks_per_node == 4,
           "fs[0] calls: ranks %d, per node %d", c.fs[0].call_ranks,
           c.fs[0].call_ranks_per_node);
@@ -198,14 +203,17 @@ int main(void)
         {"\"ranks\": 8,", "\"ranks\": 0,"},
         {"\"ranks_per_node\": 4", "\"ranks_per_node\": 9"},
         {"\"write_s\": 5e-4", "\"write_s\":-5e-4"},
-        {"\"calls\": { \"ranks\": 8,", "\"calls\": 7, \"x\": { \"ranks\": 8,"}};
+        {"\"calls\": { \"ranks\": 8,", "\"calls\": 7, \"x\": { \"ranks\": 8,"},
+        /* (not a call's, but the same replacement: an optional cost < 0) */
+        {"\"mpiio_write_byte_s\": 1.5e-9", "\"mpiio_write_byte_s\": -1.5e-9"},
+        {"\"mpiio_read_byte_s\": 0", "\"mpiio_read_byte_s\": \"fast\""}};
     for (size_t i = 0; i < sizeof calls_bad / sizeof calls_bad[0]; i++) {
         char text[4096];
         const char *from = strstr(good, calls_bad[i][0]);
         snprintf(text, sizeof text, "%.*s%s%s", (int)(from - good), good, calls_bad[i][1],
                  from + strlen(calls_bad[i][0]));
         char what[128];
-        snprintf(what, sizeof what, "calls: %s", calls_bad[i][1]);
+        snprintf(what, sizeof what, "a bad entry: %s", calls_bad[i][1]);
         bad(path, text, COLLIO_ERR_ARG, what);
     }
 

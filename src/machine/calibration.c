@@ -246,9 +246,11 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
     for (size_t i = 0; rc == COLLIO_OK && i < sizeof nums / sizeof nums[0]; i++)
         rc = get_num(o, "filesystems[]", nums[i].key, 0, nums[i].v);
     /* optional (files of older collios have none): 0, not measured */
-    const char *opt[2] = {"mpiio_write_call_s", "mpiio_read_call_s"};
-    double *optv[2] = {&fs->mpiio_write_call_s, &fs->mpiio_read_call_s};
-    for (int i = 0; rc == COLLIO_OK && i < 2; i++) {
+    const char *opt[4] = {"mpiio_write_call_s", "mpiio_read_call_s", "mpiio_write_byte_s",
+                          "mpiio_read_byte_s"};
+    double *optv[4] = {&fs->mpiio_write_call_s, &fs->mpiio_read_call_s,
+                       &fs->mpiio_write_byte_s, &fs->mpiio_read_byte_s};
+    for (int i = 0; rc == COLLIO_OK && i < 4; i++) {
         json_object *x = NULL;
         *optv[i] = 0;
         if (json_object_object_get_ex(o, opt[i], &x))
@@ -440,6 +442,10 @@ static json_object *to_json(const collio_calibration *c)
                                json_object_new_double(fs->mpiio_write_call_s));
         json_object_object_add(o, "mpiio_read_call_s",
                                json_object_new_double(fs->mpiio_read_call_s));
+        json_object_object_add(o, "mpiio_write_byte_s",
+                               json_object_new_double(fs->mpiio_write_byte_s));
+        json_object_object_add(o, "mpiio_read_byte_s",
+                               json_object_new_double(fs->mpiio_read_byte_s));
         if (fs->call_ranks > 0)
             json_object_object_add(o, "calls", calls_json(fs));
         if (fs->ninterleaved > 0) {

@@ -17,11 +17,12 @@
 
 enum {
     NMAX = 6,
-    CALLS = 11 + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
+    IL = 13,                                     /* where the interleaved sizes start */
+    CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
     NFSV = CALLS + 2 + 2 * COLLIO_CAL_NCALLS
 };
 
-/* A file system's entry on the wire: key halves, ninterleaved, the eight
+/* A file system's entry on the wire: key halves, ninterleaved, the ten
  * costs, the interleaved sizes and costs, the calls' ranks (all, per
  * node) and costs (writes, reads). */
 typedef struct wire {
@@ -75,11 +76,13 @@ static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
                       fs->mpiio_write_piece_s,
                       fs->mpiio_read_piece_s,
                       fs->mpiio_write_call_s,
-                      fs->mpiio_read_call_s};
+                      fs->mpiio_read_call_s,
+                      fs->mpiio_write_byte_s,
+                      fs->mpiio_read_byte_s};
     for (int i = 0; i < n; i++) {
-        v[11 + i] = fs->interleaved_bytes[i];
-        v[11 + COLLIO_CAL_INTERLEAVED_MAX + i] = fs->write_interleaved_s[i];
-        v[11 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i] = fs->read_interleaved_s[i];
+        v[IL + i] = fs->interleaved_bytes[i];
+        v[IL + COLLIO_CAL_INTERLEAVED_MAX + i] = fs->write_interleaved_s[i];
+        v[IL + 2 * COLLIO_CAL_INTERLEAVED_MAX + i] = fs->read_interleaved_s[i];
     }
     v[CALLS] = fs->call_ranks, v[CALLS + 1] = fs->call_ranks_per_node;
     for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
@@ -98,10 +101,11 @@ static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
     fs->read_request_s = w[5], fs->read_Bps = w[6];
     fs->mpiio_write_piece_s = w[7], fs->mpiio_read_piece_s = w[8];
     fs->mpiio_write_call_s = w[9], fs->mpiio_read_call_s = w[10];
+    fs->mpiio_write_byte_s = w[11], fs->mpiio_read_byte_s = w[12];
     for (int i = 0; i < fs->ninterleaved && i < COLLIO_CAL_INTERLEAVED_MAX; i++) {
-        fs->interleaved_bytes[i] = w[11 + i];
-        fs->write_interleaved_s[i] = w[11 + COLLIO_CAL_INTERLEAVED_MAX + i];
-        fs->read_interleaved_s[i] = w[11 + 2 * COLLIO_CAL_INTERLEAVED_MAX + i];
+        fs->interleaved_bytes[i] = w[IL + i];
+        fs->write_interleaved_s[i] = w[IL + COLLIO_CAL_INTERLEAVED_MAX + i];
+        fs->read_interleaved_s[i] = w[IL + 2 * COLLIO_CAL_INTERLEAVED_MAX + i];
     }
     fs->call_ranks = (int)w[CALLS], fs->call_ranks_per_node = (int)w[CALLS + 1];
     for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {

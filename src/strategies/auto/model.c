@@ -27,12 +27,16 @@
  *                interleaved with other ranks' costs several times a 4-byte
  *                one here (page-cache pages, the file's lock), far more than
  *                its bytes at write_Bps
- *   two_phase    the MPI library's collective I/O, measured per piece and
- *                per call: pieces_max * mpiio_piece * cpu + mpiio_call
- *                + bytes_total / file_Bps + an exchange of bytes_max with
- *                P - 1 messages (mpiio_call: what a call costs beyond its
- *                pieces -- file domains, rounds, the file system's locks:
- *                0 on this machine's ext4, about 1 ms on GlusterFS)
+ *   two_phase    the MPI library's collective I/O, measured per piece,
+ *                per call and per byte: pieces_max * mpiio_piece * cpu
+ *                + mpiio_call + bytes_total / file_Bps + bytes_max *
+ *                mpiio_byte * cpu, or an exchange of bytes_max with P - 1
+ *                messages where that is more (mpiio_call: what a call
+ *                costs beyond its pieces -- file domains, rounds, the
+ *                file system's locks: 0 on this machine's ext4, about 1 ms
+ *                on GlusterFS; mpiio_byte: what its bytes cost beyond the
+ *                file's -- its exchange through the library's buffers,
+ *                about 1 ns a byte here, 4-8x a copy)
  *   multiphase   pack and unpack (pieces and bytes), an exchange of
  *                moved_max, then one contiguous request per rank:
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
@@ -118,6 +122,7 @@ typedef struct model {
     double copy, piece;
     double req, fbw, mpiio; /* the file's: per request, bandwidth, per piece */
     double mpiio_call;      /* the MPI library's collective, per call */
+    double mpiio_byte;      /* ... per byte of a rank (0: not measured) */
 } model;
 
 /* List I/O's cost per request at pieces of `bytes` (above). */
@@ -145,6 +150,17 @@ static double exchange(const model *m, double bytes, double msgs)
 {
     return msgs * m->lat * m->cpu + bytes * (1 - m->off) * m->cpu / m->bw0
            + bytes * m->off * m->rpn / m->bw1;
+}
+
+/* The MPI library's collective moving `bytes` of each rank to its
+ * aggregators (two_phase, and subgroup's masters over it): its cost per
+ * byte as calibrated -- its exchange and its copies, measured with large
+ * pieces -- or, where that is not measured or the links are slower than
+ * they were when it was (nodes), an exchange over them. */
+static double mpiio_data(const model *m, double bytes, double msgs)
+{
+    double measured = bytes * m->mpiio_byte * m->cpu, links = exchange(m, bytes, msgs);
+    return measured > links ? measured : links;
 }
 
 static double pack(const model *m, double pieces, double bytes)
@@ -180,7 +196,7 @@ static double subgroup(const model *m, const collio__auto_shape *s,
     model mm = *m;
     mm.cpu = mcpu;
     return gather + runs * m->mpiio * mcpu + m->mpiio_call + file_bytes
-           + exchange(&mm, s->bytes_max * g, masters - 1);
+           + mpiio_data(&mm, s->bytes_max * g, masters - 1);
 }
 
 /* multiphase's hypercube stopped after k phases (seed 001's choice of the
@@ -235,6 +251,7 @@ static void setup(model *m, const collio__auto_shape *s, const collio_calibratio
     m->fbw = writing ? fs->write_Bps : fs->read_Bps;
     m->mpiio = writing ? fs->mpiio_write_piece_s : fs->mpiio_read_piece_s;
     m->mpiio_call = writing ? fs->mpiio_write_call_s : fs->mpiio_read_call_s;
+    m->mpiio_byte = writing ? fs->mpiio_write_byte_s : fs->mpiio_read_byte_s;
 }
 
 /* Every candidate by the terms above, without the calls' floors. */
@@ -250,7 +267,7 @@ static void terms(const model *mp, const collio__auto_shape *s, const collio_fs_
     t[AUTO_INDEPENDENT] =
         s->pieces_max * list_request(fs, writing, piece) * m.cpu + file_bytes;
     t[AUTO_TWO_PHASE] = s->pieces_max * m.mpiio * m.cpu + m.mpiio_call + file_bytes
-                        + exchange(&m, s->bytes_max, P - 1);
+                        + mpiio_data(&m, s->bytes_max, P - 1);
     double msgs = P - 1 < s->pieces_max ? P - 1 : s->pieces_max;
     t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
                          + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes;
