@@ -393,8 +393,9 @@ static int cal_collective(cal_ctx *x, MPI_File fh, int writing, float *buf, int 
 }
 
 /* The per-byte measurement: pieces this large (their count is the
- * per-piece measurement's business), the file's bytes of about this many
- * seconds at write_Bps, the median of this many write-read pairs. */
+ * per-piece measurement's business), bytes of about this many seconds at
+ * the file's bandwidth or the network's, the median of this many
+ * write-read pairs. */
 #define CAL_MPIIO_PIECE (64 * 1024)
 #define CAL_MPIIO_BYTES_S 0.05
 #define CAL_MPIIO_REPS 5
@@ -407,10 +408,15 @@ static int cal_collective(cal_ctx *x, MPI_File fh, int writing, float *buf, int 
  * write_Bps / read_Bps. */
 static int cal_mpiio_bytes(cal_ctx *x, MPI_File fh, double cpu)
 {
+    /* rank 0's constants (it saves them): each rank's share of the file's
+     * bandwidth, or where the job spans nodes of a node's link if less */
+    double Bps = x->fs.write_Bps / x->size;
+    if (x->nnodes > 1 && x->cal.bandwidth_Bps[1] / x->rpn_max < Bps)
+        Bps = x->cal.bandwidth_Bps[1] / x->rpn_max;
     const double most = x->args.mb * MIB / CAL_MPIIO_PIECE;
-    double want = CAL_MPIIO_BYTES_S * x->fs.write_Bps / x->size / CAL_MPIIO_PIECE;
+    double want = CAL_MPIIO_BYTES_S * Bps / CAL_MPIIO_PIECE;
     int n = want > most ? (int)most : want < 1 ? 1 : (int)want;
-    MPI_Bcast(&n, 1, MPI_INT, 0, x->comm); /* (the same everywhere: maxima) */
+    MPI_Bcast(&n, 1, MPI_INT, 0, x->comm);
     const int e = CAL_MPIIO_PIECE / (int)sizeof(float);
     const double b = (double)n * CAL_MPIIO_PIECE, total = b * x->size;
     float *buf = calloc((size_t)n * (size_t)e, sizeof *buf);

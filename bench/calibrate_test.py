@@ -69,6 +69,18 @@ def check_json(path, d, nranks):
     for k in ("write_request_s", "write_Bps", "read_request_s", "read_Bps",
               "mpiio_write_piece_s", "mpiio_read_piece_s"):
         positive(f"filesystems[0].{k}", fs[k])
+    # the collective's cost per call and per byte beyond the file's bytes:
+    # a difference of times, 0 where it came out below
+    for k in ("mpiio_write_call_s", "mpiio_read_call_s", "mpiio_write_byte_s",
+              "mpiio_read_byte_s"):
+        positive(f"filesystems[0].{k}", fs[k], zero_ok=True)
+    # list I/O at 4 B, 1 KiB, 16 KiB and 64 KiB pieces
+    sizes = [e.get("bytes") for e in fs.get("interleaved", [])]
+    if sizes != [4, 1024, 16384, 65536]:
+        sys.exit(f"FAIL: filesystems[0].interleaved sizes {sizes!r}")
+    for e in fs["interleaved"]:
+        for k in ("write_s", "read_s"):
+            positive(f"filesystems[0].interleaved[{e['bytes']}].{k}", e[k], zero_ok=True)
     # the smallest call of each base strategy, made with this run's ranks
     calls = fs.get("calls")
     if not isinstance(calls, dict) or calls.get("ranks") != nranks:
