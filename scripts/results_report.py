@@ -294,6 +294,16 @@ KNOWN = [
          P=8, args="mesh --mesh results/auto/device-33k.msh --load 1,10,100,500 --order rcm",
          name="mesh-rcm-p8"),
      "docs/auto.md, \"Measured\"", ""),
+    (r"auto/pfs-bytes/(vector|mesh)-(pfs|ext4)-(100mbit|unshaped)\.csv",
+     lambda m: "COLLIO_PFS_BX=16,256,4096,65536 COLLIO_PFS_REPS=3 COLLIO_PFS_MAX_TIME=10 "
+               "scripts/pfs-results results/pfs-bytes, which runs (on 4 hosts x 2 ranks%s%s) " % (
+                   ", 2 GlusterFS storage hosts" if m[2] == "pfs" else ", the machine's ext4",
+                   ", links at 100 Mbit/s" if m[3] == "100mbit" else ", unshaped links")
+               + PFS_INNER.format(fs=m[2], rate=m[3], what=m[1], args=(
+                   "vector --nx 4194304 --bx 16,256,4096,65536" if m[1] == "vector" else
+                   "mesh --mesh results/pfs/device-33k.msh --load 1,100")).replace(
+                   "results/pfs/", "results/pfs-bytes/").replace("--max-time 20", "--max-time 10"),
+     "docs/auto.md, \"Measured\" (the cluster grid)", ""),
     (r"pfs/(vector|mesh)-(pfs|ext4)-(100mbit|unshaped)\.csv",
      lambda m: "COLLIO_PFS_REPS=3 COLLIO_PFS_MAX_TIME=20 scripts/pfs-results results/pfs, which runs "
                "(on 4 hosts x 2 ranks%s%s) " % (
@@ -1799,13 +1809,13 @@ SECTIONS = [
                 dict(title="Decision map, vector: data size x granularity x P",
                      sources=[[S + "seed000-decision-vector/*.csv", S + "seed004-compare-*/*.csv",
                                S + "seed004-fast-ethernet/*.csv", S + "slow-network/vector-*.csv"],
-                              ["auto/vector-*.csv", "pfs/vector-*.csv"]],
+                              ["auto/vector-*.csv", "auto/pfs-bytes/vector-*.csv"]],
                      merge=True, render=[r_decision("vector")], experiment="seed000-decision-vector",
                      lacks="16 MB at P = 3, 4, 8 and 100 MB at P = 16 only (with fewer strategies), "
-                           "and the emulated cluster at P = 8"),
+                           "and the emulated cluster at P = 8 (bx = 16..65536, writes)"),
                 dict(title="Decision map, mesh: mesh size x load x P",
                      sources=[[S + "seed000-decision-mesh/*.csv", S + "slow-network/mesh-*.csv"],
-                              ["auto/mesh-*.csv", "pfs/mesh-*.csv"]],
+                              ["auto/mesh-*.csv", "auto/pfs-bytes/mesh-*.csv"]],
                      merge=True, render=[r_decision("mesh")], experiment="seed000-decision-mesh",
                      lacks="the 33k mesh only, loads 1, 10, 100 at P = 8 (and 1, 100 on the cluster)")],
          why="On this machine's ext4 a file request costs about 2 us against about 7 us per piece in Open "
@@ -1819,10 +1829,8 @@ SECTIONS = [
              "the file is on (docs/auto.md, \"How it decides\"). On one node two misses of choice "
              "remain, both within 1.17x of the best: the mesh in RCM order at load 1 (reads) and at load "
              "500 (writes), where three strategies lie within 15 % of each other; on the emulated "
-             "cluster auto is within 10 % of the best in 23 of 24 cases (docs/results/auto/pfs-bytes). "
-             "The cluster runs of docs/results/pfs used here were measured before list I/O's "
-             "interleaved request costs, each call's floor and two_phase's cost per byte were "
-             "calibrated, and miss more (docs/auto.md, \"Measured\"). On an oversubscribed 2-core VM "
+             "cluster auto is within 10 % of the best in 23 of 24 cases (docs/results/auto/pfs-bytes, "
+             "the cluster cases here; docs/auto.md, \"Measured\"). On an oversubscribed 2-core VM "
              "two plans of the same strategy also differ by 10-60 % run to run, which puts some of "
              "auto's cases outside 10 % of the best even where it ran the best strategy."),
     dict(key="slow-network", seed="000/001/003/004",
@@ -1858,7 +1866,7 @@ SECTIONS = [
                "(docs/auto.md); this section compares each prediction with the strategy's measured median "
                "in the same run.",
          parts=[dict(title="The model's error per strategy",
-                     sources=[[S + "*/*.csv", "auto/*.csv", "pfs/*.csv"]], merge=True,
+                     sources=[[S + "*/*.csv", "auto/*.csv", "auto/pfs-bytes/*.csv"]], merge=True,
                      render=[r_predicted])],
          why="The model counts what it can from the layout (pieces and bytes per rank, the bytes outside a "
              "rank's file domain, P, nodes, ranks per node) and the calibrated constants; it does not see "
@@ -1870,9 +1878,7 @@ SECTIONS = [
              "smallest call is calibrated and added as a floor, so small calls are no longer predicted "
              "at a fraction of their cost, and the MPI library's collective is calibrated per byte as "
              "well as per piece, so two_phase is no longer predicted at a fraction of its cost where its "
-             "bytes dominate; the cluster runs of docs/results/pfs predate these and list I/O's "
-             "interleaved request costs, and show the older model's larger errors there (docs/auto.md, "
-             "\"Measured\")."),
+             "bytes dominate (docs/auto.md, \"Measured\")."),
 ]
 
 

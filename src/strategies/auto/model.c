@@ -36,7 +36,8 @@
  *                file system's locks: 0 on this machine's ext4, about 1 ms
  *                on GlusterFS; mpiio_byte: what its bytes cost beyond the
  *                file's -- its exchange through the library's buffers,
- *                about 1 ns a byte here, 4-8x a copy)
+ *                0.7-1.5 ns a byte per process here, several times a
+ *                copy)
  *   multiphase   pack and unpack (pieces and bytes), an exchange of
  *                moved_max, then one contiguous request per rank:
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
