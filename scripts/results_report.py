@@ -196,9 +196,20 @@ def meta(path):
 AUTO_EVAL = ("COLLIO_CALIBRATION=results/auto/calibration.json scripts/mpirun {P} "
              "build/bench/collio-bench {args} --reps 5 --ops write,read --max-time 10 "
              "--dir results/auto/data --csv results/auto/{name}.csv --quiet")
-PFS_INNER = ("COLLIO_CALIBRATION=results/pfs/calibration-{fs}-{rate}.json scripts/mpirun 8 "
-             "build/bench/collio-bench {args} --reps 3 --ops write --max-time 20 "
-             "--dir \"$COLLIO_PFS_DIR\" --csv results/pfs/{what}-{fs}-{rate}.csv --quiet")
+PFS_INNER = ("COLLIO_CALIBRATION=results/{out}/calibration-{fs}-{rate}.json scripts/mpirun 8 "
+             "build/bench/collio-bench {args} --reps 3 --ops write --max-time {maxt} "
+             "--dir \"$COLLIO_PFS_DIR\" --csv results/{out}/{what}-{fs}-{rate}.csv --quiet")
+
+
+def pfs_command(m, out, env, bx, maxt):
+    """scripts/pfs-results into results/OUT and the bench run it makes for
+    the CSV matched as m (what, fs, rate)."""
+    return ("%s scripts/pfs-results results/%s, which runs (on 4 hosts x 2 ranks%s%s) " % (
+        env, out, ", 2 GlusterFS storage hosts" if m[2] == "pfs" else ", the machine's ext4",
+        ", links at 100 Mbit/s" if m[3] == "100mbit" else ", unshaped links")
+        + PFS_INNER.format(out=out, fs=m[2], rate=m[3], what=m[1], maxt=maxt, args=(
+            "vector --nx 4194304 --bx " + bx if m[1] == "vector" else
+            "mesh --mesh results/%s/device-33k.msh --load 1,100" % out)))
 MESH_STATS = ("scripts/mpirun {P} build/bench/collio-bench mesh --mesh results/meshes/device-{s}.msh "
               "--order {o} --load 1 --replicas owner,idg,random,first,domain --strategies "
               "independent --reps 1 --warmup 0 --ops write --dir results/mesh --quiet "
@@ -295,23 +306,12 @@ KNOWN = [
          name="mesh-rcm-p8"),
      "docs/auto.md, \"Measured\"", ""),
     (r"auto/pfs-bytes/(vector|mesh)-(pfs|ext4)-(100mbit|unshaped)\.csv",
-     lambda m: "COLLIO_PFS_BX=16,256,4096,65536 COLLIO_PFS_REPS=3 COLLIO_PFS_MAX_TIME=10 "
-               "scripts/pfs-results results/pfs-bytes, which runs (on 4 hosts x 2 ranks%s%s) " % (
-                   ", 2 GlusterFS storage hosts" if m[2] == "pfs" else ", the machine's ext4",
-                   ", links at 100 Mbit/s" if m[3] == "100mbit" else ", unshaped links")
-               + PFS_INNER.format(fs=m[2], rate=m[3], what=m[1], args=(
-                   "vector --nx 4194304 --bx 16,256,4096,65536" if m[1] == "vector" else
-                   "mesh --mesh results/pfs/device-33k.msh --load 1,100")).replace(
-                   "results/pfs/", "results/pfs-bytes/").replace("--max-time 20", "--max-time 10"),
+     lambda m: pfs_command(m, "pfs-bytes", "COLLIO_PFS_BX=16,256,4096,65536 COLLIO_PFS_REPS=3 "
+                           "COLLIO_PFS_MAX_TIME=10", "16,256,4096,65536", 10),
      "docs/auto.md, \"Measured\" (the cluster grid)", ""),
     (r"pfs/(vector|mesh)-(pfs|ext4)-(100mbit|unshaped)\.csv",
-     lambda m: "COLLIO_PFS_REPS=3 COLLIO_PFS_MAX_TIME=20 scripts/pfs-results results/pfs, which runs "
-               "(on 4 hosts x 2 ranks%s%s) " % (
-                   ", 2 GlusterFS storage hosts" if m[2] == "pfs" else ", the machine's ext4",
-                   ", links at 100 Mbit/s" if m[3] == "100mbit" else ", unshaped links")
-               + PFS_INNER.format(fs=m[2], rate=m[3], what=m[1], args=(
-                   "vector --nx 4194304 --bx 1,16,256,4096,65536" if m[1] == "vector" else
-                   "mesh --mesh results/pfs/device-33k.msh --load 1,100")),
+     lambda m: pfs_command(m, "pfs", "COLLIO_PFS_REPS=3 COLLIO_PFS_MAX_TIME=20",
+                           "1,16,256,4096,65536", 20),
      "docs/pfs.md, \"Results\"", ""),
     (r"hosts/vector-16MB-(4x2-100mbit|2x4)\.csv",
      lambda m: ("COLLIO_HOSTS_RATE=100mbit scripts/hosts 4x2" if m[1].startswith("4x2") else

@@ -198,22 +198,22 @@ int main(void)
     bad(path, nostr, COLLIO_ERR_ARG, "a missing key");
     free(nostr);
 
-    /* the calls: an object, ranks > 0, at most ranks per node, costs >= 0 */
-    const char *calls_bad[][2] = {
+    /* the calls: an object, ranks > 0, at most ranks per node, costs >= 0;
+     * the collective's cost per byte: a number >= 0 */
+    const char *bad_entries[][2] = {
         {"\"ranks\": 8,", "\"ranks\": 0,"},
         {"\"ranks_per_node\": 4", "\"ranks_per_node\": 9"},
         {"\"write_s\": 5e-4", "\"write_s\":-5e-4"},
         {"\"calls\": { \"ranks\": 8,", "\"calls\": 7, \"x\": { \"ranks\": 8,"},
-        /* (not a call's, but the same replacement: an optional cost < 0) */
         {"\"mpiio_write_byte_s\": 1.5e-9", "\"mpiio_write_byte_s\": -1.5e-9"},
         {"\"mpiio_read_byte_s\": 0", "\"mpiio_read_byte_s\": \"fast\""}};
-    for (size_t i = 0; i < sizeof calls_bad / sizeof calls_bad[0]; i++) {
+    for (size_t i = 0; i < sizeof bad_entries / sizeof bad_entries[0]; i++) {
         char text[4096];
-        const char *from = strstr(good, calls_bad[i][0]);
-        snprintf(text, sizeof text, "%.*s%s%s", (int)(from - good), good, calls_bad[i][1],
-                 from + strlen(calls_bad[i][0]));
+        const char *from = strstr(good, bad_entries[i][0]);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(from - good), good,
+                 bad_entries[i][1], from + strlen(bad_entries[i][0]));
         char what[128];
-        snprintf(what, sizeof what, "a bad entry: %s", calls_bad[i][1]);
+        snprintf(what, sizeof what, "a bad entry: %s", bad_entries[i][1]);
         bad(path, text, COLLIO_ERR_ARG, what);
     }
 

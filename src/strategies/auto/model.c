@@ -160,8 +160,7 @@ static double exchange(const model *m, double bytes, double msgs)
  * they were when it was (nodes), an exchange over them. */
 static double mpiio_data(const model *m, double bytes, double msgs)
 {
-    double measured = bytes * m->mpiio_byte * m->cpu, links = exchange(m, bytes, msgs);
-    return measured > links ? measured : links;
+    return fmax(bytes * m->mpiio_byte * m->cpu, exchange(m, bytes, msgs));
 }
 
 static double pack(const model *m, double pieces, double bytes)
