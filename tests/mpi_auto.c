@@ -24,6 +24,9 @@
  *    every file system of the calibration (or, with none, the generic
  *    costs) leads to the same candidate; a calibration whose second file
  *    system favours another leaves it to the first write (made_s > 0);
+ *    the read's choice too where it is the write's or list I/O (a light
+ *    plan: writes favouring two_phase, reads list I/O), but a read plan
+ *    of another strategy (the other way round) waits for the first read;
  *  - COLLIO_HINTS set on rank 0 only, naming an option a candidate sets
  *    (subgroup.inner=two_phase under subgroup_g2_list): the candidate's
  *    value holds on every rank, in the masters' plan too;
@@ -53,12 +56,20 @@ enum {
 static int g_cheapest = -1;
 
 /* File costs that favour two_phase (slow requests and pieces, free
- * collective I/O) or list I/O (free requests, slow collective I/O). */
+ * collective I/O) or list I/O (free requests, slow collective I/O), for
+ * writes and reads alike or each its own. */
+static void favour_ops(collio_fs_costs *fs, int write_two_phase, int read_two_phase)
+{
+    fs->write_request_s = write_two_phase ? 1 : 1e-12;
+    fs->read_request_s = read_two_phase ? 1 : 1e-12;
+    fs->write_Bps = fs->read_Bps = 1e12;
+    fs->mpiio_write_piece_s = write_two_phase ? 1e-12 : 1;
+    fs->mpiio_read_piece_s = read_two_phase ? 1e-12 : 1;
+}
+
 static void favour(collio_fs_costs *fs, int favour_two_phase)
 {
-    fs->write_request_s = fs->read_request_s = favour_two_phase ? 1 : 1e-12;
-    fs->write_Bps = fs->read_Bps = 1e12;
-    fs->mpiio_write_piece_s = fs->mpiio_read_piece_s = favour_two_phase ? 1e-12 : 1;
+    favour_ops(fs, favour_two_phase, favour_two_phase);
 }
 
 /* A calibration for the file system of dir that favours two_phase or list
@@ -85,6 +96,24 @@ static void craft(const char *path, const char *dir, int favour_two_phase, int o
         id->magic = 0x636f6c6cUL;
         favour(&c.fs[1], !favour_two_phase);
     }
+    if (collio_calibration_save(path, &c) != COLLIO_OK)
+        fprintf(stderr, "craft %s: %s\n", path, collio_last_error());
+}
+
+/* A calibration of dir's file system alone where writes favour two_phase
+ * and reads list I/O (split_read_list) or the other way round. */
+static void craft_split(const char *path, const char *dir, int split_read_list)
+{
+    collio_calibration c;
+    collio_calibration_defaults(&c);
+    c.latency_s[0] = c.latency_s[1] = 1e-9;
+    c.bandwidth_Bps[0] = c.bandwidth_Bps[1] = 1e12;
+    c.copy_Bps = 1e3; /* nothing packed is cheap */
+    c.piece_s = 1;
+    c.cores_per_node = 64;
+    c.nfs = 1;
+    collio_fs_identify(dir, &c.fs[0].id);
+    favour_ops(&c.fs[0], split_read_list, !split_read_list);
     if (collio_calibration_save(path, &c) != COLLIO_OK)
         fprintf(stderr, "craft %s: %s\n", path, collio_last_error());
 }
@@ -308,9 +337,11 @@ out:
 
 /* Without auto.dir, under calibration `cal`: is the write's choice made
  * at plan creation (auto.made_s still 0 after the first write, whose
- * choice must be `want`)? */
+ * choice must be `want`)? With read_want >= 0, the read's choice must be
+ * read_want, made at plan creation (made_s still 0 after the first read)
+ * where read_at_creation, else at that read. */
 static void run_likely(tu_ctx *t, const char *cal, const char *hints, int want,
-                       int made_at_creation)
+                       int made_at_creation, int read_want, int read_at_creation)
 {
     setenv("COLLIO_CALIBRATION", cal, 1);
     vec_case v;
@@ -334,6 +365,28 @@ static void run_likely(tu_ctx *t, const char *cal, const char *hints, int want,
         else
             TU_CHECK(t, made > 0, "auto.made_s %g: the write's choice made before it",
                      made);
+        if (read_want >= 0) {
+            memset(v.buf, 0, (size_t)v.n * 4);
+            if (tu_plan_io(t, p, v.path, NULL, 0, v.buf, (size_t)v.n * 4)) {
+                int64_t first = -1;
+                TU_CHECK(t, tu_compare(v.buf, v.idx, v.n, 4, 12, &first) == 0,
+                         "read back (first wrong element %lld)", (long long)first);
+                c = (int)same_stat(t, p, "auto.read_choice");
+                TU_CHECK(t, c == read_want, "the read's choice: %d, want %d", c,
+                         read_want);
+                double after = TU_STAT(t, p, "auto.made_s");
+                if (read_at_creation)
+                    TU_CHECK(t, after == made,
+                             "auto.made_s %g after the read (%g before): the read "
+                             "chose at the call",
+                             after, made);
+                else
+                    TU_CHECK(t, after > made,
+                             "auto.made_s %g after the read (%g before): the read's "
+                             "choice made before it",
+                             after, made);
+            }
+        }
     }
 out:
     collio_plan_free(&p);
@@ -346,17 +399,22 @@ int main(int argc, char **argv)
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_auto");
     char favour_two_phase[512], favour_list[512], corrupt[512], missing[512], two_fs[512];
+    char split_list[512], split_two_phase[512];
     tu_temp_path(&t, "two_phase.json", favour_two_phase, sizeof favour_two_phase);
     tu_temp_path(&t, "list.json", favour_list, sizeof favour_list);
     tu_temp_path(&t, "corrupt.json", corrupt, sizeof corrupt);
     tu_temp_path(&t, "missing.json", missing, sizeof missing);
     tu_temp_path(&t, "two_fs.json", two_fs, sizeof two_fs);
+    tu_temp_path(&t, "split_list.json", split_list, sizeof split_list);
+    tu_temp_path(&t, "split_two_phase.json", split_two_phase, sizeof split_two_phase);
     const char *dir =
         getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR") : "/tmp";
     if (t.rank == 0) {
         craft(favour_two_phase, dir, 1, 0);
         craft(favour_list, dir, 0, 0);
         craft(two_fs, dir, 1, 1);
+        craft_split(split_list, dir, 1);
+        craft_split(split_two_phase, dir, 0);
         FILE *f = fopen(corrupt, "w");
         fputs("{ \"format\": \"collio-calibration\", \"version\": 1, \"netw", f);
         fclose(f);
@@ -410,9 +468,14 @@ int main(int argc, char **argv)
 
     tu_case(&t, "no auto.dir: the write's choice at plan creation where every file "
                 "system leads to it");
-    run_likely(&t, favour_two_phase, "", TWO_PHASE_CAND, 1);
-    run_likely(&t, missing, "auto.use_calibration=0", -1, 1); /* the generic costs */
-    run_likely(&t, two_fs, "", TWO_PHASE_CAND, 0); /* the other favours list I/O */
+    run_likely(&t, favour_two_phase, "", TWO_PHASE_CAND, 1, TWO_PHASE_CAND, 1);
+    run_likely(&t, missing, "auto.use_calibration=0", -1, 1, -1, 0); /* generic costs */
+    run_likely(&t, two_fs, "", TWO_PHASE_CAND, 0, -1, 0); /* the other favours list I/O */
+
+    tu_case(&t, "no auto.dir: the read's choice at plan creation where its plan is "
+                "light (list I/O), else at the first read");
+    run_likely(&t, split_list, "", TWO_PHASE_CAND, 1, INDEPENDENT_CAND, 1);
+    run_likely(&t, split_two_phase, "", INDEPENDENT_CAND, 1, TWO_PHASE_CAND, 0);
 
     tu_case(&t, "auto.only: every candidate through auto, where P allows it");
     unsetenv("COLLIO_CALIBRATION");
@@ -447,5 +510,7 @@ int main(int argc, char **argv)
     tu_remove(&t, favour_list);
     tu_remove(&t, corrupt);
     tu_remove(&t, two_fs);
+    tu_remove(&t, split_list);
+    tu_remove(&t, split_two_phase);
     return tu_finish(&t);
 }

@@ -42,6 +42,12 @@ typedef struct collio__strategy {
     const char *summary;
     int canonical;      /* writes canonical file order */
     int mpi_collective; /* the MPI library's own collective I/O does it */
+    /* 1: plan() is local and light -- no collective call, no MPI
+     * datatype, no memory beyond an index of the rank's own pieces and a
+     * few kilobytes -- so a plan made in vain costs next to nothing:
+     * auto makes such a plan at plan creation for the read it predicts,
+     * where it leaves others to the first read (strategies/auto/auto.c) */
+    int light_plan;
     int (*check)(collio_plan *p);
     int (*plan)(collio_plan *p);
     int (*write)(collio_plan *p, collio_file *f, const char *stream);

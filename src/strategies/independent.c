@@ -185,6 +185,7 @@ const collio__strategy collio__strategy_independent = {
     .summary = "list I/O: each rank writes its own coalesced extents "
                "(vectored, batched), no communication",
     .canonical = 1,
+    .light_plan = 1, /* the sorted extents at most, and max_iov iovecs */
     .plan = indep_plan_create,
     .write = indep_write,
     .read = indep_read,

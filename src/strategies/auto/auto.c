@@ -9,7 +9,8 @@
  * With auto.dir, the choices for that file system are made here too;
  * without, the write choice is where every file system the calibration
  * knows leads to the same one (make_likely), so that as a rule the first
- * write is the executor alone.
+ * write is the executor alone -- and the read's too where its plan is the
+ * write's or a light one.
  *
  * Executor: the file's costs depend on the file system the file lives on,
  * which the plan learns at the first write or read of each file system
@@ -272,40 +273,61 @@ static int choose(collio_plan *p, auto_plan *ap, int k, int op)
     return rc;
 }
 
-/* Collective, at plan creation without auto.dir: where every file system
- * a write may meet -- each calibrated one, or without any the generic
- * costs -- leads to the same candidate, its plan is made now, so that the
- * first write runs as the executor alone (the file's own file system is
- * still looked up then; one whose choice differs has its plan made at its
- * first call). Writes only: the first call of a simulation's output plan
- * is a write; a read plan made in vain would cost its inspector's time
- * and memory for nothing in a program that only writes. A
- * candidate refused here (ARG, on every rank) is left to the first call,
- * which falls back to the next one. Agreed code. */
-static int make_likely(collio_plan *p, auto_plan *ap)
+/* Local: the candidate that every file system a call of operation op
+ * may meet -- each calibrated one, or without any the generic costs --
+ * leads to; -1 where they differ (or auto.only names one that cannot
+ * run, said at the first call). Keeps the predictions (the stats of the
+ * call whose choice this makes). */
+static int likely_pick(const collio_plan *p, auto_plan *ap, int op)
 {
-    int pick = -1, first = ap->calib.nfs > 0 ? 0 : -1;
-    for (int k = first; k < ap->calib.nfs; k++) {
-        /* (kept: the stats of a write whose choice this makes) */
-        double t[AUTO_NCAND], *kept = ap->predicted[0][k + 1];
-        predict_for(ap, k, 0, kept);
+    int pick = -1;
+    for (int k = ap->calib.nfs > 0 ? 0 : -1; k < ap->calib.nfs; k++) {
+        double t[AUTO_NCAND], *kept = ap->predicted[op][k + 1];
+        predict_for(ap, k, op, kept);
         memcpy(t, kept, sizeof t);
         if (keep_only(p, t) != 0)
-            return COLLIO_OK; /* said at the first call */
+            return -1;
         int i = collio__auto_pick(t);
         if (pick >= 0 && i != pick)
-            return COLLIO_OK;
+            return -1;
         pick = i;
     }
-    int rc = make_inner(p, ap, pick);
-    if (rc == COLLIO_ERR_ARG) {
-        ap->refused[pick] = 1;
-        collio__error_begin();
-        return COLLIO_OK;
+    return pick;
+}
+
+/* Collective, at plan creation without auto.dir: where every file system
+ * a call may meet leads to the same candidate (likely_pick), its plan is
+ * made now, so that the first call runs as the executor alone (the
+ * file's own file system is still looked up then; one whose choice
+ * differs has its plan made at its first call). The write's always: the
+ * first call of a simulation's output plan is a write. The read's where
+ * it is the write's plan, or a light one (the strategy's light_plan: list
+ * I/O's sorted extents); another read plan made in vain would cost its
+ * inspector's time and memory for nothing in a program that only writes,
+ * so it waits for the first read. A candidate refused here (ARG, on
+ * every rank) is left to the first call, which falls back to the next
+ * one. Agreed code. */
+static int make_likely(collio_plan *p, auto_plan *ap)
+{
+    for (int op = 0; op < 2; op++) {
+        int pick = likely_pick(p, ap, op); /* (the same on every rank) */
+        if (pick < 0 || ap->refused[pick])
+            continue;
+        if (op == 1 && ap->inner[pick] == NULL
+            && !collio__strategy_find(collio__auto_candidates[pick].strategy)->light_plan)
+            continue;
+        int rc = ap->inner[pick] != NULL ? COLLIO_OK : make_inner(p, ap, pick);
+        if (rc == COLLIO_ERR_ARG) {
+            ap->refused[pick] = 1;
+            collio__error_begin();
+            continue;
+        }
+        if (rc != COLLIO_OK)
+            return rc;
+        for (int k = ap->calib.nfs > 0 ? 0 : -1; k < ap->calib.nfs; k++)
+            ap->choice[op][k + 1] = pick;
     }
-    for (int k = first; rc == COLLIO_OK && k < ap->calib.nfs; k++)
-        ap->choice[0][k + 1] = pick;
-    return rc;
+    return COLLIO_OK;
 }
 
 static int auto_plan_create(collio_plan *p)
