@@ -43,7 +43,12 @@ int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
         if (s->check != NULL)
             rc = s->check(p);
     }
-    rc = collio__agree(outer->comm, rc);
+    /* A plan() that communicates must start on every rank or on none;
+     * a light one (local: light_plan) runs where the checks passed, and
+     * the one agreement after it covers both */
+    const int light = s != NULL && s->light_plan;
+    if (!light)
+        rc = collio__agree(outer->comm, rc);
     if (rc == COLLIO_OK) {
         p->comm = outer->comm;
         p->comm_borrowed = 1;
@@ -51,8 +56,9 @@ int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
         p->strategy = s;
         rc = s->plan(p);
         p->stats.inspect_s = collio__now() - t0;
-        rc = collio__agree(outer->comm, rc);
     }
+    if (rc == COLLIO_OK || light)
+        rc = collio__agree(outer->comm, rc);
     if (rc != COLLIO_OK) {
         if (p != NULL)
             p->comm_borrowed = 1; /* never free outer's */
