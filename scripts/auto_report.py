@@ -84,6 +84,10 @@ def load(path):
 
 def main(paths):
     ratios, errors, insp, same = [], {s: [] for s in MODELLED}, [], 0
+    # auto / the own plan of the one strategy it ran (the same code path
+    # in the same run: what separates them is the run's noise), and the
+    # cases beyond 10 % of the best that ran another strategy than it
+    twin, choice_misses = [], []
     for path in paths:
         times, preds, choice, inspect = load(path)
         rows, chosen = [], {}
@@ -100,6 +104,10 @@ def main(paths):
             rows.append("| %s | %s %.4g | %s %.4g | %.2f |" % (label(k), best, canon[best],
                                                               ran or "?", med["auto"], ratio))
             same += ran == best
+            if ran in canon:
+                twin.append(med["auto"] / canon[ran])
+            if ratio > 1.10 and ran != best:
+                choice_misses.append(ratio)
             chosen.setdefault(plan_key(k), set()).update(ran.split(","))
             for s in MODELLED:
                 p = preds.get(k, {}).get(s)
@@ -129,6 +137,19 @@ def main(paths):
            max(ratios)))
     print("**auto ran the strategy that was best in the same run** in %d of %d cases\n"
           % (same, len(ratios)))
+    beyond = len(ratios) - within
+    print("**beyond 10 %%**: %d cases; %d of them ran another strategy than the best "
+          "(misses of choice%s), %d the best one itself\n"
+          % (beyond, len(choice_misses), ", worst %.2f" % max(choice_misses)
+             if choice_misses else "", beyond - len(choice_misses)))
+    if twin:
+        gm = math.exp(statistics.mean(math.log(x) for x in twin))
+        print("**auto against the own plan of the strategy it ran** (the same code "
+              "path in the same run: the run's noise), %d cases: geometric mean %.3f; "
+              "more than 5 %% slower in %d, faster in %d; more than 10 %% slower in %d, "
+              "faster in %d\n"
+              % (len(twin), gm, sum(x > 1.05 for x in twin), sum(x < 1 / 1.05 for x in twin),
+                 sum(x > 1.10 for x in twin), sum(x < 1 / 1.10 for x in twin)))
     if insp:
         within2 = sum(1 for x in insp if x <= 2.0)
         print("**plan creation**: auto's plan (collio_plan_create + choosing at "
