@@ -174,6 +174,7 @@ static void file_free(collio_file *f)
         MPI_Comm_free(&f->comm);
     free(f->path);
     free(f->tmp_path);
+    free(f->bounce);
     free(f);
 }
 

@@ -8,6 +8,10 @@
  * anyway, and a cap keeps ssize_t arithmetic safe). Vector calls are cut
  * into batches of at most IOV_MAX entries.
  *
+ * Reads whose destination lies in the kernel copy's 4 KiB aliasing window
+ * (file_alias.c) on a CPU that pays for it go through a bounce buffer of
+ * BOUNCE bytes, one system call and one copy out per BOUNCE bytes.
+ *
  * Errors: a read that finds end of file before the requested bytes gives
  * COLLIO_ERR_EOF; any other failure (ENOSPC, EIO, EFBIG, ...) gives
  * COLLIO_ERR_IO; open failures give COLLIO_ERR_OPEN. All calls are local.
@@ -17,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -27,6 +32,9 @@
 #endif
 
 #define CHUNK ((size_t)1 << 30) /* bytes per system call, at most */
+/* bytes per bounced read: half the L2 of the cores measured, so the
+ * bounce is still in cache when copied out */
+#define BOUNCE ((size_t)256 << 10)
 
 /* Records the detail of a failed system call (collio_last_error) and
  * returns code. */
@@ -104,7 +112,7 @@ static int posix_pwrite(collio_file *f, int64_t off, const void *buf, size_t n)
     return COLLIO_OK;
 }
 
-static int posix_pread(collio_file *f, int64_t off, void *buf, size_t n)
+static int direct_pread(collio_file *f, int64_t off, void *buf, size_t n)
 {
     char *p = buf;
     while (n > 0) {
@@ -121,6 +129,36 @@ static int posix_pread(collio_file *f, int64_t off, void *buf, size_t n)
         n -= (size_t)got;
     }
     return COLLIO_OK;
+}
+
+/* [off, off + n) into buf through f's bounce buffer, BOUNCE bytes at a
+ * time, each at collio__alias_place(its offset). Without memory for the
+ * bounce, the direct read: slower, not wrong. */
+static int bounced_pread(collio_file *f, int64_t off, char *buf, size_t n)
+{
+    if (f->bounce == NULL
+        && posix_memalign((void **)&f->bounce, 4096, BOUNCE + 4096) != 0) {
+        f->bounce = NULL;
+        return direct_pread(f, off, buf, n);
+    }
+    while (n > 0) {
+        size_t want = n < BOUNCE ? n : BOUNCE;
+        char *at = f->bounce + collio__alias_place(off);
+        int rc = direct_pread(f, off, at, want);
+        if (rc != COLLIO_OK)
+            return rc;
+        memcpy(buf, at, want);
+        buf += want;
+        off += (int64_t)want;
+        n -= want;
+    }
+    return COLLIO_OK;
+}
+
+static int posix_pread(collio_file *f, int64_t off, void *buf, size_t n)
+{
+    return collio__alias_hit(buf, off, n) ? bounced_pread(f, off, buf, n)
+                                          : direct_pread(f, off, buf, n);
 }
 
 /* Vector transfer of one file-contiguous range. A cursor (index i, byte
@@ -186,9 +224,27 @@ static int posix_pwritev(collio_file *f, int64_t off, const struct iovec *iov, i
     return posix_vec(f, off, iov, niov, 1);
 }
 
+/* Runs of pieces out of the aliasing window as vectored reads, each piece
+ * in it through the bounce buffer (one read of its own). */
 static int posix_preadv(collio_file *f, int64_t off, const struct iovec *iov, int niov)
 {
-    return posix_vec(f, off, iov, niov, 0);
+    int from = 0; /* the run of pieces not read yet: iov[from .. i) */
+    int64_t run_off = off;
+    for (int i = 0; i < niov; i++) {
+        if (!collio__alias_hit(iov[i].iov_base, off, iov[i].iov_len)) {
+            off += (int64_t)iov[i].iov_len;
+            continue;
+        }
+        int rc = i > from ? posix_vec(f, run_off, iov + from, i - from, 0) : COLLIO_OK;
+        if (rc == COLLIO_OK)
+            rc = bounced_pread(f, off, iov[i].iov_base, iov[i].iov_len);
+        if (rc != COLLIO_OK)
+            return rc;
+        off += (int64_t)iov[i].iov_len;
+        from = i + 1;
+        run_off = off;
+    }
+    return from < niov ? posix_vec(f, run_off, iov + from, niov - from, 0) : COLLIO_OK;
 }
 
 static int posix_size(collio_file *f, int64_t *bytes)

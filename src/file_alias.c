@@ -1,0 +1,96 @@
+/*
+ * file_alias.c -- reads around a penalty of the kernel's copy to user
+ * memory. On some CPUs `rep movsb`, which Linux copies with where the CPU
+ * has fast short moves (FSRM), slows down 5-10x when the destination
+ * lies 1 to 31 bytes past the source modulo 4 KiB. Measured on the AMD
+ * EPYC (Zen 3, family 25) VMs of docs/benchmarks.md under Linux 6.18: a
+ * pread of 1 MiB from the page cache took 0.6 ms into a buffer 4-28 bytes
+ * past the file's page alignment and 0.06 ms anywhere else. glibc's
+ * malloc starts a large block 16 bytes into a page, so reading a file at
+ * page-aligned offsets into a malloc'd array -- a program's usual read --
+ * is in the window for every byte; writes (the copy runs the other way)
+ * are not.
+ *
+ * Reads in the window go through a bounce buffer (file_posix.c) placed
+ * ALIAS_WINDOW bytes past the file's alignment: the kernel copies into
+ * it at distance ALIAS_WINDOW, and the copy out to the caller runs at
+ * distance ALIAS_WINDOW less the caller's, 33..63 bytes before it, both
+ * outside the window. That is one more copy, from a buffer that stays in
+ * cache: 1.0 ms for a rank's 4 MiB here where the direct read took 3.5.
+ *
+ * Whether this process's CPU pays the penalty is measured once, at the
+ * first read that could (collio__alias_hit): preads of 64 KiB from a
+ * memory file into a destination in the window and one outside it, the
+ * best of 5 each; the window's more than twice as slow turns the bounce
+ * on. COLLIO_READ_BOUNCE=1 turns it on without measuring, 0 off (docs/
+ * benchmarks.md, "Reading into malloc'd memory").
+ */
+#include "collio_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define ALIAS_PAGE 4096
+#define ALIAS_PROBE_BYTES 65536
+
+/* The penalty of the probe's CPU, or -1 before the probe ran. */
+static int alias_measured = -1;
+
+/* Local: 1 if a pread into memory 16 bytes past the source's alignment
+ * is more than twice as slow as one 64 bytes past it. No file system is
+ * touched: the source is a memory file (memfd), read through the same
+ * page cache copy as any file's. 0 where the probe cannot run. */
+static int probe(void)
+{
+    int fd = memfd_create("collio-alias-probe", MFD_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    unsigned char *buf = NULL;
+    int slow = 0;
+    const size_t room = ALIAS_PROBE_BYTES + 2 * ALIAS_PAGE;
+    if (posix_memalign((void **)&buf, ALIAS_PAGE, room) == 0) {
+        memset(buf, 1, room);
+        if (pwrite(fd, buf, ALIAS_PROBE_BYTES, 0) == ALIAS_PROBE_BYTES) {
+            double best[2] = {1e9, 1e9};
+            for (int rep = 0; rep < 5; rep++)
+                for (int in = 0; in < 2; in++) {
+                    double t0 = collio__now();
+                    ssize_t got = pread(fd, buf + (in ? 16 : COLLIO__ALIAS_WINDOW),
+                                        ALIAS_PROBE_BYTES, 0);
+                    double t = collio__now() - t0;
+                    if (got == ALIAS_PROBE_BYTES && t < best[in])
+                        best[in] = t;
+                }
+            slow = best[1] > 2 * best[0];
+        }
+        free(buf);
+    }
+    close(fd);
+    return slow;
+}
+
+int collio__alias_bounce(void)
+{
+    const char *env = getenv("COLLIO_READ_BOUNCE");
+    if (env != NULL && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+        return env[0] == '1';
+    if (alias_measured < 0) /* (a race of two threads measures twice, alike) */
+        alias_measured = probe();
+    return alias_measured;
+}
+
+int collio__alias_hit(const void *dst, int64_t off, size_t n)
+{
+    if (n < COLLIO__ALIAS_MIN_BYTES)
+        return 0;
+    uintptr_t d = ((uintptr_t)dst - (uintptr_t)off) & (ALIAS_PAGE - 1);
+    return d > 0 && d < COLLIO__ALIAS_WINDOW && collio__alias_bounce();
+}
+
+size_t collio__alias_place(int64_t off)
+{
+    return (size_t)(((uint64_t)off + COLLIO__ALIAS_WINDOW) & (ALIAS_PAGE - 1));
+}
