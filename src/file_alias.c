@@ -36,8 +36,9 @@
 #define ALIAS_PAGE 4096
 #define ALIAS_PROBE_BYTES 65536
 
-/* The penalty of the probe's CPU, or -1 before the probe ran. */
-static int alias_measured = -1;
+/* The penalty of the probe's CPU, or -1 before the probe ran (atomic:
+ * threads that race to it measure twice, alike). */
+static _Atomic int alias_measured = -1;
 
 /* Local: 1 if a pread into memory 16 bytes past the source's alignment
  * is more than twice as slow as one 64 bytes past it. No file system is
@@ -77,9 +78,10 @@ int collio__alias_bounce(void)
     const char *env = getenv("COLLIO_READ_BOUNCE");
     if (env != NULL && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
         return env[0] == '1';
-    if (alias_measured < 0) /* (a race of two threads measures twice, alike) */
-        alias_measured = probe();
-    return alias_measured;
+    int known = alias_measured;
+    if (known < 0)
+        alias_measured = known = probe();
+    return known;
 }
 
 int collio__alias_hit(const void *dst, int64_t off, size_t n)
