@@ -657,7 +657,7 @@ int collio_read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
  * commits nothing at close). Any buffer address will do: on CPUs whose
  * kernel copy is slow into memory just past the file's page alignment
  * (malloc's large blocks), the POSIX backend reads such pieces through
- * a bounce buffer (COLLIO_READ_BOUNCE=0 turns that off; docs/benchmarks.md).
+ * a bounce buffer (COLLIO_COPY_ALIAS=0 turns that off; docs/benchmarks.md).
  * Errors: COLLIO_ERR_ARG, COLLIO_ERR_BUFSIZE, COLLIO_ERR_MISMATCH,
  * COLLIO_ERR_EOF (file shorter than base_offset + nglobal*esize),
  * COLLIO_ERR_IO, COLLIO_ERR_STATE.

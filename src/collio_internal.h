@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 /* The parts, in dependency order (each declares what its files define). */

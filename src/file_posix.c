@@ -9,7 +9,7 @@
  * into batches of at most IOV_MAX entries.
  *
  * Reads whose destination lies in the kernel copy's 4 KiB aliasing window
- * (file_alias.c) on a CPU that pays for it go through a bounce buffer of
+ * (machine/alias.c) on a CPU that pays for it go through a bounce buffer of
  * BOUNCE bytes, one system call and one copy out per BOUNCE bytes.
  *
  * Errors: a read that finds end of file before the requested bytes gives

@@ -316,9 +316,9 @@ static void global_copy(const collio_layout *l, char *buf, char *stream, int dir
             char *b = buf + (size_t)(s->off + k * s->stride) * es;
             char *m = stream + (size_t)(s->mem + k * s->len) * es;
             if (dir == 0)
-                memcpy(m, b, n);
+                collio__copy(m, b, n);
             else
-                memcpy(b, m, n);
+                collio__copy(b, m, n);
         }
     }
 }
@@ -357,7 +357,7 @@ int collio__layout_pack(const collio_layout *l, const void *buf, void *stream)
     switch (l->mem_kind) {
     case COLLIO__MEM_PACKED:
         if (l->nlocal > 0)
-            memcpy(stream, buf, (size_t)l->nlocal * l->esize);
+            collio__copy(stream, buf, (size_t)l->nlocal * l->esize);
         return COLLIO_OK;
     case COLLIO__MEM_GLOBAL:
         global_copy(l, (char *)buf, stream, 0);
@@ -373,7 +373,7 @@ int collio__layout_unpack(const collio_layout *l, const void *stream, void *buf)
     switch (l->mem_kind) {
     case COLLIO__MEM_PACKED:
         if (l->nlocal > 0)
-            memcpy(buf, stream, (size_t)l->nlocal * l->esize);
+            collio__copy(buf, stream, (size_t)l->nlocal * l->esize);
         return COLLIO_OK;
     case COLLIO__MEM_GLOBAL:
         global_copy(l, buf, (char *)stream, 1);

@@ -43,7 +43,7 @@ struct collio_file {
     int failed;      /* a call on this file failed: do not commit */
     char why[400];   /* the first failure's agreed detail (for close) */
     int lock_fd;     /* CREATE, rank 0: holds the temporary's lock, else -1 */
-    char *bounce;    /* POSIX reads in the copy's aliasing window (file_alias.c):
+    char *bounce;    /* POSIX reads in the copy's aliasing window (machine/alias.c):
                         page-aligned, made at first use, freed with f */
     /* Set for the duration of one collio_write(_at) / collio_read(_at): */
     int64_t call_off;           /* the call's offset, added to base_offset */
@@ -116,23 +116,6 @@ int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, 
  * them into f->failed and frees it (collective over comm). */
 int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **sub);
 int collio__file_sub_close(collio_file *f, collio_file **sub);
-
-/* Reads around the kernel copy's 4 KiB aliasing penalty (file_alias.c).
- * A read of n bytes at file offset off into dst is in the penalty's
- * window where dst - off modulo 4 KiB lies in [1, ALIAS_WINDOW); below
- * ALIAS_MIN_BYTES the penalty is a fraction of the system call's cost
- * (1.2-1.6x at 256 B-1 KiB, 2.2x at 2 KiB, 6x at 16 KiB, measured). */
-#define COLLIO__ALIAS_WINDOW 64
-#define COLLIO__ALIAS_MIN_BYTES 2048
-/* Local: 1 if reads in the window go through a bounce buffer: this CPU
- * pays the penalty (measured once per process), or COLLIO_READ_BOUNCE=1
- * (0: never). */
-int collio__alias_bounce(void);
-/* Local: 1 if reading [off, off + n) into dst should bounce. */
-int collio__alias_hit(const void *dst, int64_t off, size_t n);
-/* Local: where in a page-aligned bounce buffer the bytes from file offset
- * off go (0 .. 4095): ALIAS_WINDOW bytes past off's alignment. */
-size_t collio__alias_place(int64_t off);
 
 /* Collective: an MPI_File opened on every rank of f->comm on the data path
  * (opened on first use, closed with f). For strategies that use MPI-IO's

@@ -294,9 +294,9 @@ static void copy_pieces(const collio__seg *pc, int64_t n, size_t es, int64_t lo,
         for (int64_t k = 0; k < s->count; k++) {
             char *w = win + (size_t)(s->off + k * s->stride - lo) * es;
             if (to_win)
-                memcpy(w, other, blk);
+                collio__copy(w, other, blk);
             else
-                memcpy(other, w, blk);
+                collio__copy(other, w, blk);
             other += blk;
         }
         if (lin != NULL)
@@ -313,9 +313,9 @@ static void stream_lin(const collio__seg *pc, int64_t n, size_t es, char *stream
         size_t bytes = (size_t)(pc[i].len * pc[i].count) * es;
         char *s = stream + (size_t)pc[i].mem * es;
         if (to_lin)
-            memcpy(lin, s, bytes);
+            collio__copy(lin, s, bytes);
         else
-            memcpy(s, lin, bytes);
+            collio__copy(s, lin, bytes);
         lin += bytes;
     }
 }

@@ -333,9 +333,9 @@ static int group_move(collio_plan *p, sg_plan *sg, char *stream, int to_master)
                       !to_master, sg->group, rq, &nrq);
         double tc = collio__now();
         if (to_master)
-            memcpy(sg->buf, stream, (size_t)(sg->counts[0] * esize));
+            collio__copy(sg->buf, stream, (size_t)(sg->counts[0] * esize));
         else
-            memcpy(stream, sg->buf, (size_t)(sg->counts[0] * esize));
+            collio__copy(stream, sg->buf, (size_t)(sg->counts[0] * esize));
         p->stats.copy_s += collio__now() - tc;
     } else {
         int64_t bytes = p->layout->nlocal * esize;

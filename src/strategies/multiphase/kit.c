@@ -41,9 +41,9 @@ static void copy_blocks(char *pa, char *pf, int64_t nb, size_t bl, size_t step, 
     }
     for (int64_t b = 0; b < nb; b++, pa += bl, pf += step) {
         if (to_f)
-            memcpy(pf, pa, bl);
+            collio__copy(pf, pa, bl);
         else
-            memcpy(pa, pf, bl);
+            collio__copy(pa, pf, bl);
     }
 }
 
@@ -69,9 +69,9 @@ static void copy_group(const collio__mp_final *fin, int64_t i, int64_t j, size_t
             char *pa = a + o->mem * (int64_t)esize, *pf = f + o->off * (int64_t)esize;
             size_t n = (size_t)o->len * esize * (size_t)o->count;
             if (to_f)
-                memcpy(pf, pa, n);
+                collio__copy(pf, pa, n);
             else
-                memcpy(pa, pf, n);
+                collio__copy(pa, pf, n);
         }
         return;
     }

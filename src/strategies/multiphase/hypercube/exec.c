@@ -75,9 +75,9 @@ static void copy_kept(collio_plan *p, const collio__mp_phase *ph, char *a, char 
     for (int64_t c = 0; c < ph->nkeep; c++) {
         const collio__mp_copy *k = &ph->keep[c];
         if (to_b)
-            memcpy(b + k->dst * es, a + k->src * es, (size_t)(k->n * es));
+            collio__copy(b + k->dst * es, a + k->src * es, (size_t)(k->n * es));
         else
-            memcpy(a + k->src * es, b + k->dst * es, (size_t)(k->n * es));
+            collio__copy(a + k->src * es, b + k->dst * es, (size_t)(k->n * es));
     }
     p->stats.copy_s += collio__now() - t0;
 }

@@ -324,9 +324,9 @@ static void step_move(collio_plan *p, const collio__mp_node *nd, int s, char *a,
     for (int64_t c = 0; c < r->nkeep; c++) {
         const collio__mp_copy *k = &r->keep[c];
         if (write)
-            memcpy(b + k->dst * es, a + k->src * es, (size_t)(k->n * es));
+            collio__copy(b + k->dst * es, a + k->src * es, (size_t)(k->n * es));
         else
-            memcpy(a + k->src * es, b + k->dst * es, (size_t)(k->n * es));
+            collio__copy(a + k->src * es, b + k->dst * es, (size_t)(k->n * es));
     }
     if (s == nd->nsteps - 1 && write) /* the last step's, into file order */
         collio__mp_scatter(&nd->fin, p->layout->esize, a, b);

@@ -1,19 +1,22 @@
 /*
- * unit_read_bounce.c -- reads around the kernel copy's 4 KiB aliasing
- * penalty (src/file_alias.c, src/file_posix.c), with the bounce forced on
- * (COLLIO_READ_BOUNCE=1) so that it runs whatever this CPU is:
+ * unit_alias.c -- reads and copies around the CPU copy's 4 KiB aliasing
+ * penalty (src/machine/alias.c, src/file_posix.c), with the bounce forced on
+ * (COLLIO_COPY_ALIAS=1) so that it runs whatever this CPU is:
  *
  *  - the window, by hand: a read bounces where its destination lies 1..63
  *    bytes past its file offset modulo 4096 and it moves 2048 bytes or
  *    more, and the bounce buffer takes the bytes of offset off 64 bytes
- *    past off's alignment; COLLIO_READ_BOUNCE=0 never bounces;
+ *    past off's alignment; COLLIO_COPY_ALIAS=0 never bounces;
  *  - the POSIX backend's pread and preadv against the file's bytes as
  *    written with plain pwrite (the reference): destinations in the
  *    window and out of it, reads larger than the bounce buffer, reads
  *    that start mid-page, vectored reads that mix pieces in the window,
  *    small pieces and pieces out of it; the bytes around each destination
  *    untouched; a read past the end is COLLIO_ERR_EOF through the bounce
- *    too.
+ *    too;
+ *  - collio__copy against memcpy into a second buffer: sizes around the
+ *    step (2048) and far beyond it, destinations in the window and out of
+ *    it, stepped or not, the bytes around each destination untouched.
  */
 #include "collio_internal.h"
 #include "unit_check.h"
@@ -115,7 +118,7 @@ static void check_preadv(collio_file *f, unsigned char *area, size_t at, int64_t
 int main(void)
 {
     /* the window, by hand */
-    setenv("COLLIO_READ_BOUNCE", "1", 1);
+    setenv("COLLIO_COPY_ALIAS", "1", 1);
     unsigned char *area = NULL;
     if (posix_memalign((void **)&area, 4096, FILE_BYTES + 4 * GUARD) != 0)
         return 1;
@@ -137,19 +140,19 @@ int main(void)
           collio__alias_place(4095));
     CHECK(collio__alias_place((int64_t)1 << 40) == 64, "place(2^40) = %zu",
           collio__alias_place((int64_t)1 << 40));
-    setenv("COLLIO_READ_BOUNCE", "0", 1);
-    CHECK(collio__alias_hit(p0 + 16, 0, 4096) == 0, "COLLIO_READ_BOUNCE=0: never");
-    CHECK(collio__alias_bounce() == 0, "COLLIO_READ_BOUNCE=0: off");
+    setenv("COLLIO_COPY_ALIAS", "0", 1);
+    CHECK(collio__alias_hit(p0 + 16, 0, 4096) == 0, "COLLIO_COPY_ALIAS=0: never");
+    CHECK(collio__alias_avoid() == 0, "COLLIO_COPY_ALIAS=0: off");
 
     /* the reference file, written with plain pwrite */
     char path[512];
     const char *dir =
         getenv("COLLIO_TEST_TMPDIR") ? getenv("COLLIO_TEST_TMPDIR") : "/tmp";
-    snprintf(path, sizeof path, "%s/unit_read_bounce.%d", dir, (int)getpid());
+    snprintf(path, sizeof path, "%s/unit_alias.%d", dir, (int)getpid());
     int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
     CHECK(fd >= 0, "open %s", path);
     if (fd < 0)
-        return unit_summary("unit_read_bounce");
+        return unit_summary("unit_alias");
     unsigned char *ref = malloc(FILE_BYTES);
     for (size_t i = 0; i < FILE_BYTES; i++)
         ref[i] = byte_at(i);
@@ -158,7 +161,7 @@ int main(void)
 
     const char *modes[] = {"1", "0"};
     for (int m = 0; m < 2; m++) {
-        setenv("COLLIO_READ_BOUNCE", modes[m], 1);
+        setenv("COLLIO_COPY_ALIAS", modes[m], 1);
         collio_file *f = file_on(fd, path);
         const size_t ats[] = {0, 16, 40, 63, 64, 4080};
         for (size_t a = 0; a < sizeof ats / sizeof ats[0]; a++) {
@@ -179,14 +182,50 @@ int main(void)
         CHECK(rc == COLLIO_ERR_EOF, "read past the end (bounce %s): %d, want EOF",
               modes[m], rc);
         CHECK(m == 1 || f->bounce != NULL, "the forced bounce made its buffer");
-        CHECK(m == 0 || f->bounce == NULL, "COLLIO_READ_BOUNCE=0 made no buffer");
+        CHECK(m == 0 || f->bounce == NULL, "COLLIO_COPY_ALIAS=0 made no buffer");
         file_free(f);
     }
     close(fd);
     unlink(path);
+
+    /* collio__copy: stepped in the window (forced on), plain memcpy out
+     * of it or forced off; the bytes against memcpy's */
+    unsigned char *src = NULL, *want = malloc(FILE_BYTES);
+    if (posix_memalign((void **)&src, 4096, 400000 + 4096) != 0)
+        return 1;
+    for (size_t i = 0; i < 400000; i++)
+        src[i] = byte_at(i * 7 + 3);
+    for (int m = 0; m < 2; m++) {
+        setenv("COLLIO_COPY_ALIAS", modes[m], 1);
+        const size_t ns[] = {1, 100, 2048, 2049, 4096, 16389, 300000};
+        const size_t ats[] = {0, 16, 40, 63, 64, 4080};
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+            for (size_t a = 0; a < sizeof ats / sizeof ats[0]; a++)
+                for (size_t from = 0; from < 2; from++) { /* src page-aligned or not */
+                    const unsigned char *s0 = src + from * 100;
+                    unsigned char *dst = area + GUARD + from * 100 + ats[a];
+                    memset(area, 0xee, 2 * GUARD + 400000);
+                    collio__copy(dst, s0, ns[k]);
+                    memcpy(want, s0, ns[k]);
+                    size_t bad = 0, touched = 0;
+                    for (size_t i = 0; i < ns[k]; i++)
+                        bad += dst[i] != want[i];
+                    for (unsigned char *q = area; q < dst; q++)
+                        touched += *q != 0xee;
+                    for (size_t i = 0; i < GUARD; i++)
+                        touched += dst[ns[k] + i] != 0xee;
+                    CHECK(
+                        bad == 0 && touched == 0,
+                        "collio__copy of %zu bytes, %zu past (alias %s): %zu wrong, %zu "
+                        "around it written",
+                        ns[k], ats[a], modes[m], bad, touched);
+                }
+    }
+    free(src);
+    free(want);
     free(area);
-    unsetenv("COLLIO_READ_BOUNCE");
-    printf("unit_read_bounce: this CPU %s the copy's aliasing penalty (measured)\n",
-           collio__alias_bounce() ? "pays" : "does not pay");
-    return unit_summary("unit_read_bounce");
+    unsetenv("COLLIO_COPY_ALIAS");
+    printf("unit_alias: this CPU %s the copy's aliasing penalty (measured)\n",
+           collio__alias_avoid() ? "pays" : "does not pay");
+    return unit_summary("unit_alias");
 }
