@@ -53,6 +53,19 @@ static void file_free(collio_file *f)
     free(f);
 }
 
+/* Bytes of area before dst, and GUARD bytes after dst + n, that are no
+ * longer 0xee (the fill before each call). */
+static size_t touched_around(const unsigned char *area, const unsigned char *dst,
+                             size_t n)
+{
+    size_t touched = 0;
+    for (const unsigned char *q = area; q < dst; q++)
+        touched += *q != 0xee;
+    for (size_t i = 0; i < GUARD; i++)
+        touched += dst[n + i] != 0xee;
+    return touched;
+}
+
 /* Bytes [off, off + n) of the file, read by the backend into a buffer at
  * page offset `at` (guarded on both sides), match the reference? */
 static void check_pread(collio_file *f, unsigned char *area, size_t at, int64_t off,
@@ -68,11 +81,7 @@ static void check_pread(collio_file *f, unsigned char *area, size_t at, int64_t 
         bad += dst[i] != byte_at((size_t)off + i);
     CHECK(bad == 0, "pread at %lld, %zu bytes into page offset %zu: %zu bytes wrong",
           (long long)off, n, at, bad);
-    size_t touched = 0;
-    for (size_t i = 0; i < GUARD + at; i++)
-        touched += area[i] != 0xee;
-    for (size_t i = 0; i < GUARD; i++)
-        touched += dst[n + i] != 0xee;
+    size_t touched = touched_around(area, dst, n);
     CHECK(touched == 0, "pread at %lld into page offset %zu: %zu bytes around it written",
           (long long)off, at, touched);
 }
@@ -106,11 +115,7 @@ static void check_preadv(collio_file *f, unsigned char *area, size_t at, int64_t
     }
     CHECK(bad == 0, "preadv at %lld, %d pieces into page offset %zu: %zu bytes wrong",
           (long long)off, npieces, at, bad);
-    size_t touched = 0;
-    for (size_t i = 0; i < GUARD + at; i++)
-        touched += area[i] != 0xee;
-    for (size_t i = 0; i < GUARD; i++)
-        touched += dst[total + i] != 0xee;
+    size_t touched = touched_around(area, dst, total);
     CHECK(touched == 0, "preadv into page offset %zu: %zu bytes around it written", at,
           touched);
 }
@@ -207,13 +212,9 @@ int main(void)
                     memset(area, 0xee, 2 * GUARD + 400000);
                     collio__copy(dst, s0, ns[k]);
                     memcpy(want, s0, ns[k]);
-                    size_t bad = 0, touched = 0;
+                    size_t bad = 0, touched = touched_around(area, dst, ns[k]);
                     for (size_t i = 0; i < ns[k]; i++)
                         bad += dst[i] != want[i];
-                    for (unsigned char *q = area; q < dst; q++)
-                        touched += *q != 0xee;
-                    for (size_t i = 0; i < GUARD; i++)
-                        touched += dst[ns[k] + i] != 0xee;
                     CHECK(
                         bad == 0 && touched == 0,
                         "collio__copy of %zu bytes, %zu past (alias %s): %zu wrong, %zu "
