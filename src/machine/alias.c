@@ -19,7 +19,7 @@
  * it at distance ALIAS_WINDOW, and the copy out to the caller runs at
  * distance ALIAS_WINDOW less the caller's, 33..63 bytes before it, both
  * outside the window. That is one more copy, from a buffer that stays in
- * cache: 1.0 ms for a rank's 4 MiB here where the direct read took 3.5.
+ * cache: `block`'s read of 16 MB at P = 2 took 1.8 ms here, 5.3 direct.
  *
  * Copies in the window (collio__copy, in the strategies' copy loops) go
  * in pieces of COLLIO__ALIAS_STEP bytes, under glibc's `rep movsb` threshold,
