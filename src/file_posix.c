@@ -137,7 +137,9 @@ static int direct_pread(collio_file *f, int64_t off, void *buf, size_t n)
 static int bounced_pread(collio_file *f, int64_t off, char *buf, size_t n)
 {
     if (f->bounce == NULL
-        && posix_memalign((void **)&f->bounce, 4096, BOUNCE + 4096) != 0) {
+        && posix_memalign((void **)&f->bounce, COLLIO__ALIAS_PAGE,
+                          BOUNCE + COLLIO__ALIAS_PAGE)
+               != 0) {
         f->bounce = NULL;
         return direct_pread(f, off, buf, n);
     }

@@ -22,6 +22,7 @@ uint64_t collio__fs_key(const collio_fs_id *id);
  * dst - src modulo 4 KiB lies in [1, ALIAS_WINDOW); below ALIAS_MIN_BYTES
  * the penalty is a fraction of a read's system call (1.2-1.6x at 256 B-1
  * KiB, 2.2x at 2 KiB, 6x at 16 KiB, measured). */
+#define COLLIO__ALIAS_PAGE 4096
 #define COLLIO__ALIAS_WINDOW 64
 #define COLLIO__ALIAS_MIN_BYTES 2048
 /* Local: 1 if copies in the window step around it: this CPU pays the
@@ -29,8 +30,9 @@ uint64_t collio__fs_key(const collio_fs_id *id);
 int collio__alias_avoid(void);
 /* Local: 1 if reading [off, off + n) of a file into dst should bounce. */
 int collio__alias_hit(const void *dst, int64_t off, size_t n);
-/* Local: where in a page-aligned bounce buffer the bytes from file offset
- * off go (0 .. 4095): ALIAS_WINDOW bytes past off's alignment. */
+/* Local: where in a bounce buffer aligned to ALIAS_PAGE (and ALIAS_PAGE
+ * bytes longer than it holds) the bytes from file offset off go (0 ..
+ * ALIAS_PAGE - 1): ALIAS_WINDOW bytes past off's alignment. */
 size_t collio__alias_place(int64_t off);
 /* Pieces of a stepped copy: under glibc's x86_rep_movsb_threshold (2112
  * bytes on the CPUs measured; 2048 at the least on x86-64). */

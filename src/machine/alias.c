@@ -41,7 +41,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ALIAS_PAGE 4096
 #define ALIAS_PROBE_BYTES 65536
 
 /* The penalty of the probe's CPU, or -1 before the probe ran (atomic:
@@ -68,8 +67,8 @@ static int probe(void)
         return 0;
     unsigned char *buf = NULL;
     int slow = 0;
-    const size_t room = ALIAS_PROBE_BYTES + 2 * ALIAS_PAGE;
-    if (posix_memalign((void **)&buf, ALIAS_PAGE, room) == 0) {
+    const size_t room = ALIAS_PROBE_BYTES + 2 * COLLIO__ALIAS_PAGE;
+    if (posix_memalign((void **)&buf, COLLIO__ALIAS_PAGE, room) == 0) {
         memset(buf, 1, room);
         if (pwrite(fd, buf, ALIAS_PROBE_BYTES, 0) == ALIAS_PROBE_BYTES) {
             double best[2] = {1e9, 1e9};
@@ -101,23 +100,28 @@ int collio__alias_avoid(void)
     return known;
 }
 
+/* Local: 1 if a copy to `to` from `from` (addresses, or a file offset
+ * standing for its page-cache source) runs in the window. */
+static int in_window(uintptr_t to, uintptr_t from)
+{
+    uintptr_t d = (to - from) & (COLLIO__ALIAS_PAGE - 1);
+    return d > 0 && d < COLLIO__ALIAS_WINDOW;
+}
+
 int collio__alias_hit(const void *dst, int64_t off, size_t n)
 {
-    if (n < COLLIO__ALIAS_MIN_BYTES)
-        return 0;
-    uintptr_t d = ((uintptr_t)dst - (uintptr_t)off) & (ALIAS_PAGE - 1);
-    return d > 0 && d < COLLIO__ALIAS_WINDOW && collio__alias_avoid();
+    return n >= COLLIO__ALIAS_MIN_BYTES && in_window((uintptr_t)dst, (uintptr_t)off)
+           && collio__alias_avoid();
 }
 
 size_t collio__alias_place(int64_t off)
 {
-    return (size_t)(((uint64_t)off + COLLIO__ALIAS_WINDOW) & (ALIAS_PAGE - 1));
+    return (size_t)(((uint64_t)off + COLLIO__ALIAS_WINDOW) & (COLLIO__ALIAS_PAGE - 1));
 }
 
 void collio__copy_large(void *dst, const void *src, size_t n)
 {
-    uintptr_t d = ((uintptr_t)dst - (uintptr_t)src) & (ALIAS_PAGE - 1);
-    if (d == 0 || d >= COLLIO__ALIAS_WINDOW || !collio__alias_avoid()) {
+    if (!in_window((uintptr_t)dst, (uintptr_t)src) || !collio__alias_avoid()) {
         memcpy(dst, src, n);
         return;
     }
