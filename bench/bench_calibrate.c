@@ -616,10 +616,21 @@ static int cal_list(cal_ctx *x)
 
 /* ---- the smallest call of each base strategy (calibrate_calls.c) */
 
+/* serial's large calls: bytes of about this many seconds into rank 0 at
+ * the file's bandwidth, or where the job spans nodes its link's, at most
+ * --mb MiB */
+#define CAL_SERIAL_BYTES_S 0.02
+
 static int cal_calls(cal_ctx *x)
 {
+    double Bps = x->fs.write_Bps;
+    if (x->nnodes > 1 && x->cal.bandwidth_Bps[1] < Bps)
+        Bps = x->cal.bandwidth_Bps[1];
+    double bytes = fmin(CAL_SERIAL_BYTES_S * Bps, x->args.mb * MIB);
+    MPI_Bcast(&bytes, 1, MPI_DOUBLE, 0, x->comm); /* rank 0's constants */
     return cal_failed(x, collio_bench_calibrate_calls(x->comm, x->path, x->rpn_max,
-                                                      &x->fs, x->err, sizeof x->err));
+                                                      (int64_t)bytes, &x->fs, x->err,
+                                                      sizeof x->err));
 }
 
 /* ---- setup, the stages, the output */
@@ -728,6 +739,9 @@ static void cal_print(const cal_ctx *x, const double *secs)
     for (int i = 0; i < COLLIO_CAL_NCALLS && f->call_ranks > 0; i++)
         printf("    smallest call of %-11s write %.3g s, read %.3g s (%d ranks)\n",
                calls[i], f->write_call_s[i], f->read_call_s[i], f->call_ranks);
+    if (f->call_ranks > 0)
+        printf("    serial per byte beyond it: write %.3g s, read %.3g s\n",
+               f->serial_write_byte_s, f->serial_read_byte_s);
     for (int i = 0; i < f->ninterleaved; i++)
         printf("    list i/o, %6.0f-byte pieces: write %.3g s, read %.3g s per request\n",
                f->interleaved_bytes[i], f->write_interleaved_s[i],

@@ -8,15 +8,22 @@
  * predicts for that call, the rest is what every call of the strategy
  * pays whatever its size -- its synchronisations and requests -- and what
  * ping-pong latency, measured with the other ranks idle, misses where a
- * node's ranks share its cores (docs/auto.md, "How it decides").
+ * node's ranks share its cores (docs/auto.md, "How it decides"). Then
+ * serial's cost per byte (collio_fs_costs' serial_*_byte_s): rank 0
+ * gathers, copies and writes every byte alone, at a pace set less by the
+ * links than by its share of a core among its node's ranks.
  */
 #include "bench_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#define CALL_WARM 3  /* untimed calls first: buffers made, pages touched */
-#define CALL_REPS 25 /* timed calls per strategy and operation: the median */
+#define CALL_WARM 3  /* untimed rounds first: buffers made, pages touched */
+#define CALL_REPS 25 /* timed rounds: the median of each strategy's calls */
+/* serial's cost per byte: the median of this many calls after one untimed */
+#define SERIAL_REPS 7
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -24,78 +31,147 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Collective: CALL_WARM + CALL_REPS calls of plan, each on the file at
- * path opened for it and closed after it, as a program writes a
- * checkpoint (a write: a new file each time; a read: the last one
- * written), timed from a barrier to the slowest rank's return; *med the
- * median of the timed ones. The library's code (the same on every rank). */
-static int time_calls(MPI_Comm comm, collio_plan *plan, const char *path, int writing,
-                      float *v, double *med)
+static double median(double *t, int n)
 {
-    double t[CALL_REPS];
-    int rc = COLLIO_OK;
-    for (int i = 0; i < CALL_WARM + CALL_REPS && rc == COLLIO_OK; i++) {
-        collio_file *f = NULL;
-        rc = collio_file_open(comm, path, writing ? COLLIO_FILE_CREATE : COLLIO_FILE_READ,
-                              NULL, &f);
-        if (rc != COLLIO_OK)
-            break;
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        rc = writing ? collio_write(plan, f, v, sizeof *v)
-                     : collio_read(plan, f, v, sizeof *v);
-        double dt = MPI_Wtime() - t0;
-        int crc = collio_file_close(&f);
-        rc = rc != COLLIO_OK ? rc : crc;
-        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (i >= CALL_WARM)
-            t[i - CALL_WARM] = dt;
-    }
-    if (rc != COLLIO_OK) /* (t[] only partly filled) */
-        return rc;
-    qsort(t, CALL_REPS, sizeof t[0], cmp_double);
-    *med = t[CALL_REPS / 2];
-    return COLLIO_OK;
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
 }
 
-/* Collective: one strategy's write and read calls into *w, *r. */
-static int one_strategy(MPI_Comm comm, const collio_layout *l, const char *path,
-                        const char *strategy, double *w, double *r)
+/* Collective: one call of plan on the file at path, opened for it and
+ * closed after it, as a program writes a checkpoint (a write: a new file
+ * each time; a read: the last one written), timed from a barrier to the
+ * slowest rank's return into *dt. The library's code (the same on every
+ * rank). */
+static int time_call(MPI_Comm comm, collio_plan *plan, const char *path, int writing,
+                     float *v, size_t bytes, double *dt)
 {
-    collio_plan *plan = NULL;
-    int rank;
+    collio_file *f = NULL;
+    int rc = collio_file_open(comm, path, writing ? COLLIO_FILE_CREATE : COLLIO_FILE_READ,
+                              NULL, &f);
+    if (rc != COLLIO_OK)
+        return rc;
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    rc = writing ? collio_write(plan, f, v, bytes) : collio_read(plan, f, v, bytes);
+    *dt = MPI_Wtime() - t0;
+    int crc = collio_file_close(&f);
+    MPI_Allreduce(MPI_IN_PLACE, dt, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return rc != COLLIO_OK ? rc : crc;
+}
+
+/* Rank r's elements read back as r (1 if so on every rank). */
+static int read_back(MPI_Comm comm, const float *v, size_t n, int rank)
+{
+    int ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= v[i] == (float)rank;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    return ok;
+}
+
+/* Collective: the smallest calls, round by round -- each round every
+ * strategy's write, then every strategy's read --, so that each
+ * strategy's median is taken over the same stretch of the machine's
+ * time as the others' (a node whose ranks share its cores drifts from
+ * one second to the next: back to back, one strategy's calls could all
+ * fall in a quiet stretch, another's in a busy one). */
+static int time_smallest(MPI_Comm comm, collio_plan **plans, const char *path,
+                         collio_fs_costs *fs, int *bad)
+{
+    double tw[COLLIO_CAL_NCALLS][CALL_REPS], tr[COLLIO_CAL_NCALLS][CALL_REPS], dt = 0;
+    int rank, rc = COLLIO_OK;
     MPI_Comm_rank(comm, &rank);
-    float v = (float)rank;
-    int rc = collio_plan_create(comm, l, strategy, NULL, &plan);
+    for (int k = 0; k < CALL_WARM + CALL_REPS && rc == COLLIO_OK; k++)
+        for (int op = 1; op >= 0 && rc == COLLIO_OK; op--)
+            for (int i = 0; i < COLLIO_CAL_NCALLS && rc == COLLIO_OK; i++) {
+                float v = op ? (float)rank : -1.0f;
+                *bad = i;
+                rc = time_call(comm, plans[i], path, op, &v, sizeof v, &dt);
+                if (rc == COLLIO_OK && !op && !read_back(comm, &v, 1, rank))
+                    rc = COLLIO_ERR_IO; /* not what was written */
+                if (k >= CALL_WARM)
+                    (op ? tw : tr)[i][k - CALL_WARM] = dt;
+            }
+    for (int i = 0; i < COLLIO_CAL_NCALLS && rc == COLLIO_OK; i++) {
+        fs->write_call_s[i] = median(tw[i], CALL_REPS);
+        fs->read_call_s[i] = median(tr[i], CALL_REPS);
+    }
+    return rc;
+}
+
+/* Collective: serial's cost per byte beyond its smallest call (just
+ * measured): calls of about `bytes`, one contiguous piece per rank, write
+ * and read by turns. The library's code. */
+static int time_serial_bytes(MPI_Comm comm, const char *path, int64_t bytes,
+                             collio_fs_costs *fs)
+{
+    int nranks, rank;
+    MPI_Comm_size(comm, &nranks);
+    MPI_Comm_rank(comm, &rank);
+    int64_t n = bytes / (int64_t)sizeof(float) / nranks;
+    n = n > 0 ? n : 1;
+    collio_layout *l = NULL;
+    collio_plan *plan = NULL;
+    float *v = malloc((size_t)n * sizeof *v);
+    int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, comm);
     if (rc == COLLIO_OK)
-        rc = time_calls(comm, plan, path, 1, &v, w);
-    if (rc == COLLIO_OK) {
-        v = -1;
-        rc = time_calls(comm, plan, path, 0, &v, r);
-        if (rc == COLLIO_OK && v != (float)rank) /* not what was written */
+        rc = collio_layout_block_cyclic(comm, n * nranks, n, sizeof *v, &l);
+    if (rc == COLLIO_OK)
+        rc = collio_plan_create(comm, l, "serial", NULL, &plan);
+    double tw[SERIAL_REPS], tr[SERIAL_REPS], dt = 0;
+    for (int k = 0; k < 1 + SERIAL_REPS && rc == COLLIO_OK; k++) {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = (float)rank;
+        rc = time_call(comm, plan, path, 1, v, (size_t)n * sizeof *v, &dt);
+        if (k > 0)
+            tw[k - 1] = dt;
+        memset(v, 0xff, (size_t)n * sizeof *v);
+        if (rc == COLLIO_OK)
+            rc = time_call(comm, plan, path, 0, v, (size_t)n * sizeof *v, &dt);
+        if (rc == COLLIO_OK && !read_back(comm, v, (size_t)n, rank))
             rc = COLLIO_ERR_IO;
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, comm);
+        if (k > 0)
+            tr[k - 1] = dt;
+    }
+    if (rc == COLLIO_OK) {
+        const double b = (double)n * nranks * sizeof *v;
+        const int s = COLLIO_CAL_CALL_SERIAL;
+        fs->serial_write_byte_s =
+            fmax(0, median(tw, SERIAL_REPS) - fs->write_call_s[s]) / b;
+        fs->serial_read_byte_s =
+            fmax(0, median(tr, SERIAL_REPS) - fs->read_call_s[s]) / b;
     }
     collio_plan_free(&plan);
+    collio_layout_free(&l);
+    free(v);
     return rc;
 }
 
 int collio_bench_calibrate_calls(MPI_Comm comm, const char *path, int rpn_max,
-                                 collio_fs_costs *fs, char *err, size_t errlen)
+                                 int64_t serial_bytes, collio_fs_costs *fs, char *err,
+                                 size_t errlen)
 {
     static const char *const names[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
-    int nranks;
+    int nranks, bad = 0;
     MPI_Comm_size(comm, &nranks);
     collio_layout *l = NULL;
+    collio_plan *plans[COLLIO_CAL_NCALLS] = {NULL};
     int rc = collio_layout_block_cyclic(comm, nranks, 1, sizeof(float), &l);
-    for (int i = 0; i < COLLIO_CAL_NCALLS && rc == COLLIO_OK; i++) {
-        rc = one_strategy(comm, l, path, names[i], &fs->write_call_s[i],
-                          &fs->read_call_s[i]);
-        if (rc != COLLIO_OK)
-            snprintf(err, errlen, "the smallest call of %s: %s%s", names[i],
-                     collio_last_error(),
-                     rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
-    }
+    for (int i = 0; i < COLLIO_CAL_NCALLS && rc == COLLIO_OK; i++)
+        if ((rc = collio_plan_create(comm, l, names[i], NULL, &plans[i])) != COLLIO_OK)
+            bad = i;
+    if (rc == COLLIO_OK)
+        rc = time_smallest(comm, plans, path, fs, &bad);
+    if (rc != COLLIO_OK)
+        snprintf(err, errlen, "the smallest call of %s: %s%s", names[bad],
+                 collio_last_error(), rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
+    else if ((rc = time_serial_bytes(comm, path, serial_bytes, fs)) != COLLIO_OK)
+        snprintf(err, errlen, "serial's calls of %lld bytes: %s%s",
+                 (long long)serial_bytes, collio_last_error(),
+                 rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
+    for (int i = 0; i < COLLIO_CAL_NCALLS; i++)
+        collio_plan_free(&plans[i]);
     collio_layout_free(&l);
     fs->call_ranks = rc == COLLIO_OK ? nranks : 0;
     fs->call_ranks_per_node = rc == COLLIO_OK ? rpn_max : 0;

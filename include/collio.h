@@ -401,6 +401,12 @@ typedef struct collio_fs_costs {
     int call_ranks, call_ranks_per_node;
     double write_call_s[COLLIO_CAL_NCALLS];
     double read_call_s[COLLIO_CAL_NCALLS];
+    /* Strategy "serial" beyond its smallest call, per byte of the file:
+     * rank 0's gather (scatter), its copies and its file access of a
+     * large call, on call_ranks_per_node ranks per node as measured (the
+     * others of rank 0's node share its cores). 0: not measured. */
+    double serial_write_byte_s;
+    double serial_read_byte_s;
 } collio_fs_costs;
 
 #define COLLIO_CALIBRATION_MAX_FS 16

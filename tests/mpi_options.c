@@ -37,7 +37,8 @@
  *      be seen, against the test's own expectation (testutil's
  *      independent file reference, the layout's definition): every
  *      option's other value round-trips byte-exact under every strategy;
- *      serial.chunk_bytes (rank 0's file requests = windows),
+ *      serial.chunk_bytes (rank 0's file requests = windows; work buffers
+ *      within the window, kept or not),
  *      independent.max_iov (vectored requests), multiphase.phases /
  *      write_rounds / exchange / shared_memory (stats), subgroup.group /
  *      inner (stats, and the inner strategy's own stats),
@@ -912,13 +913,15 @@ static void effect_serial(tu_ctx *t, const tu_layout_desc *d, const collio_layou
 {
     /* windows of W = chunk / esize elements: rank 0 writes each with one
      * request (nglobal = 10007, esize 4) */
-    static const int64_t chunks[] = {100, 4096, (int64_t)64 << 20};
-    for (int c = 0; c < 3; c++) {
+    static const int64_t chunks[] = {100, 4096, (int64_t)64 << 20, 4096};
+    for (int c = 0; c < 4; c++) {
         if (!begin(t, "(h) serial.chunk_bytes = %lld: one request per window",
                    (long long)chunks[c]))
             continue;
         char list[64];
-        snprintf(list, sizeof list, "serial.chunk_bytes=%lld", (long long)chunks[c]);
+        /* the last: buffers made afresh in every call */
+        snprintf(list, sizeof list, "serial.chunk_bytes=%lld%s", (long long)chunks[c],
+                 c == 3 ? ",plan.keep_buffers=0" : "");
         collio_plan *p = NULL;
         collio_stats st;
         if (TU_RC_ALL(t, plan_with(t, l, "serial", list, NULL, &p), COLLIO_OK, "plan")
@@ -927,6 +930,13 @@ static void effect_serial(tu_ctx *t, const tu_layout_desc *d, const collio_layou
             int64_t want = t->rank == 0 ? (d->nglobal + w - 1) / w : 0;
             TU_CHECK(t, st.file_requests == want, "%lld file requests, want %lld",
                      (long long)st.file_requests, (long long)want);
+            /* the work buffers, bounded by the window: rank 0's window and
+             * the others' part of it, each other rank's part */
+            int64_t win = (w < d->nglobal ? w : d->nglobal) * (int64_t)d->esize;
+            int64_t lo = t->rank == 0 ? win : 1, hi = t->rank == 0 ? 2 * win : win;
+            TU_CHECK(t, st.work_bytes >= lo && st.work_bytes <= hi,
+                     "work_bytes %lld, want %lld..%lld", (long long)st.work_bytes,
+                     (long long)lo, (long long)hi);
         }
         collio_plan_free(&p);
     }

@@ -394,6 +394,31 @@ int main(void)
     collio__auto_predict(&s, &c, &fs, 0, t);
     CHECK(near(t[AUTO_INDEPENDENT], 4 * 5e-7 * 2 + 0.002),
           "floor, reads: independent %.9g", t[AUTO_INDEPENDENT]);
+    /* serial's bytes as calibrated (at cpu 4), where more than the terms'
+     * (case 2's 3e-3 + 4e-3 on the link and in copies, * cpu 2, + file
+     * 4e-3 = 0.018): 4e6 B * 2e-8 s/B * 2 / 4 = 0.04 replaces them; the
+     * rest of case 2's serial, 4 lat + (pack's 16 pieces + a request) * 2
+     * = 4e-6 + (16e-8 + 1e-6) * 2, stays. So does the floor, less what the
+     * terms now give the smallest call: 4 lat + (4 pieces 4e-8 + 1e-6) * 2
+     * + 16 B * 2e-8 * 2 / 4 (1.6e-7, more than the link's, copies' and
+     * file's 7.2e-8) = 6.24e-6. Reads take serial_read_byte_s: 4e6 * 1e-9
+     * * 2 / 4 = 0.002, under the terms' (3e-3 + 4e-3) * 2 + 2 GB/s's
+     * 0.002: those, with the read request 5e-7 and no floor (read_call_s
+     * 0) */
+    fs.serial_write_byte_s = 2e-8;
+    fs.serial_read_byte_s = 1e-9;
+    fs.write_call_s[3] = call[3];
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    const double serial_w = 4e-6 + (16e-8 + 1e-6) * 2 + 0.04 + (5e-4 - 6.24e-6);
+    CHECK(near(t[AUTO_SERIAL], serial_w), "serial per byte: %.9g, want %.9g",
+          t[AUTO_SERIAL], serial_w);
+    CHECK(collio__auto_pick(t) == AUTO_INDEPENDENT && near(t[AUTO_INDEPENDENT], w11[1]),
+          "serial per byte: independent unchanged %.9g", t[AUTO_INDEPENDENT]);
+    collio__auto_predict(&s, &c, &fs, 0, t);
+    const double serial_r = 4e-6 + (16e-8 + 5e-7) * 2 + (3e-3 + 4e-3) * 2 + 0.002;
+    CHECK(near(t[AUTO_SERIAL], serial_r), "serial per byte, reads: %.9g, want %.9g",
+          t[AUTO_SERIAL], serial_r);
+    fs.serial_write_byte_s = fs.serial_read_byte_s = 0;
     /* without call_ranks (a file from before), no floor at all */
     fs.call_ranks = 0;
     fs.write_call_s[3] = 2e-3;

@@ -28,7 +28,8 @@ static const char *good =
     "      \"read_request_s\": 1e-6, \"read_Bps\": 4e9, \"mpiio_write_piece_s\": 5e-6,\n"
     "      \"mpiio_read_piece_s\": 4e-6, \"mpiio_write_call_s\": 0.002,\n"
     "      \"mpiio_read_call_s\": 0.001, \"mpiio_write_byte_s\": 1.5e-9,\n"
-    "      \"mpiio_read_byte_s\": 0,\n"
+    "      \"mpiio_read_byte_s\": 0, \"serial_write_byte_s\": 6e-10,\n"
+    "      \"serial_read_byte_s\": 4.5e-10,\n"
     "      \"calls\": { \"ranks\": 8, \"ranks_per_node\": 4,\n"
     "                 \"serial\": { \"write_s\": 1e-4, \"read_s\": 2e-4 },\n"
     "                 \"independent\": { \"write_s\": 3e-5, \"read_s\": 0 },\n"
@@ -131,6 +132,10 @@ int main(void)
           "fs[0] MPI-IO cost per byte");
     CHECK(c.fs[1].mpiio_write_byte_s == 0 && c.fs[1].mpiio_read_byte_s == 0,
           "fs[1]: no MPI-IO cost per byte (optional): 0");
+    CHECK(c.fs[0].serial_write_byte_s == 6e-10 && c.fs[0].serial_read_byte_s == 4.5e-10,
+          "fs[0] serial's cost per byte");
+    CHECK(c.fs[1].serial_write_byte_s == 0 && c.fs[1].serial_read_byte_s == 0,
+          "fs[1]: no serial cost per byte (optional): 0");
     CHECK(c.fs[0].call_ranks == 8 && c.fs[0].call_ranks_per_node == 4,
           "fs[0] calls: ranks %d, per node %d", c.fs[0].call_ranks,
           c.fs[0].call_ranks_per_node);
@@ -206,7 +211,9 @@ int main(void)
         {"\"write_s\": 5e-4", "\"write_s\":-5e-4"},
         {"\"calls\": { \"ranks\": 8,", "\"calls\": 7, \"x\": { \"ranks\": 8,"},
         {"\"mpiio_write_byte_s\": 1.5e-9", "\"mpiio_write_byte_s\": -1.5e-9"},
-        {"\"mpiio_read_byte_s\": 0", "\"mpiio_read_byte_s\": \"fast\""}};
+        {"\"mpiio_read_byte_s\": 0", "\"mpiio_read_byte_s\": \"fast\""},
+        {"\"serial_write_byte_s\": 6e-10", "\"serial_write_byte_s\": -6e-10"},
+        {"\"serial_read_byte_s\": 4.5e-10", "\"serial_read_byte_s\": null"}};
     for (size_t i = 0; i < sizeof bad_entries / sizeof bad_entries[0]; i++) {
         char text[4096];
         const char *from = strstr(good, bad_entries[i][0]);

@@ -19,12 +19,14 @@ enum {
     NMAX = 6,
     IL = 13,                                     /* where the interleaved sizes start */
     CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
-    NFSV = CALLS + 2 + 2 * COLLIO_CAL_NCALLS
+    SERIAL = CALLS + 2 + 2 * COLLIO_CAL_NCALLS,  /* serial's costs per byte */
+    NFSV = SERIAL + 2
 };
 
 /* A file system's entry on the wire: key halves, ninterleaved, the ten
  * costs, the interleaved sizes and costs, the calls' ranks (all, per
- * node) and costs (writes, reads). */
+ * node) and costs (writes, reads), serial's costs per byte (write,
+ * read). */
 typedef struct wire {
     double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code */
     double pieces_total;
@@ -89,6 +91,7 @@ static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
         v[CALLS + 2 + i] = fs->write_call_s[i];
         v[CALLS + 2 + COLLIO_CAL_NCALLS + i] = fs->read_call_s[i];
     }
+    v[SERIAL] = fs->serial_write_byte_s, v[SERIAL + 1] = fs->serial_read_byte_s;
     memcpy(w, v, sizeof v);
 }
 
@@ -112,6 +115,7 @@ static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
         fs->write_call_s[i] = w[CALLS + 2 + i];
         fs->read_call_s[i] = w[CALLS + 2 + COLLIO_CAL_NCALLS + i];
     }
+    fs->serial_write_byte_s = w[SERIAL], fs->serial_read_byte_s = w[SERIAL + 1];
 }
 
 int collio__auto_share(collio_plan *p, collio__auto_inputs *in)

@@ -42,10 +42,16 @@
  *                moved_max, then one contiguous request per rank:
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
  *   serial       rank 0 receives every other rank's bytes, places every
- *                piece, and writes alone: P messages + (bytes over its link
- *                + pack(pieces_total, bytes_total) + request) * cpu (the waiting
- *                ranks of its node poll for their share of the cores)
- *                + bytes_total / file_Bps
+ *                piece, and writes alone: P messages + (pieces_total *
+ *                piece + request) * cpu (the waiting ranks of its node
+ *                poll for their share of the cores) + its bytes: (bytes
+ *                over its link + bytes_total / copy) * cpu + bytes_total /
+ *                file_Bps, or bytes_total * serial_*_byte as calibrated
+ *                (rank 0's whole per-byte work in a large call, scaled
+ *                from the calibration's oversubscription to the plan's)
+ *                where that is more -- here it is several times more:
+ *                rank 0 gets less than its share of a core while the
+ *                others wait
  *   subgroup g   a gather of g - 1 ranks' bytes to each master (within a
  *                node), then two_phase (with its mpiio_call) among the
  *                P / g masters, or list I/O (subgroup_g*_list), on the
@@ -124,6 +130,8 @@ typedef struct model {
     double req, fbw, mpiio; /* the file's: per request, bandwidth, per piece */
     double mpiio_call;      /* the MPI library's collective, per call */
     double mpiio_byte;      /* ... per byte of a rank (0: not measured) */
+    double serial_byte;     /* serial per byte of the file (0: not measured) */
+    double cpu_cal;         /* the oversubscription the calls were timed at */
 } model;
 
 /* List I/O's cost per request at pieces of `bytes` (above). */
@@ -252,6 +260,13 @@ static void setup(model *m, const collio__auto_shape *s, const collio_calibratio
     m->mpiio = writing ? fs->mpiio_write_piece_s : fs->mpiio_read_piece_s;
     m->mpiio_call = writing ? fs->mpiio_write_call_s : fs->mpiio_read_call_s;
     m->mpiio_byte = writing ? fs->mpiio_write_byte_s : fs->mpiio_read_byte_s;
+    m->serial_byte = writing ? fs->serial_write_byte_s : fs->serial_read_byte_s;
+    int cal_cores = c->cores_per_node > 0   ? c->cores_per_node
+                    : s->cores_per_node > 0 ? s->cores_per_node
+                                            : 1;
+    m->cpu_cal = fs->call_ranks_per_node > cal_cores
+                     ? (double)fs->call_ranks_per_node / cal_cores
+                     : 1.0;
 }
 
 /* Every candidate by the terms above, without the calls' floors. */
@@ -271,13 +286,15 @@ static void terms(const model *mp, const collio__auto_shape *s, const collio_fs_
     double msgs = P - 1 < s->pieces_max ? P - 1 : s->pieces_max;
     t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
                          + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes;
-    /* rank 0's link: the others' bytes arrive over it, off-node as `off` */
+    /* rank 0's link: the others' bytes arrive over it, off-node as `off`;
+     * or its bytes at the cost the calibration measured, where more */
     double into0 = s->bytes_total - s->bytes_total / P;
-    t[AUTO_SERIAL] = P * m.lat
-                     + (into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1)
-                        + pack(&m, s->pieces_total, s->bytes_total) + m.req)
-                           * m.cpu
-                     + file_bytes;
+    double serial_bytes =
+        (into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1) + s->bytes_total / m.copy) * m.cpu
+        + file_bytes;
+    t[AUTO_SERIAL] =
+        P * m.lat + (s->pieces_total * m.piece + m.req) * m.cpu
+        + fmax(serial_bytes, s->bytes_total * m.serial_byte * m.cpu / m.cpu_cal);
     for (int i = 0; i < AUTO_NCAND; i++) {
         const collio__auto_candidate *cand = &collio__auto_candidates[i];
         if (cand->phases > 0)
@@ -308,15 +325,9 @@ static int call_of(const collio__auto_candidate *cand)
  * measured, scaled from the calibration's oversubscription to this
  * plan's, less what the terms predict for that call -- one 4-byte
  * element per rank -- on this plan's ranks; never below 0. */
-static void floors(const model *m, const collio__auto_shape *s,
-                   const collio_calibration *c, const collio_fs_costs *fs, int writing,
-                   double f[COLLIO_CAL_NCALLS])
+static void floors(const model *m, const collio__auto_shape *s, const collio_fs_costs *fs,
+                   int writing, double f[COLLIO_CAL_NCALLS])
 {
-    int cores = c->cores_per_node > 0   ? c->cores_per_node
-                : s->cores_per_node > 0 ? s->cores_per_node
-                                        : 1;
-    double cpu_cal =
-        fs->call_ranks_per_node > cores ? (double)fs->call_ranks_per_node / cores : 1.0;
     collio__auto_shape tiny = *s;
     int P = s->nranks > 0 ? s->nranks : 1;
     tiny.bytes_total = 4.0 * P, tiny.bytes_max = 4, tiny.pieces_max = 1;
@@ -325,7 +336,7 @@ static void floors(const model *m, const collio__auto_shape *s,
     terms(m, &tiny, fs, writing, tt);
     const double *call = writing ? fs->write_call_s : fs->read_call_s;
     for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
-        double v = fs->call_ranks > 0 ? call[i] * m->cpu / cpu_cal - tt[i] : 0;
+        double v = fs->call_ranks > 0 ? call[i] * m->cpu / m->cpu_cal - tt[i] : 0;
         f[i] = v > 0 ? v : 0;
     }
 }
@@ -337,7 +348,7 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
     setup(&m, s, c, fs, writing);
     terms(&m, s, fs, writing, t);
     double f[COLLIO_CAL_NCALLS];
-    floors(&m, s, c, fs, writing, f);
+    floors(&m, s, fs, writing, f);
     for (int i = 0; i < AUTO_NCAND; i++)
         t[i] += f[call_of(&collio__auto_candidates[i])];
 }
