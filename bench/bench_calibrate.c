@@ -740,8 +740,10 @@ static void cal_print(const cal_ctx *x, const double *secs)
         printf("    smallest call of %-11s write %.3g s, read %.3g s (%d ranks)\n",
                calls[i], f->write_call_s[i], f->read_call_s[i], f->call_ranks);
     if (f->call_ranks > 0)
-        printf("    serial per byte beyond it: write %.3g s, read %.3g s\n",
-               f->serial_write_byte_s, f->serial_read_byte_s);
+        printf("    serial per byte beyond it: write %.3g s, read %.3g s\n"
+               "    multiphase per pull round: write %.3g s, read %.3g s\n",
+               f->serial_write_byte_s, f->serial_read_byte_s, f->multiphase_write_round_s,
+               f->multiphase_read_round_s);
     for (int i = 0; i < f->ninterleaved; i++)
         printf("    list i/o, %6.0f-byte pieces: write %.3g s, read %.3g s per request\n",
                f->interleaved_bytes[i], f->write_interleaved_s[i],

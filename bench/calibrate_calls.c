@@ -11,7 +11,9 @@
  * node's ranks share its cores (docs/auto.md, "How it decides"). Then
  * serial's cost per byte (collio_fs_costs' serial_*_byte_s): rank 0
  * gathers, copies and writes every byte alone, at a pace set less by the
- * links than by its share of a core among its node's ranks.
+ * links than by its share of a core among its node's ranks; and the cost
+ * of one of multiphase's pull rounds (multiphase_*_round_s), which its
+ * smallest call does not take.
  */
 #include "bench_internal.h"
 
@@ -43,7 +45,7 @@ static double median(double *t, int n)
  * slowest rank's return into *dt. The library's code (the same on every
  * rank). */
 static int time_call(MPI_Comm comm, collio_plan *plan, const char *path, int writing,
-                     float *v, size_t bytes, double *dt)
+                     void *v, size_t bytes, double *dt)
 {
     collio_file *f = NULL;
     int rc = collio_file_open(comm, path, writing ? COLLIO_FILE_CREATE : COLLIO_FILE_READ,
@@ -148,6 +150,84 @@ static int time_serial_bytes(MPI_Comm comm, const char *path, int64_t bytes,
     return rc;
 }
 
+/* multiphase's pull rounds: two layouts of MP_PIECES blocks of
+ * MP_BLOCK bytes per rank -- the same bytes, pieces and block size --
+ * one of 4-byte elements (a domain of many elements: the most rounds),
+ * one of MP_BLOCK-byte elements (one round); the difference of their
+ * calls over that of their rounds is one round's cost */
+#define MP_PIECES 512
+#define MP_BLOCK 128
+
+/* Collective: one multiphase layout of the pair above, elements of esize
+ * bytes; its plan and its pull rounds (the plan's stat). */
+static int mp_layout(MPI_Comm comm, size_t esize, collio_layout **l, collio_plan **plan,
+                     double *rounds)
+{
+    int nranks;
+    MPI_Comm_size(comm, &nranks);
+    int64_t bx = MP_BLOCK / (int64_t)esize, n = bx * MP_PIECES;
+    int rc = collio_layout_block_cyclic(comm, n * nranks, bx, esize, l);
+    if (rc == COLLIO_OK)
+        rc = collio_plan_create(comm, *l, "multiphase", NULL, plan);
+    *rounds = 0;
+    if (rc == COLLIO_OK)
+        collio_plan_stat(*plan, "multiphase.pull_rounds", rounds);
+    return rc;
+}
+
+/* Collective: multiphase's cost per pull round (above), write and read
+ * by turns, the layouts alternating; 0 where the rounds do not differ
+ * (one rank; ranks on several nodes: no shared-memory window). The
+ * library's code. */
+static int time_mp_rounds(MPI_Comm comm, const char *path, collio_fs_costs *fs)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    collio_layout *l[2] = {NULL, NULL};
+    collio_plan *plan[2] = {NULL, NULL};
+    double rounds[2] = {0, 0}, t[2][2][SERIAL_REPS], dt = 0;
+    const size_t bytes = (size_t)MP_PIECES * MP_BLOCK;
+    unsigned char *v = malloc(bytes);
+    int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, comm);
+    for (int k = 0; k < 2 && rc == COLLIO_OK; k++)
+        rc = mp_layout(comm, k == 0 ? sizeof(float) : MP_BLOCK, &l[k], &plan[k],
+                       &rounds[k]);
+    const int measure = rc == COLLIO_OK && rounds[0] > rounds[1];
+    for (int i = 0; measure && i < 1 + SERIAL_REPS && rc == COLLIO_OK; i++)
+        for (int k = 0; k < 2 && rc == COLLIO_OK; k++) {
+            memset(v, rank + 1, bytes);
+            rc = time_call(comm, plan[k], path, 1, v, bytes, &dt);
+            if (i > 0)
+                t[k][1][i - 1] = dt;
+            memset(v, 0, bytes);
+            if (rc == COLLIO_OK)
+                rc = time_call(comm, plan[k], path, 0, v, bytes, &dt);
+            int ok = 1;
+            for (size_t b = 0; rc == COLLIO_OK && b < bytes; b++)
+                ok &= v[b] == (unsigned char)(rank + 1);
+            MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+            if (rc == COLLIO_OK && !ok)
+                rc = COLLIO_ERR_IO;
+            if (i > 0)
+                t[k][0][i - 1] = dt;
+        }
+    fs->multiphase_write_round_s = fs->multiphase_read_round_s = 0;
+    if (measure && rc == COLLIO_OK) {
+        const double dr = rounds[0] - rounds[1];
+        fs->multiphase_write_round_s =
+            fmax(0, median(t[0][1], SERIAL_REPS) - median(t[1][1], SERIAL_REPS)) / dr;
+        fs->multiphase_read_round_s =
+            fmax(0, median(t[0][0], SERIAL_REPS) - median(t[1][0], SERIAL_REPS)) / dr;
+    }
+    for (int k = 0; k < 2; k++) {
+        collio_plan_free(&plan[k]);
+        collio_layout_free(&l[k]);
+    }
+    free(v);
+    return rc;
+}
+
 int collio_bench_calibrate_calls(MPI_Comm comm, const char *path, int rpn_max,
                                  int64_t serial_bytes, collio_fs_costs *fs, char *err,
                                  size_t errlen)
@@ -169,6 +249,9 @@ int collio_bench_calibrate_calls(MPI_Comm comm, const char *path, int rpn_max,
     else if ((rc = time_serial_bytes(comm, path, serial_bytes, fs)) != COLLIO_OK)
         snprintf(err, errlen, "serial's calls of %lld bytes: %s%s",
                  (long long)serial_bytes, collio_last_error(),
+                 rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
+    else if ((rc = time_mp_rounds(comm, path, fs)) != COLLIO_OK)
+        snprintf(err, errlen, "multiphase's pull rounds: %s%s", collio_last_error(),
                  rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
     for (int i = 0; i < COLLIO_CAL_NCALLS; i++)
         collio_plan_free(&plans[i]);

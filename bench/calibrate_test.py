@@ -70,10 +70,12 @@ def check_json(path, d, nranks):
               "mpiio_write_piece_s", "mpiio_read_piece_s"):
         positive(f"filesystems[0].{k}", fs[k])
     # the collective's cost per call and per byte beyond the file's bytes,
-    # serial's per byte beyond its smallest call: a difference of times, 0
-    # where it came out below
+    # serial's per byte beyond its smallest call, multiphase's per pull
+    # round: a difference of times, 0 where it came out below (or, rounds:
+    # where the ranks share no node)
     for k in ("mpiio_write_call_s", "mpiio_read_call_s", "mpiio_write_byte_s",
-              "mpiio_read_byte_s", "serial_write_byte_s", "serial_read_byte_s"):
+              "mpiio_read_byte_s", "serial_write_byte_s", "serial_read_byte_s",
+              "multiphase_write_round_s", "multiphase_read_round_s"):
         positive(f"filesystems[0].{k}", fs[k], zero_ok=True)
     # list I/O at 4 B, 1 KiB, 16 KiB and 64 KiB pieces
     sizes = [e.get("bytes") for e in fs.get("interleaved", [])]

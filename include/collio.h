@@ -407,6 +407,12 @@ typedef struct collio_fs_costs {
      * others of rank 0's node share its cores). 0: not measured. */
     double serial_write_byte_s;
     double serial_read_byte_s;
+    /* Strategy "multiphase": one round of its shared-memory exchange's
+     * pull rounds (layouts of small blocks on one node; two barriers and
+     * the staging copies), measured as serial's bytes are. 0: not
+     * measured. */
+    double multiphase_write_round_s;
+    double multiphase_read_round_s;
 } collio_fs_costs;
 
 #define COLLIO_CALIBRATION_MAX_FS 16
@@ -702,10 +708,10 @@ typedef struct collio_stats {
     int64_t plan_bytes;       /* memory of the plan's descriptors on this rank */
     int64_t work_bytes;       /* work buffers the last execution used beyond the
                                  user's buffer, by their allocated size
-                                 (multiphase, subgroup; kept by the plan between
-                                 executions under hint plan.keep_buffers, and then
-                                 reused where large enough); 0 for strategies
-                                 that do not report it */
+                                 (multiphase, subgroup, serial; kept by the plan
+                                 between executions under hint plan.keep_buffers,
+                                 and then reused where large enough); 0 for
+                                 strategies that do not report it */
     int nrounds;              /* rounds of the last execution (multiphase writes
                                  and reads in rounds, hint
                                  multiphase.write_rounds);

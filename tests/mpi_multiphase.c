@@ -13,7 +13,9 @@
  *    byte-identical (and equal to the expectation);
  *  - one plan reused for 10 writes with different data, each verified, and
  *    read back;
- *  - stats: phases, one file request per rank after all phases; a bad
+ *  - stats: phases, one file request per rank after all phases, the
+ *    shared-memory exchange's pull rounds (and what the strategy's table
+ *    tells auto of them) against the documented rule; a bad
  *    hint (multiphase.phases, write_rounds, exchange, shared_memory,
  *    plan.keep_buffers, plan.destroy_input) is rejected by
  *    collio_hints_set and, in COLLIO_HINTS, is COLLIO_ERR_ARG on every
@@ -26,6 +28,7 @@
  * one node the direct one.
  * Usage: mpi_multiphase [FILTER]
  */
+#include "collio_internal.h" /* the strategy's table: sync_rounds */
 #include "testutil.h"
 
 #include <stdarg.h>
@@ -949,6 +952,64 @@ static void test_plan_bytes(tu_ctx *t)
     }
 }
 
+/* The shared-memory exchange's pull rounds (docs/multiphase.md: layouts
+ * whose mean block is under 2 KiB, on one node, halve what is left of
+ * each domain of nglobal / P elements while the half keeps 256 elements,
+ * at most 6 times), counted here from that rule: the plan's stat
+ * multiphase.pull_rounds, and what the strategy's table tells auto's
+ * model (sync_rounds), must both say it; the layouts round-trip. */
+static int want_pull(int64_t nglobal, int P, int64_t mean_block, int shm)
+{
+    int64_t n = nglobal / P, c = 0;
+    int r = 0;
+    while (r < 6 && (n - c) / 2 >= 256) {
+        c += (n - c) / 2;
+        r++;
+    }
+    return shm && P > 1 && mean_block < 2048 ? r : 0;
+}
+
+static void test_pull_rounds(tu_ctx *t)
+{
+    static const struct {
+        int64_t per_rank, bx;
+        size_t es;
+    } cases[] = {{16384, 1, 4},   {512, 1, 128}, {700, 7, 4},
+                 {4096, 1024, 4}, {100, 1, 4},   {2000, 3, 8}};
+    const collio__strategy *mp = collio__strategy_find("multiphase");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int64_t nx = cases[i].per_rank * t->nranks, bx = cases[i].bx;
+        tu_case(t, "pull rounds: nx = %lld, bx = %lld, esize %zu", (long long)nx,
+                (long long)bx, cases[i].es);
+        if (!tu_case_enabled(t))
+            continue;
+        tu_layout_desc d;
+        tu_desc_block_cyclic(&d, nx, bx, cases[i].es);
+        int64_t *idx = NULL, n = 0;
+        collio_plan *p = NULL;
+        if (plan_of(t, &d, &(mp_opts){0, 0, 0, 0, X_AUTO}, &idx, &n, &p)) {
+            plan_cycles(t, &d, p, idx, n, 1, 950 + (uint64_t)i, NULL, NULL, NULL, NULL);
+            double shm = -1, got = -1; /* (shared_memory: set by the first call) */
+            collio_plan_stat(p, "multiphase.shared_memory", &shm);
+            collio_plan_stat(p, "multiphase.pull_rounds", &got);
+            if (t->nranks > 1) /* (one rank: nothing to exchange, no rounds) */
+                TU_CHECK(t, (shm == 1) == one_node(), "shared memory %g, one node %d",
+                         shm, one_node());
+            /* elements over blocks, times the element size */
+            const int64_t mean = nx / ((nx + bx - 1) / bx) * (int64_t)cases[i].es;
+            const int want = want_pull(nx, t->nranks, mean, shm == 1);
+            TU_CHECK(t, got == want, "pull_rounds %g, want %d", got, want);
+            const int hook = mp != NULL && mp->sync_rounds != NULL
+                                 ? mp->sync_rounds(nx, t->nranks, mean, one_node())
+                                 : -1;
+            TU_CHECK(t, hook == want, "the table's sync_rounds %d, want %d", hook, want);
+        }
+        collio_plan_free(&p);
+        free(idx);
+        tu_desc_free(&d);
+    }
+}
+
 /* A multiphase plan of l with the hints of `list` (printf-formatted). */
 static int plan_with(tu_ctx *t, collio_layout *l, collio_plan **p, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -1088,6 +1149,7 @@ int main(int argc, char **argv)
     test_reuse(&t);
     test_work_memory(&t);
     test_plan_bytes(&t);
+    test_pull_rounds(&t);
     test_random_vs_serial(&t, t.nranks > 4 ? 25 : 40);
     tu_node_map_free(&nodes);
     return tu_finish(&t);

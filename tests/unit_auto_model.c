@@ -419,6 +419,27 @@ int main(void)
     CHECK(near(t[AUTO_SERIAL], serial_r), "serial per byte, reads: %.9g, want %.9g",
           t[AUTO_SERIAL], serial_r);
     fs.serial_write_byte_s = fs.serial_read_byte_s = 0;
+    /* multiphase's synchronised rounds (shape.mp_rounds) at the calibrated
+     * cost of a round, scaled from cpu 4 to cpu 2: 6 rounds * 4e-4 * 2 / 4
+     * = 1.2e-3 on top of its time with the floor; reads at their own
+     * cost, 1e-4: 6 * 1e-4 / 2 = 3e-4, on w2's multiphase with the read
+     * constants (request 5e-7, file 0.002; no read floor) */
+    fs.multiphase_write_round_s = 4e-4;
+    fs.multiphase_read_round_s = 1e-4;
+    s.mp_rounds = 6;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_MULTIPHASE], w11[AUTO_MULTIPHASE] + 1.2e-3),
+          "multiphase rounds: %.9g, want %.9g", t[AUTO_MULTIPHASE],
+          w11[AUTO_MULTIPHASE] + 1.2e-3);
+    CHECK(near(t[AUTO_MULTIPHASE_K1], w11[AUTO_MULTIPHASE_K1]),
+          "multiphase rounds: multiphase_k1 (the hypercube) unchanged %.9g",
+          t[AUTO_MULTIPHASE_K1]);
+    collio__auto_predict(&s, &c, &fs, 0, t);
+    const double mp_r = 2 * (4e-8 + 1e-3) * 2 + 1.506e-3 + 5e-7 * 2 + 0.002 + 3e-4;
+    CHECK(near(t[AUTO_MULTIPHASE], mp_r), "multiphase rounds, reads: %.9g, want %.9g",
+          t[AUTO_MULTIPHASE], mp_r);
+    s.mp_rounds = 0;
+    fs.multiphase_write_round_s = fs.multiphase_read_round_s = 0;
     /* without call_ranks (a file from before), no floor at all */
     fs.call_ranks = 0;
     fs.write_call_s[3] = 2e-3;

@@ -29,7 +29,8 @@ static const char *good =
     "      \"mpiio_read_piece_s\": 4e-6, \"mpiio_write_call_s\": 0.002,\n"
     "      \"mpiio_read_call_s\": 0.001, \"mpiio_write_byte_s\": 1.5e-9,\n"
     "      \"mpiio_read_byte_s\": 0, \"serial_write_byte_s\": 6e-10,\n"
-    "      \"serial_read_byte_s\": 4.5e-10,\n"
+    "      \"serial_read_byte_s\": 4.5e-10, \"multiphase_write_round_s\": 2e-4,\n"
+    "      \"multiphase_read_round_s\": 1.5e-4,\n"
     "      \"calls\": { \"ranks\": 8, \"ranks_per_node\": 4,\n"
     "                 \"serial\": { \"write_s\": 1e-4, \"read_s\": 2e-4 },\n"
     "                 \"independent\": { \"write_s\": 3e-5, \"read_s\": 0 },\n"
@@ -136,6 +137,11 @@ int main(void)
           "fs[0] serial's cost per byte");
     CHECK(c.fs[1].serial_write_byte_s == 0 && c.fs[1].serial_read_byte_s == 0,
           "fs[1]: no serial cost per byte (optional): 0");
+    CHECK(c.fs[0].multiphase_write_round_s == 2e-4
+              && c.fs[0].multiphase_read_round_s == 1.5e-4,
+          "fs[0] multiphase's cost per pull round");
+    CHECK(c.fs[1].multiphase_write_round_s == 0 && c.fs[1].multiphase_read_round_s == 0,
+          "fs[1]: no multiphase cost per round (optional): 0");
     CHECK(c.fs[0].call_ranks == 8 && c.fs[0].call_ranks_per_node == 4,
           "fs[0] calls: ranks %d, per node %d", c.fs[0].call_ranks,
           c.fs[0].call_ranks_per_node);
@@ -213,7 +219,8 @@ int main(void)
         {"\"mpiio_write_byte_s\": 1.5e-9", "\"mpiio_write_byte_s\": -1.5e-9"},
         {"\"mpiio_read_byte_s\": 0", "\"mpiio_read_byte_s\": \"fast\""},
         {"\"serial_write_byte_s\": 6e-10", "\"serial_write_byte_s\": -6e-10"},
-        {"\"serial_read_byte_s\": 4.5e-10", "\"serial_read_byte_s\": null"}};
+        {"\"serial_read_byte_s\": 4.5e-10", "\"serial_read_byte_s\": null"},
+        {"\"multiphase_write_round_s\": 2e-4", "\"multiphase_write_round_s\": -2e-4"}};
     for (size_t i = 0; i < sizeof bad_entries / sizeof bad_entries[0]; i++) {
         char text[4096];
         const char *from = strstr(good, bad_entries[i][0]);

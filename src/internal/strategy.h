@@ -59,6 +59,12 @@ typedef struct collio__strategy {
      * would run for a write / read of f (collio_plan_predict) */
     void (*predict)(const collio_plan *p, const collio_file *f, int writing,
                     int *candidate, double *seconds);
+    /* optional, local, pure: how many synchronised rounds beyond those of
+     * its smallest call an execution with its default options takes for
+     * a layout of nglobal elements over nranks whose blocks hold
+     * mean_block bytes on average, all ranks on one node or not -- what
+     * auto's model counts at the calibrated cost of a round */
+    int (*sync_rounds)(int64_t nglobal, int nranks, int64_t mean_block, int one_node);
 } collio__strategy;
 
 /* A strategy added to the registry from outside strategies.c (a test's,

@@ -246,12 +246,14 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
     for (size_t i = 0; rc == COLLIO_OK && i < sizeof nums / sizeof nums[0]; i++)
         rc = get_num(o, "filesystems[]", nums[i].key, 0, nums[i].v);
     /* optional (files of older collios have none): 0, not measured */
-    const char *opt[] = {"mpiio_write_call_s",  "mpiio_read_call_s",
-                         "mpiio_write_byte_s",  "mpiio_read_byte_s",
-                         "serial_write_byte_s", "serial_read_byte_s"};
-    double *optv[] = {&fs->mpiio_write_call_s,  &fs->mpiio_read_call_s,
-                      &fs->mpiio_write_byte_s,  &fs->mpiio_read_byte_s,
-                      &fs->serial_write_byte_s, &fs->serial_read_byte_s};
+    const char *opt[] = {"mpiio_write_call_s",       "mpiio_read_call_s",
+                         "mpiio_write_byte_s",       "mpiio_read_byte_s",
+                         "serial_write_byte_s",      "serial_read_byte_s",
+                         "multiphase_write_round_s", "multiphase_read_round_s"};
+    double *optv[] = {&fs->mpiio_write_call_s,       &fs->mpiio_read_call_s,
+                      &fs->mpiio_write_byte_s,       &fs->mpiio_read_byte_s,
+                      &fs->serial_write_byte_s,      &fs->serial_read_byte_s,
+                      &fs->multiphase_write_round_s, &fs->multiphase_read_round_s};
     _Static_assert(sizeof opt / sizeof opt[0] == sizeof optv / sizeof optv[0],
                    "one key per value");
     for (size_t i = 0; rc == COLLIO_OK && i < sizeof opt / sizeof opt[0]; i++) {
@@ -454,6 +456,10 @@ static json_object *to_json(const collio_calibration *c)
                                json_object_new_double(fs->serial_write_byte_s));
         json_object_object_add(o, "serial_read_byte_s",
                                json_object_new_double(fs->serial_read_byte_s));
+        json_object_object_add(o, "multiphase_write_round_s",
+                               json_object_new_double(fs->multiphase_write_round_s));
+        json_object_object_add(o, "multiphase_read_round_s",
+                               json_object_new_double(fs->multiphase_read_round_s));
         if (fs->call_ranks > 0)
             json_object_object_add(o, "calls", calls_json(fs));
         if (fs->ninterleaved > 0) {

@@ -330,6 +330,22 @@ static int make_likely(collio_plan *p, auto_plan *ap)
     return COLLIO_OK;
 }
 
+/* Local (from reduced inputs): multiphase's synchronised rounds beyond
+ * its smallest call's, as its table says (sync_rounds), for this layout:
+ * its mean block in bytes as multiphase reckons it (elements over
+ * blocks, summed over the ranks). */
+static int mp_rounds(const collio_plan *p, const collio__auto_inputs *in)
+{
+    const collio__strategy *mp =
+        collio__strategy_find(collio__auto_candidates[AUTO_MULTIPHASE].strategy);
+    if (mp == NULL || mp->sync_rounds == NULL || in->pieces_total <= 0
+        || !in->calib.shm_window) /* (its rounds need the shared window) */
+        return 0;
+    int64_t mean =
+        (int64_t)(in->elements_total / in->pieces_total) * (int64_t)p->layout->esize;
+    return mp->sync_rounds(p->layout->nglobal, p->nranks, mean, p->stats.nnodes <= 1);
+}
+
 static int auto_plan_create(collio_plan *p)
 {
     auto_plan *ap = calloc(1, sizeof *ap);
@@ -341,6 +357,7 @@ static int auto_plan_create(collio_plan *p)
         memset(ap->choice, -1, sizeof ap->choice);
         local_shape(p, &in.bytes, &in.pieces, &in.moved);
         in.pieces_total = in.pieces;
+        in.elements_total = (double)p->layout->nlocal;
         for (int q = 0; q < p->nranks; q++)
             in.node_ranks += p->node_of[q] == p->node_of[p->rank];
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -384,6 +401,7 @@ static int auto_plan_create(collio_plan *p)
         s->pieces_total = in.pieces_total;
         s->adjoin = p->layout->kind == COLLIO__LAYOUT_BLOCK_CYCLIC;
         s->intra_phases = intra_phases(p);
+        s->mp_rounds = mp_rounds(p, &in);
         ap->calib = in.calib;
         memcpy(ap->fs_key, in.fs_key, sizeof ap->fs_key);
     }

@@ -20,16 +20,17 @@ enum {
     IL = 13,                                     /* where the interleaved sizes start */
     CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
     SERIAL = CALLS + 2 + 2 * COLLIO_CAL_NCALLS,  /* serial's costs per byte */
-    NFSV = SERIAL + 2
+    ROUND = SERIAL + 2,                          /* multiphase's per pull round */
+    NFSV = ROUND + 2
 };
 
 /* A file system's entry on the wire: key halves, ninterleaved, the ten
  * costs, the interleaved sizes and costs, the calls' ranks (all, per
- * node) and costs (writes, reads), serial's costs per byte (write,
- * read). */
+ * node) and costs (writes, reads), serial's costs per byte and
+ * multiphase's per pull round (write, read). */
 typedef struct wire {
     double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code */
-    double pieces_total;
+    double pieces_total, elements_total;
     double net[6]; /* latency x2, bandwidth x2, copy, piece */
     double cores_per_node, shm_window, nfs, error, dir_entry;
     double fs[COLLIO_CALIBRATION_MAX_FS][NFSV];
@@ -92,6 +93,7 @@ static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
         v[CALLS + 2 + COLLIO_CAL_NCALLS + i] = fs->read_call_s[i];
     }
     v[SERIAL] = fs->serial_write_byte_s, v[SERIAL + 1] = fs->serial_read_byte_s;
+    v[ROUND] = fs->multiphase_write_round_s, v[ROUND + 1] = fs->multiphase_read_round_s;
     memcpy(w, v, sizeof v);
 }
 
@@ -116,6 +118,8 @@ static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
         fs->read_call_s[i] = w[CALLS + 2 + COLLIO_CAL_NCALLS + i];
     }
     fs->serial_write_byte_s = w[SERIAL], fs->serial_read_byte_s = w[SERIAL + 1];
+    fs->multiphase_write_round_s = w[ROUND];
+    fs->multiphase_read_round_s = w[ROUND + 1];
 }
 
 int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
@@ -126,6 +130,7 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
                        in->node_ranks, -in->cores, (double)in->code};
     memcpy(w.max, mx, sizeof mx);
     w.pieces_total = in->pieces_total;
+    w.elements_total = in->elements_total;
     if (p->rank == 0) {
         const collio_calibration *c = &in->calib;
         double net[6] = {c->latency_s[0],     c->latency_s[1], c->bandwidth_Bps[0],
@@ -148,6 +153,7 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
     in->node_ranks = w.max[3], in->cores = -w.max[4];
     in->code = (int)w.max[5];
     in->pieces_total = w.pieces_total;
+    in->elements_total = w.elements_total;
     collio_calibration *c = &in->calib;
     collio_calibration_defaults(c);
     c->from_file = (int)w.error == 0;

@@ -13,9 +13,10 @@
 typedef struct collio__auto_inputs {
     /* in: this rank's part; out: the maxima over ranks */
     double bytes, pieces, moved, node_ranks, cores;
-    double pieces_total; /* in: this rank's pieces; out: their sum */
-    int code;            /* in: this rank's code so far; out: the largest (codes are
-                            positive): nonzero where some rank failed */
+    double pieces_total;   /* in: this rank's pieces; out: their sum */
+    double elements_total; /* in: this rank's elements; out: their sum */
+    int code;              /* in: this rank's code so far; out: the largest (codes are
+                              positive): nonzero where some rank failed */
     /* in: rank 0's (the others' are ignored); out: rank 0's everywhere */
     collio_calibration calib; /* the file systems' ids stay blank elsewhere */
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* collio__fs_key of calib.fs[k] */
@@ -24,8 +25,8 @@ typedef struct collio__auto_inputs {
 } collio__auto_inputs;
 
 /* Collective over p's ranks, taken by every rank even after a local
- * failure: reduces *in (maxima of the statistics and codes, the sum of
- * the pieces)
+ * failure: reduces *in (maxima of the statistics and codes, the sums of
+ * the pieces and elements)
  * and puts rank 0's calibration, code and dir_entry in it on every rank
  * -- the calibration's broadcast folded into the reduction (rank 0 adds
  * its values, the others zeros). COLLIO_OK or COLLIO_ERR_MPI (this

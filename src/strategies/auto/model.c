@@ -40,7 +40,12 @@
  *                copy)
  *   multiphase   pack and unpack (pieces and bytes), an exchange of
  *                moved_max, then one contiguous request per rank:
- *                2 * pack + exchange + request * cpu + bytes_total / file_Bps
+ *                2 * pack + exchange + request * cpu + bytes_total / file_Bps,
+ *                and its synchronised rounds beyond its smallest call's
+ *                (shape.mp_rounds: the pull rounds of small blocks on one
+ *                node) at multiphase_*_round_s as calibrated, scaled from
+ *                the calibration's oversubscription to the plan's: each
+ *                waits for the slowest rank twice
  *   serial       rank 0 receives every other rank's bytes, places every
  *                piece, and writes alone: P messages + (pieces_total *
  *                piece + request) * cpu (the waiting ranks of its node
@@ -131,6 +136,7 @@ typedef struct model {
     double mpiio_call;      /* the MPI library's collective, per call */
     double mpiio_byte;      /* ... per byte of a rank (0: not measured) */
     double serial_byte;     /* serial per byte of the file (0: not measured) */
+    double mp_round;        /* one of multiphase's rounds (0: not measured) */
     double cpu_cal;         /* the oversubscription the calls were timed at */
 } model;
 
@@ -261,6 +267,7 @@ static void setup(model *m, const collio__auto_shape *s, const collio_calibratio
     m->mpiio_call = writing ? fs->mpiio_write_call_s : fs->mpiio_read_call_s;
     m->mpiio_byte = writing ? fs->mpiio_write_byte_s : fs->mpiio_read_byte_s;
     m->serial_byte = writing ? fs->serial_write_byte_s : fs->serial_read_byte_s;
+    m->mp_round = writing ? fs->multiphase_write_round_s : fs->multiphase_read_round_s;
     int cal_cores = c->cores_per_node > 0   ? c->cores_per_node
                     : s->cores_per_node > 0 ? s->cores_per_node
                                             : 1;
@@ -285,7 +292,8 @@ static void terms(const model *mp, const collio__auto_shape *s, const collio_fs_
                         + mpiio_data(&m, s->bytes_max, P - 1);
     double msgs = P - 1 < s->pieces_max ? P - 1 : s->pieces_max;
     t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
-                         + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes;
+                         + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes
+                         + s->mp_rounds * m.mp_round * m.cpu / m.cpu_cal;
     /* rank 0's link: the others' bytes arrive over it, off-node as `off`;
      * or its bytes at the cost the calibration measured, where more */
     double into0 = s->bytes_total - s->bytes_total / P;
@@ -332,6 +340,7 @@ static void floors(const model *m, const collio__auto_shape *s, const collio_fs_
     int P = s->nranks > 0 ? s->nranks : 1;
     tiny.bytes_total = 4.0 * P, tiny.bytes_max = 4, tiny.pieces_max = 1;
     tiny.pieces_total = P, tiny.moved_max = 0, tiny.adjoin = 1;
+    tiny.mp_rounds = 0; /* (rounds beyond the smallest call's: none in it) */
     double tt[AUTO_NCAND];
     terms(m, &tiny, fs, writing, tt);
     const double *call = writing ? fs->write_call_s : fs->read_call_s;

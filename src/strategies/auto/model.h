@@ -61,6 +61,8 @@ typedef struct collio__auto_shape {
                          (block-cyclic), so gathering them merges pieces */
     int intra_phases; /* leading hypercube phases j whose partners r and
                          r XOR 2^j share a node for every r */
+    int mp_rounds;    /* multiphase's synchronised rounds beyond its
+                         smallest call's (its table's sync_rounds) */
 } collio__auto_shape;
 
 /* The predicted time (seconds) of one write (writing = 1) or read by every

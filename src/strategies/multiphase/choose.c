@@ -199,13 +199,18 @@ static int pull_rounds(int64_t nglobal, int nranks)
     return r;
 }
 
+int collio__mp_pull_rounds_for(int64_t nglobal, int nranks, int64_t mean_block)
+{
+    int r = pull_rounds(nglobal, nranks);
+    return mean_block >= 0 && r > 0 && mean_block < PULL_MAX_BLOCK_BYTES ? r : 0;
+}
+
 /* Collective: the pull rounds of a shm plan, 0 to push only (a mean block
  * of PULL_MAX_BLOCK_BYTES or more, or domains too small for a round). */
 static int pull_wanted(collio_plan *p)
 {
-    int64_t mean = mean_block_bytes(p); /* collective: first */
-    int r = pull_rounds(p->layout->nglobal, p->nranks);
-    return mean >= 0 && r > 0 && mean < PULL_MAX_BLOCK_BYTES ? r : 0;
+    int64_t mean = mean_block_bytes(p); /* collective */
+    return collio__mp_pull_rounds_for(p->layout->nglobal, p->nranks, mean);
 }
 
 const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *mp,

@@ -119,7 +119,18 @@ static int mp_plan(collio_plan *p)
         return rc; /* the same on every rank */
     mp->transport = t;
     collio__stat_set(p, MP_STAT_EXCHANGE, mp->exchange);
+    collio__stat_set(p, MP_STAT_PULL_ROUNDS, mp->pull_rounds);
     return t->build(p, mp);
+}
+
+/* The table's sync_rounds: on one node, with the shared-memory window
+ * (hint multiphase.shared_memory's default), the pull rounds of the direct
+ * exchange that collio__mp_choose takes there. */
+static int mp_sync_rounds(int64_t nglobal, int nranks, int64_t mean_block, int one_node)
+{
+    return one_node && nranks > 1
+               ? collio__mp_pull_rounds_for(nglobal, nranks, mean_block)
+               : 0;
 }
 
 static int mp_write(collio_plan *p, collio_file *f, const char *stream)
@@ -160,4 +171,5 @@ const collio__strategy collio__strategy_multiphase = {
     .free = mp_free,
     .replicas_auto = COLLIO_REPLICAS_DOMAIN,
     .rank_domain = collio__mp_domain_of_rank,
+    .sync_rounds = mp_sync_rounds,
 };

@@ -172,6 +172,11 @@ struct collio__mp_plan {
 const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *mp,
                                               int *rc);
 
+/* Local, pure: the pull rounds collio__mp_choose gives a shm plan of
+ * nglobal elements over nranks whose blocks have mean_block bytes on
+ * average (0: pushed only; a negative mean_block: no blocks). */
+int collio__mp_pull_rounds_for(int64_t nglobal, int nranks, int64_t mean_block);
+
 /* ---- the kit: what the transports share (kit.c) */
 
 /* The message to one peer: the buffer ranges of its pieces dv (mem =
@@ -271,6 +276,7 @@ enum {
     MP_STAT_SHM_FALLBACK,
     MP_STAT_NET_BW,
     MP_STAT_MEM_BW,
+    MP_STAT_PULL_ROUNDS,
     MP_NSTATS
 };
 extern const collio__option collio__mp_options[MP_NOPTIONS];

@@ -61,4 +61,7 @@ const collio__stat collio__mp_stats[MP_NSTATS] = {
          "across nodes: the measured link rate, bytes/s, the choice compared"},
     [MP_STAT_MEM_BW] = {"mem_bw", 0, 0,
                         "across nodes: the measured memory copy rate, bytes/s"},
+    [MP_STAT_PULL_ROUNDS] = {"pull_rounds", 0, 0,
+                             "the shared-memory exchange's pull rounds (small blocks; "
+                             "two barriers each), 0: pushed only"},
 };
