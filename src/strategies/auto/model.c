@@ -49,14 +49,14 @@
  *   serial       rank 0 receives every other rank's bytes, places every
  *                piece, and writes alone: P messages + (pieces_total *
  *                piece + request) * cpu (the waiting ranks of its node
- *                poll for their share of the cores) + its bytes: (bytes
- *                over its link + bytes_total / copy) * cpu + bytes_total /
- *                file_Bps, or bytes_total * serial_*_byte as calibrated
- *                (rank 0's whole per-byte work in a large call, scaled
- *                from the calibration's oversubscription to the plan's)
- *                where that is more -- here it is several times more:
- *                rank 0 gets less than its share of a core while the
- *                others wait
+ *                poll for their share of the cores) + its bytes:
+ *                bytes_total * serial_*_byte as calibrated (rank 0's
+ *                whole work on them in a large call -- gather, copies,
+ *                the file --, scaled from the calibration's
+ *                oversubscription to the plan's), or where more the
+ *                off-node bytes over its node's link and the file's;
+ *                not calibrated, (bytes over its link + bytes_total /
+ *                copy) * cpu + bytes_total / file_Bps
  *   subgroup g   a gather of g - 1 ranks' bytes to each master (within a
  *                node), then two_phase (with its mpiio_call) among the
  *                P / g masters, or list I/O (subgroup_g*_list), on the
@@ -294,15 +294,20 @@ static void terms(const model *mp, const collio__auto_shape *s, const collio_fs_
     t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
                          + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes
                          + s->mp_rounds * m.mp_round * m.cpu / m.cpu_cal;
-    /* rank 0's link: the others' bytes arrive over it, off-node as `off`;
-     * or its bytes at the cost the calibration measured, where more */
+    /* rank 0's bytes: as calibrated (all of rank 0's work on them, at the
+     * calibration's oversubscription), or where the others' bytes cross
+     * nodes into it and that is more, its link and the file's; not
+     * calibrated, its link (off-node as `off`) and copies */
     double into0 = s->bytes_total - s->bytes_total / P;
     double serial_bytes =
-        (into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1) + s->bytes_total / m.copy) * m.cpu
-        + file_bytes;
+        m.serial_byte > 0
+            ? fmax(s->bytes_total * m.serial_byte * m.cpu / m.cpu_cal,
+                   into0 * m.off / m.bw1 + file_bytes)
+            : (into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1) + s->bytes_total / m.copy)
+                      * m.cpu
+                  + file_bytes;
     t[AUTO_SERIAL] =
-        P * m.lat + (s->pieces_total * m.piece + m.req) * m.cpu
-        + fmax(serial_bytes, s->bytes_total * m.serial_byte * m.cpu / m.cpu_cal);
+        P * m.lat + (s->pieces_total * m.piece + m.req) * m.cpu + serial_bytes;
     for (int i = 0; i < AUTO_NCAND; i++) {
         const collio__auto_candidate *cand = &collio__auto_candidates[i];
         if (cand->phases > 0)
