@@ -394,19 +394,20 @@ int main(void)
     collio__auto_predict(&s, &c, &fs, 0, t);
     CHECK(near(t[AUTO_INDEPENDENT], 4 * 5e-7 * 2 + 0.002),
           "floor, reads: independent %.9g", t[AUTO_INDEPENDENT]);
-    /* serial's bytes as calibrated (at cpu 4): 4e6 B * 2e-8 s/B * 2 / 4 =
-     * 0.04 in place of case 2's link, copies and file ((3e-3 + 4e-3) * 2
-     * + 4e-3); on one node nothing crosses a link, so the other bound is
-     * the file's 0.004. The rest of case 2's serial, 4 lat + (pack's 16
-     * pieces + a request) * 2 = 4e-6 + (16e-8 + 1e-6) * 2, stays. So does
-     * the floor, less what the terms now give the smallest call: 4 lat +
-     * (4 pieces 4e-8 + 1e-6) * 2 + 16 B * 2e-8 * 2 / 4 (1.6e-7, more than
-     * its file's 1.6e-8) = 6.24e-6. Reads take serial_read_byte_s: 4e6 *
-     * 5e-10 * 2 / 4 = 0.001 -- less than the terms without it would give
-     * (0.016), and less than the file's 2 GB/s, 0.002, which bounds it:
-     * with the read request 5e-7 and no floor (read_call_s 0) */
-    fs.serial_write_byte_s = 2e-8;
-    fs.serial_read_byte_s = 5e-10;
+    /* serial's bytes as calibrated (rank 0's work alone: not scaled by
+     * cpu): 4e6 B * 1e-8 s/B = 0.04 in place of case 2's link, copies
+     * and file ((3e-3 + 4e-3) * 2 + 4e-3); on one node nothing crosses a
+     * link, so the other bound is the file's 0.004. The rest of case 2's
+     * serial, 4 lat + (pack's 16 pieces + a request) * 2 = 4e-6 + (16e-8
+     * + 1e-6) * 2, stays. So does the floor, less what the terms now give
+     * the smallest call: 4 lat + (4 pieces 4e-8 + 1e-6) * 2 + 16 B * 1e-8
+     * (1.6e-7, more than its file's 1.6e-8) = 6.24e-6. Reads take
+     * serial_read_byte_s: 4e6 * 2.5e-10 = 0.001 -- less than the terms
+     * without it would give (0.016), and less than the file's 2 GB/s,
+     * 0.002, which bounds it: with the read request 5e-7 and no floor
+     * (read_call_s 0) */
+    fs.serial_write_byte_s = 1e-8;
+    fs.serial_read_byte_s = 2.5e-10;
     fs.write_call_s[3] = call[3];
     collio__auto_predict(&s, &c, &fs, 1, t);
     const double serial_w = 4e-6 + (16e-8 + 1e-6) * 2 + 0.04 + (5e-4 - 6.24e-6);
@@ -421,8 +422,8 @@ int main(void)
     /* across nodes (case 4's two nodes of 2 ranks on 2 cores: cpu 1, off
      * = 0.5): the others' 3e6 bytes, half of them over rank 0's node
      * link at 1e8 B/s, 0.015, + the file's 0.002, bound the calibrated
-     * 4e6 * 5e-10 * 1 / 4 = 5e-4 (reads; no floor); + 4 lat (5.5e-6
-     * each) + (16 pieces * 1e-8 + 5e-7) */
+     * 4e6 * 2.5e-10 = 1e-3 (reads; no floor); + 4 lat (5.5e-6 each) +
+     * (16 pieces * 1e-8 + 5e-7) */
     collio__auto_shape s2 = s;
     s2.nnodes = 2, s2.ranks_per_node = 2;
     collio__auto_predict(&s2, &c, &fs, 0, t);

@@ -52,8 +52,9 @@
  *                poll for their share of the cores) + its bytes:
  *                bytes_total * serial_*_byte as calibrated (rank 0's
  *                whole work on them in a large call -- gather, copies,
- *                the file --, scaled from the calibration's
- *                oversubscription to the plan's), or where more the
+ *                the file --, not scaled by the node's oversubscription:
+ *                one process's work, while the others wait, took the same
+ *                at 3, 4 and 8 ranks on 2 cores), or where more the
  *                off-node bytes over its node's link and the file's;
  *                not calibrated, (bytes over its link + bytes_total /
  *                copy) * cpu + bytes_total / file_Bps
@@ -294,15 +295,14 @@ static void terms(const model *mp, const collio__auto_shape *s, const collio_fs_
     t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
                          + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes
                          + s->mp_rounds * m.mp_round * m.cpu / m.cpu_cal;
-    /* rank 0's bytes: as calibrated (all of rank 0's work on them, at the
-     * calibration's oversubscription), or where the others' bytes cross
-     * nodes into it and that is more, its link and the file's; not
-     * calibrated, its link (off-node as `off`) and copies */
+    /* rank 0's bytes: as calibrated (all of rank 0's work on them), or
+     * where the others' bytes cross nodes into it and that is more, its
+     * link and the file's; not calibrated, its link (off-node as `off`)
+     * and copies */
     double into0 = s->bytes_total - s->bytes_total / P;
     double serial_bytes =
         m.serial_byte > 0
-            ? fmax(s->bytes_total * m.serial_byte * m.cpu / m.cpu_cal,
-                   into0 * m.off / m.bw1 + file_bytes)
+            ? fmax(s->bytes_total * m.serial_byte, into0 * m.off / m.bw1 + file_bytes)
             : (into0 * ((1 - m.off) / m.bw0 + m.off / m.bw1) + s->bytes_total / m.copy)
                       * m.cpu
                   + file_bytes;
