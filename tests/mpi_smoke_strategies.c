@@ -25,8 +25,8 @@ typedef struct smoke_case {
 static void check_hints(tu_ctx *t, const collio_plan *p, const char *list)
 {
     static const char *const defaults[][2] = {
-        {"serial.chunk_bytes", "67108864"}, {"independent.max_iov", "1024"},
-        {"multiphase.phases", "0"},         {"plan.destroy_input", "0"},
+        {"serial.chunk_bytes", "4194304"}, {"independent.max_iov", "1024"},
+        {"multiphase.phases", "0"},        {"plan.destroy_input", "0"},
         {"plan.keep_buffers", "1"},
     };
     char got[64];
