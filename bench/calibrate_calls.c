@@ -71,6 +71,26 @@ static int read_back(MPI_Comm comm, const float *v, size_t n, int rank)
     return ok;
 }
 
+/* Collective: one timed write of plan from buf (`bytes`, every byte
+ * rank + 1) into *tw, then one timed read back into *tr, checked. The
+ * library's code, or COLLIO_ERR_IO where the read gave other bytes. */
+static int time_pair(MPI_Comm comm, collio_plan *plan, const char *path,
+                     unsigned char *buf, size_t bytes, double *tw, double *tr)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    memset(buf, rank + 1, bytes);
+    int rc = time_call(comm, plan, path, 1, buf, bytes, tw);
+    memset(buf, 0, bytes);
+    if (rc == COLLIO_OK)
+        rc = time_call(comm, plan, path, 0, buf, bytes, tr);
+    int ok = 1;
+    for (size_t b = 0; rc == COLLIO_OK && b < bytes; b++)
+        ok &= buf[b] == (unsigned char)(rank + 1);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    return rc == COLLIO_OK && !ok ? COLLIO_ERR_IO : rc;
+}
+
 /* Collective: the smallest calls, round by round -- each round every
  * strategy's write, then every strategy's read --, so that each
  * strategy's median is taken over the same stretch of the machine's
@@ -107,42 +127,30 @@ static int time_smallest(MPI_Comm comm, collio_plan **plans, const char *path,
 static int time_serial_bytes(MPI_Comm comm, const char *path, int64_t bytes,
                              collio_fs_costs *fs)
 {
-    int nranks, rank;
+    int nranks;
     MPI_Comm_size(comm, &nranks);
-    MPI_Comm_rank(comm, &rank);
     int64_t n = bytes / (int64_t)sizeof(float) / nranks;
     n = n > 0 ? n : 1;
     collio_layout *l = NULL;
     collio_plan *plan = NULL;
-    float *v = malloc((size_t)n * sizeof *v);
+    const size_t each = (size_t)n * sizeof(float);
+    unsigned char *v = malloc(each);
     int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
     MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, comm);
     if (rc == COLLIO_OK)
-        rc = collio_layout_block_cyclic(comm, n * nranks, n, sizeof *v, &l);
+        rc = collio_layout_block_cyclic(comm, n * nranks, n, sizeof(float), &l);
     if (rc == COLLIO_OK)
         rc = collio_plan_create(comm, l, "serial", NULL, &plan);
-    double tw[SERIAL_REPS], tr[SERIAL_REPS], dt = 0;
-    for (int k = 0; k < 1 + SERIAL_REPS && rc == COLLIO_OK; k++) {
-        for (int64_t i = 0; i < n; i++)
-            v[i] = (float)rank;
-        rc = time_call(comm, plan, path, 1, v, (size_t)n * sizeof *v, &dt);
-        if (k > 0)
-            tw[k - 1] = dt;
-        memset(v, 0xff, (size_t)n * sizeof *v);
-        if (rc == COLLIO_OK)
-            rc = time_call(comm, plan, path, 0, v, (size_t)n * sizeof *v, &dt);
-        if (rc == COLLIO_OK && !read_back(comm, v, (size_t)n, rank))
-            rc = COLLIO_ERR_IO;
-        if (k > 0)
-            tr[k - 1] = dt;
-    }
+    double tw[1 + SERIAL_REPS], tr[1 + SERIAL_REPS]; /* [0]: untimed */
+    for (int k = 0; k < 1 + SERIAL_REPS && rc == COLLIO_OK; k++)
+        rc = time_pair(comm, plan, path, v, each, &tw[k], &tr[k]);
     if (rc == COLLIO_OK) {
-        const double b = (double)n * nranks * sizeof *v;
+        const double b = (double)each * nranks;
         const int s = COLLIO_CAL_CALL_SERIAL;
         fs->serial_write_byte_s =
-            fmax(0, median(tw, SERIAL_REPS) - fs->write_call_s[s]) / b;
+            fmax(0, median(tw + 1, SERIAL_REPS) - fs->write_call_s[s]) / b;
         fs->serial_read_byte_s =
-            fmax(0, median(tr, SERIAL_REPS) - fs->read_call_s[s]) / b;
+            fmax(0, median(tr + 1, SERIAL_REPS) - fs->read_call_s[s]) / b;
     }
     collio_plan_free(&plan);
     collio_layout_free(&l);
@@ -181,11 +189,10 @@ static int mp_layout(MPI_Comm comm, size_t esize, collio_layout **l, collio_plan
  * library's code. */
 static int time_mp_rounds(MPI_Comm comm, const char *path, collio_fs_costs *fs)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
     collio_layout *l[2] = {NULL, NULL};
     collio_plan *plan[2] = {NULL, NULL};
-    double rounds[2] = {0, 0}, t[2][2][SERIAL_REPS], dt = 0;
+    /* [layout][call], call 0 untimed */
+    double rounds[2] = {0, 0}, tw[2][1 + SERIAL_REPS], tr[2][1 + SERIAL_REPS];
     const size_t bytes = (size_t)MP_PIECES * MP_BLOCK;
     unsigned char *v = malloc(bytes);
     int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
@@ -195,30 +202,15 @@ static int time_mp_rounds(MPI_Comm comm, const char *path, collio_fs_costs *fs)
                        &rounds[k]);
     const int measure = rc == COLLIO_OK && rounds[0] > rounds[1];
     for (int i = 0; measure && i < 1 + SERIAL_REPS && rc == COLLIO_OK; i++)
-        for (int k = 0; k < 2 && rc == COLLIO_OK; k++) {
-            memset(v, rank + 1, bytes);
-            rc = time_call(comm, plan[k], path, 1, v, bytes, &dt);
-            if (i > 0)
-                t[k][1][i - 1] = dt;
-            memset(v, 0, bytes);
-            if (rc == COLLIO_OK)
-                rc = time_call(comm, plan[k], path, 0, v, bytes, &dt);
-            int ok = 1;
-            for (size_t b = 0; rc == COLLIO_OK && b < bytes; b++)
-                ok &= v[b] == (unsigned char)(rank + 1);
-            MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-            if (rc == COLLIO_OK && !ok)
-                rc = COLLIO_ERR_IO;
-            if (i > 0)
-                t[k][0][i - 1] = dt;
-        }
+        for (int k = 0; k < 2 && rc == COLLIO_OK; k++)
+            rc = time_pair(comm, plan[k], path, v, bytes, &tw[k][i], &tr[k][i]);
     fs->multiphase_write_round_s = fs->multiphase_read_round_s = 0;
     if (measure && rc == COLLIO_OK) {
         const double dr = rounds[0] - rounds[1];
         fs->multiphase_write_round_s =
-            fmax(0, median(t[0][1], SERIAL_REPS) - median(t[1][1], SERIAL_REPS)) / dr;
+            fmax(0, median(tw[0] + 1, SERIAL_REPS) - median(tw[1] + 1, SERIAL_REPS)) / dr;
         fs->multiphase_read_round_s =
-            fmax(0, median(t[0][0], SERIAL_REPS) - median(t[1][0], SERIAL_REPS)) / dr;
+            fmax(0, median(tr[0] + 1, SERIAL_REPS) - median(tr[1] + 1, SERIAL_REPS)) / dr;
     }
     for (int k = 0; k < 2; k++) {
         collio_plan_free(&plan[k]);

@@ -12,6 +12,7 @@
 #include "collio_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,39 @@ static int parse_calls(json_object *o, collio_fs_costs *fs)
     return rc;
 }
 
+/* A file system entry's costs, in the file's order: its key, its field,
+ * and whether it may be missing (files of older collios have none: 0,
+ * not measured) -- optional ones may also be 0. Parsing and saving both
+ * walk this table. */
+static const struct fs_num_key {
+    const char *key;
+    size_t offset;
+    int optional;
+} fs_nums[] = {
+#define FS_NUM(field, optional)                                                          \
+    {                                                                                    \
+#field, offsetof(collio_fs_costs, field), optional                               \
+    }
+    FS_NUM(write_request_s, 0),          FS_NUM(write_Bps, 0),
+    FS_NUM(read_request_s, 0),           FS_NUM(read_Bps, 0),
+    FS_NUM(mpiio_write_piece_s, 0),      FS_NUM(mpiio_read_piece_s, 0),
+    FS_NUM(mpiio_write_call_s, 1),       FS_NUM(mpiio_read_call_s, 1),
+    FS_NUM(mpiio_write_byte_s, 1),       FS_NUM(mpiio_read_byte_s, 1),
+    FS_NUM(serial_write_byte_s, 1),      FS_NUM(serial_read_byte_s, 1),
+    FS_NUM(multiphase_write_round_s, 1), FS_NUM(multiphase_read_round_s, 1),
+#undef FS_NUM
+};
+
+static double *fs_num(collio_fs_costs *fs, const struct fs_num_key *n)
+{
+    return (double *)((char *)fs + n->offset);
+}
+
+static const double *fs_num_c(const collio_fs_costs *fs, const struct fs_num_key *n)
+{
+    return (const double *)((const char *)fs + n->offset);
+}
+
 static int parse_fs(json_object *o, collio_fs_costs *fs)
 {
     int rc = get_str(o, "type", fs->id.type, sizeof fs->id.type);
@@ -234,33 +268,12 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
     if (rc == COLLIO_OK)
         rc = get_num(o, "filesystems[]", "magic", 1, &magic);
     fs->id.magic = (unsigned long)magic;
-    struct {
-        const char *key;
-        double *v;
-    } nums[] = {{"write_request_s", &fs->write_request_s},
-                {"write_Bps", &fs->write_Bps},
-                {"read_request_s", &fs->read_request_s},
-                {"read_Bps", &fs->read_Bps},
-                {"mpiio_write_piece_s", &fs->mpiio_write_piece_s},
-                {"mpiio_read_piece_s", &fs->mpiio_read_piece_s}};
-    for (size_t i = 0; rc == COLLIO_OK && i < sizeof nums / sizeof nums[0]; i++)
-        rc = get_num(o, "filesystems[]", nums[i].key, 0, nums[i].v);
-    /* optional (files of older collios have none): 0, not measured */
-    const char *opt[] = {"mpiio_write_call_s",       "mpiio_read_call_s",
-                         "mpiio_write_byte_s",       "mpiio_read_byte_s",
-                         "serial_write_byte_s",      "serial_read_byte_s",
-                         "multiphase_write_round_s", "multiphase_read_round_s"};
-    double *optv[] = {&fs->mpiio_write_call_s,       &fs->mpiio_read_call_s,
-                      &fs->mpiio_write_byte_s,       &fs->mpiio_read_byte_s,
-                      &fs->serial_write_byte_s,      &fs->serial_read_byte_s,
-                      &fs->multiphase_write_round_s, &fs->multiphase_read_round_s};
-    _Static_assert(sizeof opt / sizeof opt[0] == sizeof optv / sizeof optv[0],
-                   "one key per value");
-    for (size_t i = 0; rc == COLLIO_OK && i < sizeof opt / sizeof opt[0]; i++) {
+    for (size_t i = 0; rc == COLLIO_OK && i < sizeof fs_nums / sizeof fs_nums[0]; i++) {
         json_object *x = NULL;
-        *optv[i] = 0;
-        if (json_object_object_get_ex(o, opt[i], &x))
-            rc = get_num(o, "filesystems[]", opt[i], 1, optv[i]);
+        double *v = fs_num(fs, &fs_nums[i]);
+        *v = 0;
+        if (!fs_nums[i].optional || json_object_object_get_ex(o, fs_nums[i].key, &x))
+            rc = get_num(o, "filesystems[]", fs_nums[i].key, fs_nums[i].optional, v);
     }
     if (rc == COLLIO_OK)
         rc = parse_calls(o, fs);
@@ -434,32 +447,9 @@ static json_object *to_json(const collio_calibration *c)
         json_object_object_add(o, "mount", json_object_new_string(fs->id.mount));
         json_object_object_add(o, "source", json_object_new_string(fs->id.source));
         json_object_object_add(o, "magic", json_object_new_int64((int64_t)fs->id.magic));
-        json_object_object_add(o, "write_request_s",
-                               json_object_new_double(fs->write_request_s));
-        json_object_object_add(o, "write_Bps", json_object_new_double(fs->write_Bps));
-        json_object_object_add(o, "read_request_s",
-                               json_object_new_double(fs->read_request_s));
-        json_object_object_add(o, "read_Bps", json_object_new_double(fs->read_Bps));
-        json_object_object_add(o, "mpiio_write_piece_s",
-                               json_object_new_double(fs->mpiio_write_piece_s));
-        json_object_object_add(o, "mpiio_read_piece_s",
-                               json_object_new_double(fs->mpiio_read_piece_s));
-        json_object_object_add(o, "mpiio_write_call_s",
-                               json_object_new_double(fs->mpiio_write_call_s));
-        json_object_object_add(o, "mpiio_read_call_s",
-                               json_object_new_double(fs->mpiio_read_call_s));
-        json_object_object_add(o, "mpiio_write_byte_s",
-                               json_object_new_double(fs->mpiio_write_byte_s));
-        json_object_object_add(o, "mpiio_read_byte_s",
-                               json_object_new_double(fs->mpiio_read_byte_s));
-        json_object_object_add(o, "serial_write_byte_s",
-                               json_object_new_double(fs->serial_write_byte_s));
-        json_object_object_add(o, "serial_read_byte_s",
-                               json_object_new_double(fs->serial_read_byte_s));
-        json_object_object_add(o, "multiphase_write_round_s",
-                               json_object_new_double(fs->multiphase_write_round_s));
-        json_object_object_add(o, "multiphase_read_round_s",
-                               json_object_new_double(fs->multiphase_read_round_s));
+        for (size_t k = 0; k < sizeof fs_nums / sizeof fs_nums[0]; k++)
+            json_object_object_add(o, fs_nums[k].key,
+                                   json_object_new_double(*fs_num_c(fs, &fs_nums[k])));
         if (fs->call_ranks > 0)
             json_object_object_add(o, "calls", calls_json(fs));
         if (fs->ninterleaved > 0) {
