@@ -28,7 +28,7 @@
  * one node the direct one.
  * Usage: mpi_multiphase [FILTER]
  */
-#include "collio_internal.h" /* the strategy's table: sync_rounds */
+#include "collio_internal.h" /* the strategy's table: profile */
 #include "testutil.h"
 
 #include <stdarg.h>
@@ -957,7 +957,10 @@ static void test_plan_bytes(tu_ctx *t)
  * each domain of nglobal / P elements while the half keeps 256 elements,
  * at most 6 times), counted here from that rule: the plan's stat
  * multiphase.pull_rounds, and what the strategy's table tells auto's
- * model (sync_rounds), must both say it; the layouts round-trip. */
+ * model (profile's sync_rounds), must both say it; where the plan goes
+ * through shared memory without pull rounds it pushes, every byte copied
+ * once, and the table must say that too (shared_copies 1, else 0); the
+ * layouts round-trip. */
 static int want_pull(int64_t nglobal, int P, int64_t mean_block, int shm)
 {
     int64_t n = nglobal / P, c = 0;
@@ -999,10 +1002,14 @@ static void test_pull_rounds(tu_ctx *t)
             const int64_t mean = nx / ((nx + bx - 1) / bx) * (int64_t)cases[i].es;
             const int want = want_pull(nx, t->nranks, mean, shm == 1);
             TU_CHECK(t, got == want, "pull_rounds %g, want %d", got, want);
-            const int hook = mp != NULL && mp->sync_rounds != NULL
-                                 ? mp->sync_rounds(nx, t->nranks, mean, one_node())
-                                 : -1;
-            TU_CHECK(t, hook == want, "the table's sync_rounds %d, want %d", hook, want);
+            collio__exec_profile pr = {-1, -1};
+            if (mp != NULL && mp->profile != NULL)
+                mp->profile(nx, t->nranks, mean, one_node(), &pr);
+            TU_CHECK(t, pr.sync_rounds == want, "the table's sync_rounds %d, want %d",
+                     pr.sync_rounds, want);
+            const int push = shm == 1 && t->nranks > 1 && want == 0;
+            TU_CHECK(t, pr.shared_copies == push, "the table's shared_copies %d, want %d",
+                     pr.shared_copies, push);
         }
         collio_plan_free(&p);
         free(idx);

@@ -163,6 +163,27 @@ int main(void)
           t[AUTO_INDEPENDENT]);
     CHECK(collio__auto_pick(t) == AUTO_INDEPENDENT, "read: independent chosen");
 
+    /* 3b. multiphase copying every byte once into the node's shared window
+     *     (shape.mp_copies 1: its pushes): one pack(4, 1e6) = 4e-8 + 1e-3 at
+     *     cpu 2 in place of case 2's two and its exchange (1.506e-3), then
+     *     the request and the file as there; two copies, two packs; the
+     *     other candidates unchanged */
+    s.mp_copies = 1;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_MULTIPHASE], (4e-8 + 1e-3) * 2 + 1e-6 * 2 + 0.004),
+          "shared copies: multiphase %.9g", t[AUTO_MULTIPHASE]);
+    for (int i = 0; i < AUTO_NCAND; i++)
+        CHECK(i == AUTO_MULTIPHASE || (isinf(w2[i]) ? isinf(t[i]) : near(t[i], w2[i])),
+              "shared copies: %s unchanged %.9g", collio__auto_candidates[i].label, t[i]);
+    collio__auto_predict(&s, &c, &fs, 0, t);
+    CHECK(near(t[AUTO_MULTIPHASE], (4e-8 + 1e-3) * 2 + 5e-7 * 2 + 0.002),
+          "shared copies, reads: multiphase %.9g", t[AUTO_MULTIPHASE]);
+    s.mp_copies = 2;
+    collio__auto_predict(&s, &c, &fs, 1, t);
+    CHECK(near(t[AUTO_MULTIPHASE], 2 * (4e-8 + 1e-3) * 2 + 1e-6 * 2 + 0.004),
+          "two shared copies: multiphase %.9g", t[AUTO_MULTIPHASE]);
+    s.mp_copies = 0;
+
     /* 4. two nodes of 2 ranks on 2 cores (cpu 1), half of the partners
      *    off-node: latency 0.5e-6 + 0.5e-5 = 5.5e-6; an exchange of b bytes
      *    costs b * 0.5 / 1e9 + b * 0.5 * 2 ranks / 1e8 */

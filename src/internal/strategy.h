@@ -37,6 +37,16 @@
  * the file domain (of P balanced ones) a rank writes (NULL: domain r on
  * rank r), which the DOMAIN policy keeps elements on.
  */
+/* What a strategy's table tells auto's model of an execution (its hook
+ * profile below; 0 in every field: nothing beyond the general terms). */
+typedef struct collio__exec_profile {
+    int sync_rounds;   /* synchronised rounds beyond those of its smallest
+                          call, each waiting for the slowest rank twice */
+    int shared_copies; /* > 0: its exchange copies every byte this many
+                          times straight into a window its node's ranks
+                          share, no packing and no messages */
+} collio__exec_profile;
+
 typedef struct collio__strategy {
     collio__section section; /* name, options and stats */
     const char *summary;
@@ -59,12 +69,13 @@ typedef struct collio__strategy {
      * would run for a write / read of f (collio_plan_predict) */
     void (*predict)(const collio_plan *p, const collio_file *f, int writing,
                     int *candidate, double *seconds);
-    /* optional, local, pure: how many synchronised rounds beyond those of
-     * its smallest call an execution with its default options takes for
-     * a layout of nglobal elements over nranks whose blocks hold
-     * mean_block bytes on average, all ranks on one node or not -- what
-     * auto's model counts at the calibrated cost of a round */
-    int (*sync_rounds)(int64_t nglobal, int nranks, int64_t mean_block, int one_node);
+    /* optional, local, pure: what auto's model counts of an execution
+     * with the strategy's default options beyond its general terms, for a
+     * layout of nglobal elements over nranks whose blocks hold mean_block
+     * bytes on average, all ranks on one node or not, where the node can
+     * share a window (collio__exec_profile) */
+    void (*profile)(int64_t nglobal, int nranks, int64_t mean_block, int one_node,
+                    collio__exec_profile *out);
 } collio__strategy;
 
 /* A strategy added to the registry from outside strategies.c (a test's,

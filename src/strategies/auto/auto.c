@@ -330,20 +330,24 @@ static int make_likely(collio_plan *p, auto_plan *ap)
     return COLLIO_OK;
 }
 
-/* Local (from reduced inputs): multiphase's synchronised rounds beyond
- * its smallest call's, as its table says (sync_rounds), for this layout:
- * its mean block in bytes as multiphase reckons it (elements over
- * blocks, summed over the ranks). */
-static int mp_rounds(const collio_plan *p, const collio__auto_inputs *in)
+/* Local (from reduced inputs): what multiphase's table says of its
+ * execution for this layout (profile: its synchronised rounds, its copies
+ * through the node's shared window), from its mean block in bytes as
+ * multiphase reckons it (elements over blocks, summed over the ranks);
+ * nothing where the calibration found no shared window (both need it). */
+static collio__exec_profile mp_profile(const collio_plan *p,
+                                       const collio__auto_inputs *in)
 {
+    collio__exec_profile pr = {0, 0};
     const collio__strategy *mp =
         collio__strategy_find(collio__auto_candidates[AUTO_MULTIPHASE].strategy);
-    if (mp == NULL || mp->sync_rounds == NULL || in->pieces_total <= 0
-        || !in->calib.shm_window) /* (its rounds need the shared window) */
-        return 0;
+    if (mp == NULL || mp->profile == NULL || in->pieces_total <= 0
+        || !in->calib.shm_window)
+        return pr;
     int64_t mean =
         (int64_t)(in->elements_total / in->pieces_total) * (int64_t)p->layout->esize;
-    return mp->sync_rounds(p->layout->nglobal, p->nranks, mean, p->stats.nnodes <= 1);
+    mp->profile(p->layout->nglobal, p->nranks, mean, p->stats.nnodes <= 1, &pr);
+    return pr;
 }
 
 static int auto_plan_create(collio_plan *p)
@@ -401,7 +405,9 @@ static int auto_plan_create(collio_plan *p)
         s->pieces_total = in.pieces_total;
         s->adjoin = p->layout->kind == COLLIO__LAYOUT_BLOCK_CYCLIC;
         s->intra_phases = intra_phases(p);
-        s->mp_rounds = mp_rounds(p, &in);
+        const collio__exec_profile pr = mp_profile(p, &in);
+        s->mp_rounds = pr.sync_rounds;
+        s->mp_copies = pr.shared_copies;
         ap->calib = in.calib;
         memcpy(ap->fs_key, in.fs_key, sizeof ap->fs_key);
     }

@@ -45,7 +45,11 @@
  *                (shape.mp_rounds: the pull rounds of small blocks on one
  *                node) at multiphase_*_round_s as calibrated, scaled from
  *                the calibration's oversubscription to the plan's: each
- *                waits for the slowest rank twice
+ *                waits for the slowest rank twice. Where its exchange
+ *                copies each byte straight into the node's shared window
+ *                instead (shape.mp_copies: larger blocks on one node, each
+ *                pushed by its sender into its owner's file-order buffer),
+ *                mp_copies * pack replaces the packs and the exchange
  *   serial       rank 0 receives every other rank's bytes, places every
  *                piece, and writes alone: P messages + (pieces_total *
  *                piece + request) * cpu (the waiting ranks of its node
@@ -292,8 +296,11 @@ static void terms(const model *mp, const collio__auto_shape *s, const collio_fs_
     t[AUTO_TWO_PHASE] = s->pieces_max * m.mpiio * m.cpu + m.mpiio_call + file_bytes
                         + mpiio_data(&m, s->bytes_max, P - 1);
     double msgs = P - 1 < s->pieces_max ? P - 1 : s->pieces_max;
-    t[AUTO_MULTIPHASE] = 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
-                         + exchange(&m, s->moved_max, msgs) + m.req * m.cpu + file_bytes
+    double mp_move = s->mp_copies > 0
+                         ? s->mp_copies * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
+                         : 2 * pack(&m, s->pieces_max, s->bytes_max) * m.cpu
+                               + exchange(&m, s->moved_max, msgs);
+    t[AUTO_MULTIPHASE] = mp_move + m.req * m.cpu + file_bytes
                          + s->mp_rounds * m.mp_round * m.cpu / m.cpu_cal;
     /* rank 0's bytes: as calibrated (all of rank 0's work on them), or
      * where the others' bytes cross nodes into it and that is more, its
@@ -345,7 +352,8 @@ static void floors(const model *m, const collio__auto_shape *s, const collio_fs_
     int P = s->nranks > 0 ? s->nranks : 1;
     tiny.bytes_total = 4.0 * P, tiny.bytes_max = 4, tiny.pieces_max = 1;
     tiny.pieces_total = P, tiny.moved_max = 0, tiny.adjoin = 1;
-    tiny.mp_rounds = 0; /* (rounds beyond the smallest call's: none in it) */
+    tiny.mp_rounds = 0; /* (rounds beyond the smallest call's: none in it;
+                           its copies: the plan's, a few bytes either way) */
     double tt[AUTO_NCAND];
     terms(m, &tiny, fs, writing, tt);
     const double *call = writing ? fs->write_call_s : fs->read_call_s;

@@ -62,7 +62,10 @@ typedef struct collio__auto_shape {
     int intra_phases; /* leading hypercube phases j whose partners r and
                          r XOR 2^j share a node for every r */
     int mp_rounds;    /* multiphase's synchronised rounds beyond its
-                         smallest call's (its table's sync_rounds) */
+                         smallest call's (its table's profile) */
+    int mp_copies;    /* > 0: multiphase's exchange copies every byte
+                         this many times into the node's shared window
+                         (its table's profile), 0: the general terms */
 } collio__auto_shape;
 
 /* The predicted time (seconds) of one write (writing = 1) or read by every

@@ -123,14 +123,20 @@ static int mp_plan(collio_plan *p)
     return t->build(p, mp);
 }
 
-/* The table's sync_rounds: on one node, with the shared-memory window
- * (hint multiphase.shared_memory's default), the pull rounds of the direct
- * exchange that collio__mp_choose takes there. */
-static int mp_sync_rounds(int64_t nglobal, int nranks, int64_t mean_block, int one_node)
+/* The table's profile: on one node, with the shared-memory window (hint
+ * multiphase.shared_memory's default), the exchange collio__mp_choose
+ * takes there: small blocks pull in rounds (sync_rounds; their staging and
+ * gathering left to the model's general terms, which measured closer to
+ * them than two copies: docs/auto.md), larger ones are pushed, every byte
+ * copied once by its sender into its owner's F (shared_copies). */
+static void mp_profile(int64_t nglobal, int nranks, int64_t mean_block, int one_node,
+                       collio__exec_profile *out)
 {
-    return one_node && nranks > 1
-               ? collio__mp_pull_rounds_for(nglobal, nranks, mean_block)
-               : 0;
+    *out = (collio__exec_profile){0, 0};
+    if (!one_node || nranks < 2)
+        return;
+    out->sync_rounds = collio__mp_pull_rounds_for(nglobal, nranks, mean_block);
+    out->shared_copies = out->sync_rounds == 0;
 }
 
 static int mp_write(collio_plan *p, collio_file *f, const char *stream)
@@ -171,5 +177,5 @@ const collio__strategy collio__strategy_multiphase = {
     .free = mp_free,
     .replicas_auto = COLLIO_REPLICAS_DOMAIN,
     .rank_domain = collio__mp_domain_of_rank,
-    .sync_rounds = mp_sync_rounds,
+    .profile = mp_profile,
 };
