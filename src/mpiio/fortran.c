@@ -1,10 +1,9 @@
 /*
- * fortran.c -- the Fortran entry points of libcollio_mpiio (mpif.h and
- * `use mpi`): gfortran's names (lower case, one trailing underscore:
- * mpi_file_write_all_), each converting its arguments and calling the C
- * entry point of the same name -- wrappers.c's MPI_File_* in this library,
- * resolved like any other call, so the interposer sees Fortran calls as C
- * ones.
+ * fortran.c -- the Fortran entry points of libcollio_mpiio (mpif.h,
+ * `use mpi`, and `use mpi_f08` under Open MPI): gfortran's names (lower case, one
+ * trailing underscore: mpi_file_write_all_), each converting its arguments and calling
+ * the C entry point of the same name -- wrappers.c's MPI_File_* in this library, resolved
+ * like any other call, so the interposer sees Fortran calls as C ones.
  *
  * Why: Open MPI's Fortran bindings (libmpi_mpifh: mpi_file_write_all_ and
  * its aliases) call PMPI_File_* directly, past any C interposer; defining
@@ -13,9 +12,16 @@
  * here replace them under LD_PRELOAD and do the same conversions, so the
  * result is the same there.
  *
- * Not covered: `use mpi_f08` (its symbols, mpi_file_write_all_f08_ /
- * _f08ts_, take other arguments: derived-type handles and, under MPICH,
- * array descriptors); other name manglings (mpi_file_write_all__ of
+ * `use mpi_f08` under Open MPI: its module's routines (libmpi_usempif08:
+ * mpi_file_write_all_f08_, ...) call the mpif.h binding's C functions
+ * (libmpi_mpifh: ompi_file_write_all_f, ...) with the handles' integer
+ * values, the same arguments as mpi_file_write_all_, through the dynamic
+ * linker; the same functions are defined here under those names (aliases,
+ * end of file), so the preloaded interposer comes first for them too.
+ *
+ * Not covered: `use mpi_f08` under MPICH (its routines call the C
+ * PMPI_File_* entry points directly: past any interposer that is not the
+ * MPI library itself); other name manglings (mpi_file_write_all__ of
  * -fsecond-underscore / -ff2c, MPI_FILE_WRITE_ALL of other compilers).
  *
  * Conversions, as the MPIs' own Fortran bindings make them:
@@ -335,3 +341,45 @@ void mpi_finalize_(MPI_Fint *ierr)
 {
     set_ierr(ierr, MPI_Finalize());
 }
+
+/* ------------------------------------------- use mpi_f08 under Open MPI */
+
+#if defined(OPEN_MPI)
+/* The names libmpi_usempif08 calls (above): each the same function as
+ * the mpif.h entry point of the same call. */
+#define F08_ALIAS(ompi_name, ours, params)                                               \
+    void ompi_name params __attribute__((alias(#ours)));
+F08_ALIAS(ompi_file_open_f, mpi_file_open_,
+          (MPI_Fint *, char *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t))
+F08_ALIAS(ompi_file_close_f, mpi_file_close_, (MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_set_view_f, mpi_file_set_view_,
+          (MPI_Fint *, MPI_Offset *, MPI_Fint *, MPI_Fint *, char *, MPI_Fint *,
+           MPI_Fint *, size_t))
+F08_ALIAS(ompi_file_write_all_f, mpi_file_write_all_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_write_at_all_f, mpi_file_write_at_all_,
+          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+           MPI_Fint *))
+F08_ALIAS(ompi_file_read_all_f, mpi_file_read_all_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_read_at_all_f, mpi_file_read_at_all_,
+          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+           MPI_Fint *))
+F08_ALIAS(ompi_file_write_all_begin_f, mpi_file_write_all_begin_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_write_all_end_f, mpi_file_write_all_end_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_write_at_all_begin_f, mpi_file_write_at_all_begin_,
+          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_write_at_all_end_f, mpi_file_write_at_all_end_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_read_all_begin_f, mpi_file_read_all_begin_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_read_all_end_f, mpi_file_read_all_end_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_read_at_all_begin_f, mpi_file_read_at_all_begin_,
+          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_file_read_at_all_end_f, mpi_file_read_at_all_end_,
+          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
+F08_ALIAS(ompi_finalize_f, mpi_finalize_, (MPI_Fint *))
+#endif

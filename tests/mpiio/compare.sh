@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/mpiio/compare.sh [--kind K] [--bytes] [--writes-taken] [--keep] NP PROGRAM [ARGS...]
+# tests/mpiio/compare.sh [--kind K] [--bytes] [--writes-taken] [--unreached] [--keep] NP PROGRAM [ARGS...]
 #
 # Runs PROGRAM (one of tests/mpiio/io_*: it takes the output file as its
 # first argument, writes, reads back and checks itself) on NP ranks twice:
@@ -19,7 +19,10 @@
 # leaves the files equal, so only this catches it.
 # Each program prints which library MPI_File_open resolves to: the plain
 # run must not get the interposer, the preloaded one must (so a preload the
-# dynamic linker ignored fails the comparison).
+# dynamic linker ignored fails the comparison) -- unless --unreached says
+# that this program's route to MPI-IO passes the interposer by (MPICH's
+# `use mpi_f08`, docs/mpiio.md): then neither run may get it, and the
+# preloaded run's file must still equal the plain one's.
 #
 # Without COLLIO_MPIIO_LIB (unset, empty, or no such file) it runs the plain
 # program twice and says so: the harness and the programs can be tested
@@ -33,7 +36,7 @@
 # (the first difference is printed), 2 usage.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-kind="" bytes=0 keep=0 taken=0
+kind="" bytes=0 keep=0 taken=0 unreached=0
 while [ $# -gt 0 ]; do
   case $1 in
     --kind) kind=$2; shift 2 ;;
@@ -41,13 +44,14 @@ while [ $# -gt 0 ]; do
     --bytes) bytes=1; shift ;;
     --keep) keep=1; shift ;;
     --writes-taken) taken=1; shift ;;
+    --unreached) unreached=1; shift ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--writes-taken] [--keep] NP PROGRAM [ARGS...]" >&2
+  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--writes-taken] [--unreached] [--keep] NP PROGRAM [ARGS...]" >&2
   exit 2
 fi
 np=$1 prog=$2
@@ -108,7 +112,11 @@ run() {
   fi
   local from
   from=$(grep -m1 ": MPI_File_open from " "$log" | sed 's/.* from //')
-  if [ -n "$pre" ]; then
+  [ -n "$from" ] || fail "the $name run did not say where MPI_File_open comes from"
+  if [ -n "$pre" ] && [ $unreached = 1 ]; then
+    [ "$(basename "$from")" != "$(basename "$pre")" ] ||
+      fail "--unreached: with LD_PRELOAD, MPI_File_open comes from the interposer ($from)"
+  elif [ -n "$pre" ]; then
     [ "$(basename "$from")" = "$(basename "$pre")" ] ||
       fail "with LD_PRELOAD, MPI_File_open comes from '$from', not $pre"
   elif [ -n "$lib" ] && [ "$(basename "$from")" = "$(basename "$lib")" ]; then

@@ -26,16 +26,9 @@
 ! Exits 1 when anything read differs from the expected values.
 module io_fortran_common
   use mpi
+  use io_fortran_file
   implicit none
-  integer, parameter :: i8 = selected_int_kind(18)
 contains
-  ! The value of global element g (0-based): an integer below 2**24, exact
-  ! as a REAL.
-  real function val(g)
-    integer(i8), intent(in) :: g
-    val = real(mod(g * 7919_i8 + 13_i8, 16777213_i8) + 1_i8)
-  end function val
-
   subroutine fail(msg)
     character(len=*), intent(in) :: msg
     integer :: rank, ierr
@@ -70,21 +63,15 @@ contains
     end if
   end subroutine check_count
 
-  ! got(1:n) against rank r's elements from local index first (0-based).
+  ! got(1:n) against this rank's elements from local index first (0-based).
   subroutine check_values(got, n, first, g, what)
     integer, intent(in) :: n, first
     real, intent(in) :: got(*)
     integer(i8), intent(in) :: g(*)
     character(len=*), intent(in) :: what
-    integer :: i
-    character(len=96) :: line
-    do i = 1, n
-      if (got(i) /= val(g(first + i))) then
-        write (line, '(a,i0,a,i0,a,f12.1,a,f12.1)') ' local element ', first + i - 1, &
-          ' (global ', g(first + i), '): ', got(i), ', expected ', val(g(first + i))
-        call fail(what//trim(line))
-      end if
-    end do
+    character(len=128) :: msg
+    call values_msg(got, n, first, g, msg)
+    if (msg /= '') call fail(what//trim(msg))
   end subroutine check_values
 end module io_fortran_common
 
@@ -97,16 +84,14 @@ program io_fortran
       integer(c_int), value :: rank
     end subroutine io_fortran_where
   end interface
-  character(len=4096) :: path, arg, val_arg
+  character(len=4096) :: path, arg
   character(len=16) :: mode, ftype
-  integer(i8) :: nx, bx, nblocks, b, k, e
+  integer(i8) :: nx, bx, dispi, nblocks, b, k
   integer(kind=MPI_OFFSET_KIND) :: disp, off
-  integer :: rank, nproc, ierr, i, n, n1, fh, ft, u, ios
+  integer :: rank, nproc, ierr, i, n, n1, fh, ft
   integer :: st(MPI_STATUS_SIZE)
   integer(i8), allocatable :: g(:)
-  real, allocatable :: buf(:), rbuf(:), whole(:)
-  character(len=1), allocatable :: head(:)
-  integer(i8) :: fsize
+  real, allocatable :: buf(:), rbuf(:)
 
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
@@ -115,48 +100,20 @@ program io_fortran
 
   nx = 10007
   bx = 16
-  disp = 0
+  dispi = 0
   mode = 'all'
   ftype = 'darray'
-  if (command_argument_count() < 1) call fail('usage: io_fortran FILE [--nx N] [--bx B] '// &
+  call args_msg(path, nx, bx, dispi, mode, ftype, arg)
+  if (arg == 'usage') call fail('usage: io_fortran FILE [--nx N] [--bx B] '// &
     '[--type darray|vector] [--mode all|split|f77] [--disp BYTES]')
-  call get_command_argument(1, path)
-  i = 2
-  do while (i <= command_argument_count())
-    call get_command_argument(i, arg)
-    call get_command_argument(i + 1, val_arg)
-    select case (trim(arg))
-    case ('--nx')
-      read (val_arg, *) nx
-    case ('--bx')
-      read (val_arg, *) bx
-    case ('--disp')
-      read (val_arg, *) disp
-    case ('--mode')
-      mode = val_arg
-    case ('--type')
-      ftype = val_arg
-    case default
-      call fail('unknown argument '//trim(arg))
-    end select
-    i = i + 2
-  end do
-  if (nx < 1 .or. bx < 1 .or. disp < 0) call fail('bad --nx, --bx or --disp')
-
-  ! this rank's elements, in order: blocks rank, rank+P, ... of bx
+  if (arg /= '') call fail(trim(arg))
+  disp = dispi
   nblocks = (nx + bx - 1) / bx
-  n = 0
-  do b = rank, nblocks - 1, nproc
-    n = n + int(min(bx, nx - b * bx))
-  end do
-  allocate (g(n + 1), buf(n + 1), rbuf(n + 1))
-  k = 0
-  do b = rank, nblocks - 1, nproc
-    do e = b * bx, min((b + 1) * bx, nx) - 1
-      k = k + 1
-      g(k) = e
-      buf(k) = val(e)
-    end do
+
+  call rank_elements(nx, bx, rank, nproc, g, n)
+  allocate (buf(n + 1), rbuf(n + 1))
+  do k = 1, n
+    buf(k) = val(g(k))
   end do
   n1 = n / 2
 
@@ -232,27 +189,8 @@ program io_fortran
 
   ! rank 0: the whole file by stream I/O
   if (rank == 0) then
-    open (newunit=u, file=trim(path), access='stream', form='unformatted', &
-          status='old', action='read', iostat=ios)
-    if (ios /= 0) call fail('cannot open '//trim(path)//' with Fortran I/O')
-    inquire (unit=u, size=fsize)
-    if (fsize /= disp + 4 * nx) call fail('the file''s size is wrong')
-    allocate (head(max(disp, 1_MPI_OFFSET_KIND)), whole(nx))
-    if (disp > 0) then
-      read (u, pos=1, iostat=ios) head(1:disp)
-      if (ios /= 0) call fail('cannot read the bytes before disp')
-      if (any(head(1:disp) /= achar(0))) call fail('bytes before disp written')
-    end if
-    read (u, pos=disp + 1, iostat=ios) whole
-    if (ios /= 0) call fail('cannot read the vector')
-    close (u)
-    do e = 0, nx - 1
-      if (whole(e + 1) /= val(e)) then
-        write (arg, '(a,i0,a,f12.1,a,f12.1)') 'file element ', e, ': ', whole(e + 1), &
-          ', expected ', val(e)
-        call fail(trim(arg))
-      end if
-    end do
+    call file_msg(trim(path), int(disp, i8), nx, arg)
+    if (arg /= '') call fail(trim(arg))
     write (*, '(a,a,a,a,a,i0,a,i0,a,i0,a,i0,a)') 'io_fortran: OK (', trim(mode), ', ', &
       trim(ftype), ', nx ', nx, ', bx ', bx, ', disp ', disp, ', ', nproc, ' ranks)'
   end if

@@ -5,7 +5,8 @@
  * library when run plainly, libcollio_mpiio when it is LD_PRELOAD'ed
  * (tests/mpiio/compare.sh checks the "MPI_File_open from" line: here that
  * of the Fortran symbol mpi_file_open_, which a Fortran MPI_FILE_OPEN
- * calls). Called from Fortran through bind(C).
+ * calls). Called from Fortran through bind(C); io_fortran_f08_where, the
+ * same for io_fortran_f08 (`use mpi_f08`).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
@@ -32,5 +33,20 @@ void io_fortran_where(int rank)
     printf(
         "io_fortran: (Fortran mpi_file_write_all_ in %s; C MPI_File_write_all in %s)\n",
         where("mpi_file_write_all_"), where("MPI_File_write_all"));
+    fflush(stdout);
+}
+
+/* The same line for io_fortran_f08 (`use mpi_f08`): where the f08 route's
+ * open resolves -- Open MPI's mpi_f08 calls ompi_file_open_f (its mpif.h
+ * binding's, or the interposer's when preloaded: src/mpiio/fortran.c);
+ * MPICH's calls the C PMPI_File_open, which no interposer replaces. */
+void io_fortran_f08_where(int rank);
+void io_fortran_f08_where(int rank)
+{
+    if (rank != 0)
+        return;
+    const char *sym = dlsym(RTLD_DEFAULT, "ompi_file_open_f") != NULL ? "ompi_file_open_f"
+                                                                      : "PMPI_File_open";
+    printf("io_fortran_f08 (%s): MPI_File_open from %s\n", sym, where(sym));
     fflush(stdout);
 }
