@@ -194,7 +194,7 @@ def meta(path):
 # ------------------------------------------- where each CSV's command is
 
 AUTO_EVAL = ("COLLIO_CALIBRATION=results/auto/calibration.json scripts/mpirun {P} "
-             "build/bench/collio-bench {args} --reps 9 --ops write,read --max-time 10 "
+             "build/bench/collio-bench {args} --reps 15 --ops write,read --max-time 10 "
              "--dir results/auto/data --csv results/auto/{name}.csv --quiet")
 PFS_INNER = ("COLLIO_CALIBRATION=results/{out}/calibration-{fs}-{rate}.json scripts/mpirun 8 "
              "build/bench/collio-bench {args} --reps 3 --ops write --max-time {maxt} "
