@@ -589,11 +589,11 @@ static int cal_list_truncate(cal_ctx *x, int fd)
  * file, in alternating order; the least time of the interleaved runs less
  * the least of the contiguous ones, per piece and process. The file
  * system's stalls (writeback, reclaim: up to 80 ms in a run of 0.04 s
- * here) only ever add, and hit either kind: the least of each moved by
- * 9-12 us (16 KiB) and 15-19 us (64 KiB) over five calibrations, where
- * the median of the reps' differences gave -5 to 18 us, and the
+ * here) only ever add, and hit either kind: so measured, the cost was
+ * 9-16 us (16 KiB) and 15-26 us (64 KiB) over eight calibrations, where
+ * the median of the reps' differences gave -5 to 18 us at 64 KiB, and the
  * interleaved runs less the bytes at the bandwidth calibrated before (a
- * small difference of large times measured at other moments) 6-26 us. */
+ * small difference of large times measured at other moments) 0-26 us. */
 static int cal_list_size(cal_ctx *x, int fd, size_t b, unsigned char *buf, double *w,
                          double *r)
 {
