@@ -346,40 +346,23 @@ void mpi_finalize_(MPI_Fint *ierr)
 
 #if defined(OPEN_MPI)
 /* The names libmpi_usempif08 calls (above): each the same function as
- * the mpif.h entry point of the same call. */
-#define F08_ALIAS(ompi_name, ours, params)                                               \
-    void ompi_name params __attribute__((alias(#ours)));
-F08_ALIAS(ompi_file_open_f, mpi_file_open_,
-          (MPI_Fint *, char *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t))
-F08_ALIAS(ompi_file_close_f, mpi_file_close_, (MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_set_view_f, mpi_file_set_view_,
-          (MPI_Fint *, MPI_Offset *, MPI_Fint *, MPI_Fint *, char *, MPI_Fint *,
-           MPI_Fint *, size_t))
-F08_ALIAS(ompi_file_write_all_f, mpi_file_write_all_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_write_at_all_f, mpi_file_write_at_all_,
-          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-           MPI_Fint *))
-F08_ALIAS(ompi_file_read_all_f, mpi_file_read_all_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_read_at_all_f, mpi_file_read_at_all_,
-          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-           MPI_Fint *))
-F08_ALIAS(ompi_file_write_all_begin_f, mpi_file_write_all_begin_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_write_all_end_f, mpi_file_write_all_end_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_write_at_all_begin_f, mpi_file_write_at_all_begin_,
-          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_write_at_all_end_f, mpi_file_write_at_all_end_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_read_all_begin_f, mpi_file_read_all_begin_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_read_all_end_f, mpi_file_read_all_end_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_read_at_all_begin_f, mpi_file_read_at_all_begin_,
-          (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_file_read_at_all_end_f, mpi_file_read_at_all_end_,
-          (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))
-F08_ALIAS(ompi_finalize_f, mpi_finalize_, (MPI_Fint *))
+ * the mpif.h entry point of the same call, with its type. */
+#define F08_ALIAS(ompi_name, ours)                                                       \
+    extern __typeof__(ours) ompi_name __attribute__((alias(#ours)));
+F08_ALIAS(ompi_file_open_f, mpi_file_open_)
+F08_ALIAS(ompi_file_close_f, mpi_file_close_)
+F08_ALIAS(ompi_file_set_view_f, mpi_file_set_view_)
+F08_ALIAS(ompi_file_write_all_f, mpi_file_write_all_)
+F08_ALIAS(ompi_file_write_at_all_f, mpi_file_write_at_all_)
+F08_ALIAS(ompi_file_read_all_f, mpi_file_read_all_)
+F08_ALIAS(ompi_file_read_at_all_f, mpi_file_read_at_all_)
+F08_ALIAS(ompi_file_write_all_begin_f, mpi_file_write_all_begin_)
+F08_ALIAS(ompi_file_write_all_end_f, mpi_file_write_all_end_)
+F08_ALIAS(ompi_file_write_at_all_begin_f, mpi_file_write_at_all_begin_)
+F08_ALIAS(ompi_file_write_at_all_end_f, mpi_file_write_at_all_end_)
+F08_ALIAS(ompi_file_read_all_begin_f, mpi_file_read_all_begin_)
+F08_ALIAS(ompi_file_read_all_end_f, mpi_file_read_all_end_)
+F08_ALIAS(ompi_file_read_at_all_begin_f, mpi_file_read_at_all_begin_)
+F08_ALIAS(ompi_file_read_at_all_end_f, mpi_file_read_at_all_end_)
+F08_ALIAS(ompi_finalize_f, mpi_finalize_)
 #endif

@@ -78,12 +78,6 @@ end module io_fortran_common
 program io_fortran
   use io_fortran_common
   implicit none
-  interface
-    subroutine io_fortran_where(rank) bind(C, name='io_fortran_where')
-      use, intrinsic :: iso_c_binding, only: c_int
-      integer(c_int), value :: rank
-    end subroutine io_fortran_where
-  end interface
   character(len=4096) :: path, arg
   character(len=16) :: mode, ftype
   integer(i8) :: nx, bx, dispi, nblocks, b, k
@@ -98,11 +92,6 @@ program io_fortran
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
   call io_fortran_where(rank)
 
-  nx = 10007
-  bx = 16
-  dispi = 0
-  mode = 'all'
-  ftype = 'darray'
   call args_msg(path, nx, bx, dispi, mode, ftype, arg)
   if (arg == 'usage') call fail('usage: io_fortran FILE [--nx N] [--bx B] '// &
     '[--type darray|vector] [--mode all|split|f77] [--disp BYTES]')

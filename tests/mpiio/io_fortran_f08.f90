@@ -22,12 +22,6 @@ program io_fortran_f08
   use mpi_f08
   use io_fortran_file
   implicit none
-  interface
-    subroutine io_fortran_f08_where(rank) bind(C, name='io_fortran_f08_where')
-      use, intrinsic :: iso_c_binding, only: c_int
-      integer(c_int), value :: rank
-    end subroutine io_fortran_f08_where
-  end interface
   character(len=4096) :: path, arg
   character(len=16) :: mode, ftype
   integer(i8) :: nx, bx, dispi
@@ -44,11 +38,6 @@ program io_fortran_f08
   call MPI_Comm_size(MPI_COMM_WORLD, nproc)
   call io_fortran_f08_where(rank)
 
-  nx = 10007
-  bx = 16
-  dispi = 0
-  mode = 'all'
-  ftype = 'darray'
   call args_msg(path, nx, bx, dispi, mode, ftype, arg)
   if (arg == 'usage') &
     call fail('usage: io_fortran_f08 FILE [--nx N] [--bx B] [--mode all|split] [--disp BYTES]')

@@ -1,14 +1,29 @@
 ! io_fortran_file.f90 -- what io_fortran (`use mpi`, mpif.h) and
-! io_fortran_f08 (`use mpi_f08`) check without MPI: the value of each
-! element of the vector, a rank's elements as read back, and the whole
-! file by Fortran stream I/O (independent of MPI-IO and of any
-! interposer). Each check returns an empty message, or what is wrong; the
-! programs stop the job on a message, through their own MPI module.
+! io_fortran_f08 (`use mpi_f08`) share without MPI: their command line, a
+! rank's elements of the block-cyclic vector and the value of each, the C
+! reports of where MPI_File_open resolves (io_fortran_where.c), and their
+! checks -- a rank's elements as read back, and the whole file by Fortran
+! stream I/O (independent of MPI-IO and of any interposer). Each returns
+! an empty message, or what is wrong; the programs stop the job on a
+! message, through their own MPI module.
 module io_fortran_file
   implicit none
   private
   public :: i8, val, args_msg, rank_elements, values_msg, file_msg
+  public :: io_fortran_where, io_fortran_f08_where
   integer, parameter :: i8 = selected_int_kind(18)
+  ! io_fortran_where.c: rank 0 prints where the program's MPI_File_open
+  ! resolves (the line tests/mpiio/compare.sh checks)
+  interface
+    subroutine io_fortran_where(rank) bind(C, name='io_fortran_where')
+      use, intrinsic :: iso_c_binding, only: c_int
+      integer(c_int), value :: rank
+    end subroutine io_fortran_where
+    subroutine io_fortran_f08_where(rank) bind(C, name='io_fortran_f08_where')
+      use, intrinsic :: iso_c_binding, only: c_int
+      integer(c_int), value :: rank
+    end subroutine io_fortran_f08_where
+  end interface
 contains
   ! The value of global element g (0-based): an integer below 2**24, exact
   ! as a REAL.
@@ -18,13 +33,18 @@ contains
   end function val
 
   ! The command line: FILE [--nx N] [--bx B] [--disp BYTES] [--mode M]
-  ! [--type T]; the defaults are the arguments' values on entry.
+  ! [--type T]; by default nx 10007, bx 16, disp 0, mode all, type darray.
   subroutine args_msg(path, nx, bx, disp, mode, ftype, msg)
     character(len=*), intent(out) :: path, msg
-    integer(i8), intent(inout) :: nx, bx, disp
-    character(len=*), intent(inout) :: mode, ftype
+    integer(i8), intent(out) :: nx, bx, disp
+    character(len=*), intent(out) :: mode, ftype
     character(len=4096) :: arg, v
     integer :: i
+    nx = 10007
+    bx = 16
+    disp = 0
+    mode = 'all'
+    ftype = 'darray'
     msg = ''
     if (command_argument_count() < 1) then
       msg = 'usage'
