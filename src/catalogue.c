@@ -106,6 +106,14 @@ int collio__stat_base(const collio__section *s)
     return i >= 0 ? cat.stat_base[i] : -1;
 }
 
+int collio__sections_all(const collio__section *const **sec, const int **stat_base)
+{
+    init();
+    *sec = cat.sec;
+    *stat_base = cat.stat_base;
+    return cat.n;
+}
+
 int collio__noptions_all(void)
 {
     init();

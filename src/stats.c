@@ -105,40 +105,42 @@ void collio__stats_reset(collio_plan *p)
     memset(p->stats.phase_bytes, 0, sizeof p->stats.phase_bytes);
     memset(p->stats.phase_tuples, 0, sizeof p->stats.phase_tuples);
     memset(p->stats.phase_messages, 0, sizeof p->stats.phase_messages);
-    for (int k = 0; k < collio__nsections(); k++) {
-        const collio__section *s = collio__section_at(k);
-        int base = collio__stat_base(s);
-        for (int i = 0; i < s->nstats; i++)
-            if (s->stats[i].per_call)
-                p->statv[base + i] = 0;
-    }
+    const collio__section *const *sec;
+    const int *base;
+    int n = collio__sections_all(&sec, &base);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < sec[k]->nstats; i++)
+            if (sec[k]->stats[i].per_call)
+                p->statv[base[k] + i] = 0;
 }
 
 void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner)
 {
     for (int i = 0; i < collio__plan_nstats; i++) {
         const collio__stat *st = &collio__plan_stats[i];
-        if (!st->per_call || strcmp(st->name, "total_s") == 0)
+        if (!st->per_call || fields[i].off == offsetof(collio_stats, total_s))
             continue; /* the outer plan's own call and plan */
         put(&outer->stats, i,
             st->sum ? get(&outer->stats, i) + get(&inner->stats, i)
                     : get(&inner->stats, i));
     }
-    /* The strategies' sections only: "plan" is the outer plan's own call,
-     * and "replicas" the outer plan's too -- replicas are resolved above
-     * the strategies, on the outer plan's layout, before its strategy
-     * makes the inner plan (whose layout is never replicated: taking its
-     * zeros would erase what the outer plan's replicas inspector found). */
-    for (int k = 0; k < collio__nsections(); k++) {
-        const collio__section *s = collio__section_at(k);
-        if (s == &outer->strategy->section || strcmp(s->name, "plan") == 0
-            || s == &collio__replicas_section)
+    /* The strategies' sections only: "plan" (section 0) is the outer
+     * plan's own call, and "replicas" the outer plan's too -- replicas are
+     * resolved above the strategies, on the outer plan's layout, before
+     * its strategy makes the inner plan (whose layout is never replicated:
+     * taking its zeros would erase what the outer plan's replicas
+     * inspector found). */
+    const collio__section *const *sec;
+    const int *base;
+    int n = collio__sections_all(&sec, &base);
+    for (int k = 1; k < n; k++) {
+        const collio__section *s = sec[k];
+        if (s == &outer->strategy->section || s == &collio__replicas_section)
             continue;
-        int base = collio__stat_base(s);
         for (int i = 0; i < s->nstats; i++)
-            outer->statv[base + i] = s->stats[i].sum
-                                         ? outer->statv[base + i] + inner->statv[base + i]
-                                         : inner->statv[base + i];
+            outer->statv[base[k] + i] =
+                s->stats[i].sum ? outer->statv[base[k] + i] + inner->statv[base[k] + i]
+                                : inner->statv[base[k] + i];
     }
 }
 

@@ -73,6 +73,10 @@ int collio__option_base(const collio__section *s);
 int collio__stat_base(const collio__section *s);
 int collio__noptions_all(void); /* options of all sections */
 int collio__nstats_all(void);   /* stats of all sections */
+/* All sections at once, in order, and the index of each one's first stat:
+ * for the walks every call makes (stats.c), without a lookup per section.
+ * Returns their number. */
+int collio__sections_all(const collio__section *const **sec, const int **stat_base);
 
 /* The option of KEY ("SECTION.NAME"); NULL if unknown. *index: its index
  * in the catalogue. */
