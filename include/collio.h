@@ -623,7 +623,8 @@ int collio_replicas_from_name(const char *name);
  * or any option differ across ranks), COLLIO_ERR_ARG (an unknown key, a
  * value out of range -- in the hints or in COLLIO_HINTS --, or options
  * that do not go together, e.g. multiphase.exchange=direct with
- * 1 <= multiphase.phases < all), COLLIO_ERR_NOMEM.
+ * 1 <= multiphase.phases < all; COLLIO_COPY_ALIAS set to anything but 0,
+ * 1 or empty, docs/benchmarks.md), COLLIO_ERR_NOMEM.
  */
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
                        const collio_hints *hints, collio_plan **out);

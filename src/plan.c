@@ -137,6 +137,8 @@ static int plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
         p->statv = calloc((size_t)collio__nstats_all() + 1, sizeof *p->statv);
         rc = p->statv != NULL ? collio__optvals_resolve(hints, with_env, &p->opts)
                               : COLLIO_ERR_NOMEM;
+        if (rc == COLLIO_OK && with_env)
+            rc = collio__alias_env_check();
     } else {
         rc = COLLIO_ERR_NOMEM;
     }

@@ -46,7 +46,11 @@
  *      plan.keep_buffers (the same work_bytes; the buffers stay mapped
  *      until collio_plan_free only when kept), replicas.policy /
  *      replicas.seed on a replicated layout (stat replicas.policy, the
- *      writer of each element read back from the file).
+ *      writer of each element read back from the file);
+ *  (i) COLLIO_COPY_ALIAS, the process's copy knob beside the hints: 0, 1
+ *      and empty taken; any other value on one rank (the rank rotates)
+ *      fails the plan with COLLIO_ERR_ARG on every rank, the same text
+ *      naming the variable and the value.
  * At the end rank 0 prints how many cases the catalogue generated.
  *
  * Usage: mpi_options [FILTER]   (only cases whose description contains it)
@@ -1337,6 +1341,41 @@ static void effect_replicas(tu_ctx *t)
 
 /* ------------------------------------------------------------------ */
 
+/* (i) */
+static void copy_alias_env(tu_ctx *t, const collio_layout *l)
+{
+    static const char *const good[] = {"0", "1", ""};
+    static const char *const refused[] = {"2", "yes", "01", " 1", "-1"};
+    for (int i = 0; i < 3; i++) {
+        if (!begin(t, "(i) COLLIO_COPY_ALIAS='%s' taken", good[i]))
+            continue;
+        setenv("COLLIO_COPY_ALIAS", good[i], 1);
+        collio_plan *p = NULL;
+        int rc = plan_with(t, l, collio_strategy_name(i % collio_strategy_count()), NULL,
+                           NULL, &p);
+        unsetenv("COLLIO_COPY_ALIAS");
+        TU_RC_ALL(t, rc, COLLIO_OK, "collio_plan_create");
+        collio_plan_free(&p);
+    }
+    for (int i = 0; i < 5; i++) {
+        if (!begin(t, "(i) COLLIO_COPY_ALIAS='%s' on rank %d", refused[i], i % t->nranks))
+            continue;
+        if (t->rank == i % t->nranks)
+            setenv("COLLIO_COPY_ALIAS", refused[i], 1);
+        collio_plan *p = NULL;
+        int rc = plan_with(t, l, collio_strategy_name(i % collio_strategy_count()), NULL,
+                           NULL, &p);
+        unsetenv("COLLIO_COPY_ALIAS");
+        collio_plan_free(&p);
+        if (TU_RC_ALL(t, rc, COLLIO_ERR_ARG, "collio_plan_create")) {
+            char value[32];
+            snprintf(value, sizeof value, "COLLIO_COPY_ALIAS=%s", refused[i]);
+            names(t, value, NULL);
+            same_text(t);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
@@ -1360,6 +1399,7 @@ int main(int argc, char **argv)
         effect_plan(&t);
         effect_subgroup(&t, &d, l);
         effect_replicas(&t);
+        copy_alias_env(&t, l);
     }
     if (t.rank == 0)
         printf("mpi_options: %d options in the catalogue, %lld cases generated\n", nopts,

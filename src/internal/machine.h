@@ -28,6 +28,9 @@ uint64_t collio__fs_key(const collio_fs_id *id);
 /* Local: 1 if copies in the window step around it: this CPU pays the
  * penalty (measured once per process), or COLLIO_COPY_ALIAS=1 (0: never). */
 int collio__alias_avoid(void);
+/* Local: COLLIO_ERR_ARG, said, if COLLIO_COPY_ALIAS is set to anything but
+ * 0, 1 or empty (collio_plan_create checks it). */
+int collio__alias_env_check(void);
 /* Local: 1 if reading [off, off + n) of a file into dst should bounce. */
 int collio__alias_hit(const void *dst, int64_t off, size_t n);
 /* Local: where in a bounce buffer aligned to ALIAS_PAGE (and ALIAS_PAGE

@@ -29,7 +29,8 @@
  * first read or copy that could: preads of 64 KiB from a memory file into
  * a destination in the window and one outside it, the best of 5 each;
  * the window's more than twice as slow turns the bounce and the stepped
- * copies on. COLLIO_COPY_ALIAS=1 turns them on without measuring, 0 off
+ * copies on. COLLIO_COPY_ALIAS=1 turns them on without measuring, 0 off;
+ * any other value fails collio_plan_create (COLLIO_ERR_ARG) on every rank
  * (docs/benchmarks.md, "Reading into malloc'd memory").
  */
 #include "collio_internal.h"
@@ -89,11 +90,37 @@ static int probe(void)
     return slow;
 }
 
-int collio__alias_avoid(void)
+/* COLLIO_COPY_ALIAS's setting: 0 or 1, -1 unset or empty (measure), -2
+ * anything else. */
+static int alias_env(const char **text)
 {
     const char *env = getenv("COLLIO_COPY_ALIAS");
-    if (env != NULL && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
-        return env[0] == '1';
+    *text = env;
+    if (env == NULL || *env == '\0')
+        return -1;
+    if (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)
+        return env[0] - '0';
+    return -2;
+}
+
+int collio__alias_env_check(void)
+{
+    const char *text;
+    if (alias_env(&text) != -2)
+        return COLLIO_OK;
+    collio__error_set(COLLIO_ERR_ARG,
+                      "COLLIO_COPY_ALIAS=%.32s: 1 (copies step around the CPU's 4 KiB "
+                      "aliasing window), 0 (they never do) or unset (measured)",
+                      text);
+    return COLLIO_ERR_ARG;
+}
+
+int collio__alias_avoid(void)
+{
+    const char *text;
+    int env = alias_env(&text);
+    if (env >= 0)
+        return env; /* (-2, refused by every plan's creation: measured here) */
     int known = alias_measured;
     if (known < 0)
         alias_measured = known = probe();
