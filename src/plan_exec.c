@@ -154,32 +154,45 @@ static int check_size(const collio_plan *p, collio_file *f, int64_t offset)
 /*
  * The streams of one execution. The user's stream holds the rank's
  * elements in layout order: the user's buffer itself when the layout is
- * packed, else an allocation (un)packed from it. The strategy's stream is
+ * packed, else the library's own (un)packed from it. The strategy's stream is
  * the same, except on replicated layouts where this rank does not write
- * everything it holds: then it is an allocation with the written elements
- * only. `scratch` is the stream the strategy may overwrite.
+ * everything it holds: then it is the library's own, with the written
+ * elements only. `scratch` is the stream the strategy may overwrite. The
+ * library's own streams stay with the plan under plan.keep_buffers (the
+ * default), as the strategies' work buffers do: a fresh one faults in,
+ * page by page or a zeroed huge page at a time, in every call.
  */
 typedef struct streams {
     char *user, *strat;
     int own_user, own_strat;
 } streams;
 
-static int streams_alloc(const collio_plan *p, void *buf, streams *s)
+/* The plan's kept stream *kept of n bytes, made on first use; or, not
+ * keeping, a fresh one. */
+static char *stream_buf(const collio_plan *p, char **kept, size_t n)
+{
+    if (!collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS))
+        return collio__bigbuf_alloc(n > 0 ? n : 1);
+    if (*kept == NULL)
+        *kept = collio__bigbuf_alloc(n > 0 ? n : 1);
+    return *kept;
+}
+
+static int streams_alloc(collio_plan *p, void *buf, streams *s)
 {
     const collio_layout *u = user_layout(p);
     memset(s, 0, sizeof *s);
     s->user = buf;
     if (u->mem_kind != COLLIO__MEM_PACKED) {
-        size_t n = (size_t)u->nlocal * u->esize;
-        s->user = collio__bigbuf_alloc(n > 0 ? n : 1);
+        s->user = stream_buf(p, &p->kept_user, (size_t)u->nlocal * u->esize);
         s->own_user = 1;
         if (s->user == NULL)
             return COLLIO_ERR_NOMEM;
     }
     s->strat = s->user;
     if (p->repl != NULL && !collio__repl_identity(p->repl)) {
-        size_t n = (size_t)p->layout->nlocal * p->layout->esize;
-        s->strat = collio__bigbuf_alloc(n > 0 ? n : 1);
+        s->strat =
+            stream_buf(p, &p->kept_strat, (size_t)p->layout->nlocal * p->layout->esize);
         s->own_strat = 1;
         if (s->strat == NULL)
             return COLLIO_ERR_NOMEM;
@@ -187,11 +200,11 @@ static int streams_alloc(const collio_plan *p, void *buf, streams *s)
     return COLLIO_OK;
 }
 
-static void streams_free(streams *s)
+static void streams_free(const collio_plan *p, streams *s)
 {
-    if (s->own_user)
+    if (s->own_user && s->user != p->kept_user)
         collio__bigbuf_free(s->user);
-    if (s->own_strat)
+    if (s->own_strat && s->strat != p->kept_strat)
         collio__bigbuf_free(s->strat);
 }
 
@@ -284,7 +297,7 @@ static int write_at(collio_plan *plan, collio_file *f, int64_t offset, const voi
                           ours || collio__plan_opt(plan, COLLIO__PLAN_DESTROY_INPUT));
         call_end(f);
     }
-    streams_free(&s);
+    streams_free(plan, &s);
     plan->stats.total_s = collio__now() - t0;
     return exec_end(f, rc);
 }
@@ -318,7 +331,7 @@ static int read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
         }
         rc = collio__agree(plan->comm, rc);
     }
-    streams_free(&s);
+    streams_free(plan, &s);
     plan->stats.total_s = collio__now() - t0;
     return exec_end(f, rc);
 }

@@ -89,6 +89,7 @@ struct collio__repl {
     int64_t *send_pos, *recv_pos, nsend, nrecv;
     int any_fill;      /* some rank receives: the Alltoallv runs */
     MPI_Datatype elem; /* esize contiguous bytes */
+    char *sbuf, *rbuf; /* the fill's buffers, kept under plan.keep_buffers */
 };
 
 void collio__repl_free(collio__repl **rp)
@@ -104,6 +105,8 @@ void collio__repl_free(collio__repl **rp)
     free(r->rdispl);
     free(r->send_pos);
     free(r->recv_pos);
+    collio__bigbuf_free(r->sbuf);
+    collio__bigbuf_free(r->rbuf);
     if (r->elem != MPI_DATATYPE_NULL)
         MPI_Type_free(&r->elem);
     free(r);
@@ -387,8 +390,12 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
                    (size_t)r->runs[k].len * es);
     if (!r->any_fill)
         return COLLIO_OK;
-    char *sbuf = malloc(r->nsend > 0 ? (size_t)r->nsend * es : 1);
-    char *rbuf = malloc(r->nrecv > 0 ? (size_t)r->nrecv * es : 1);
+    const int keep = (int)collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS);
+    if (r->sbuf == NULL)
+        r->sbuf = collio__bigbuf_alloc(r->nsend > 0 ? (size_t)r->nsend * es : 1);
+    if (r->rbuf == NULL)
+        r->rbuf = collio__bigbuf_alloc(r->nrecv > 0 ? (size_t)r->nrecv * es : 1);
+    char *sbuf = r->sbuf, *rbuf = r->rbuf;
     int rc = collio__agree(p->comm, sbuf && rbuf ? COLLIO_OK : COLLIO_ERR_NOMEM);
     if (rc == COLLIO_OK) {
         for (int64_t k = 0; k < r->nsend; k++)
@@ -402,8 +409,11 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
     if (rc == COLLIO_OK)
         for (int64_t k = 0; k < r->nrecv; k++)
             memcpy(user_stream + (size_t)r->recv_pos[k] * es, rbuf + (size_t)k * es, es);
-    free(sbuf);
-    free(rbuf);
+    if (!keep) { /* (made again by the next call) */
+        collio__bigbuf_free(r->sbuf);
+        collio__bigbuf_free(r->rbuf);
+        r->sbuf = r->rbuf = NULL;
+    }
     *rstat(p, ST_FILL_BYTES) = (double)(r->nsend * (int64_t)es);
     for (int q = 0; q < p->nranks; q++) { /* the Alltoallv's point-to-point part */
         if (q != p->rank && r->scount[q] > 0)

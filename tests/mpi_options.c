@@ -44,7 +44,9 @@
  *      inner (stats, and the inner strategy's own stats),
  *      plan.destroy_input (the buffer may change, the file does not),
  *      plan.keep_buffers (the same work_bytes; the buffers stay mapped
- *      until collio_plan_free only when kept), replicas.policy /
+ *      until collio_plan_free only when kept -- the strategy's, and on a
+ *      replicated layout the executor's stream of written elements and
+ *      the read's fill buffers, each call byte-exact), replicas.policy /
  *      replicas.seed on a replicated layout (stat replicas.policy, the
  *      writer of each element read back from the file);
  *  (i) COLLIO_COPY_ALIAS, the process's copy knob beside the hints: 0, 1
@@ -1341,6 +1343,102 @@ static void effect_replicas(tu_ctx *t)
 
 /* ------------------------------------------------------------------ */
 
+/* (h) plan.keep_buffers on a replicated layout, under list I/O (no work
+ * buffers of its own): rank r owns [lo, hi), RK elements of RW words,
+ * and holds RH more on each side, in reverse order -- few large elements,
+ * so that the plan's descriptors are small beside its streams. The
+ * executor's stream of written elements (6 MiB where the replicas
+ * policy leaves the rank fewer to write than it holds) and the read's
+ * fill buffers (2 MiB each way per neighbour) stay mapped until
+ * collio_plan_free only when kept: it releases at least 3/4 of their
+ * bytes (by the plan's replicas stats) more than where they were not.
+ * Every call byte-exact: each word of element x is
+ * x << 8 | call, in the file and read back. */
+static void keep_replicated(tu_ctx *t)
+{
+    if (t->nranks < 2) {
+        tu_skip(t, "a halo needs 2 ranks (at 1 every held element is written)");
+        return;
+    }
+    enum { RK = 1536, RH = 512, RW = 512 };
+    const int64_t P = t->nranks, nglobal = (int64_t)RK * P, lo = (int64_t)RK * t->rank,
+                  hi = lo + RK;
+    const int64_t a = lo - RH < 0 ? 0 : lo - RH,
+                  z = hi + RH > nglobal ? nglobal : hi + RH;
+    const int64_t n = z - a;
+    const size_t es = RW * sizeof(uint64_t);
+    int64_t *idx = malloc((size_t)n * sizeof *idx);
+    unsigned char *own = malloc((size_t)n);
+    uint64_t *buf = malloc((size_t)n * es);
+    for (int64_t k = 0; idx && own && k < n; k++) {
+        idx[k] = z - 1 - k;
+        own[k] = idx[k] >= lo && idx[k] < hi;
+    }
+    collio_layout *l = NULL;
+    long freed[2] = {-1, -1}, kept = 0; /* by collio_plan_free: [keep] */
+    int rc = idx && own && buf ? collio_layout_index_list_replicated(t->comm, nglobal, n,
+                                                                     idx, own, es, &l)
+                               : COLLIO_ERR_NOMEM;
+    for (int keep = 0; TU_RC_ALL(t, rc, COLLIO_OK, "replicated layout") && keep <= 1;
+         keep++) {
+        if (!begin(t, "(h) plan.keep_buffers = %d, replicated layout: the streams", keep))
+            continue;
+        char list[64], path[1024];
+        snprintf(list, sizeof list, "plan.keep_buffers=%d", keep);
+        collio_plan *p = NULL;
+        if (!TU_RC_ALL(t, plan_with(t, l, "independent", list, NULL, &p), COLLIO_OK,
+                       "plan"))
+            continue;
+        tu_temp_path(t, "keepr", path, sizeof path);
+        for (int call = 0; call < 2; call++) {
+            for (int64_t k = 0; k < n * RW; k++)
+                buf[k] = (uint64_t)idx[k / RW] << 8 | (uint64_t)call;
+            if (!tu_plan_io(t, p, path, NULL, 1, buf, (size_t)n * es))
+                break;
+            size_t got = 0;
+            uint64_t *file = (uint64_t *)tu_posix_get(t, path, &got);
+            int64_t diff = file != NULL && got == (size_t)nglobal * es ? 0 : -1;
+            for (int64_t w = 0; diff == 0 && w < nglobal * RW; w++)
+                diff += file[w] != ((uint64_t)(w / RW) << 8 | (uint64_t)call);
+            free(file);
+            TU_CHECK(t, diff == 0, "write %d: %lld words differ from x << 8 | %d", call,
+                     (long long)diff, call);
+            memset(buf, 0, (size_t)n * es);
+            if (!tu_plan_io(t, p, path, NULL, 0, buf, (size_t)n * es))
+                break;
+            int64_t wrong = 0;
+            for (int64_t k = 0; k < n * RW; k++)
+                wrong += buf[k] != ((uint64_t)idx[k / RW] << 8 | (uint64_t)call);
+            TU_CHECK(t, wrong == 0, "read %d: %lld held words wrong (halo included)",
+                     call, (long long)wrong);
+        }
+        /* kept: the stream of the written elements where the rank writes
+         * less than it holds (the policy picks the writers), and the
+         * fill's buffers: what it sends, and its held elements it does
+         * not write */
+        const double held = TU_STAT(t, p, "replicas.held"),
+                     written = TU_STAT(t, p, "replicas.written"),
+                     sent = TU_STAT(t, p, "replicas.fill_bytes");
+        kept = (long)((written < held ? written : 0) * (double)es + sent
+                      + (held - written) * (double)es);
+        long before = resident_bytes();
+        collio_plan_free(&p);
+        freed[keep] = before - resident_bytes();
+        tu_remove(t, path);
+    }
+    if (freed[0] >= 0 && freed[1] >= 0
+        && begin(t, "(h) plan.keep_buffers, replicated layout: kept streams freed with "
+                    "the plan"))
+        TU_CHECK(t, freed[1] - freed[0] >= kept * 3 / 4,
+                 "collio_plan_free released %ld bytes kept, %ld not kept: the kept "
+                 "buffers are %ld",
+                 freed[1], freed[0], kept);
+    collio_layout_free(&l);
+    free(idx);
+    free(own);
+    free(buf);
+}
+
 /* (i) */
 static void copy_alias_env(tu_ctx *t, const collio_layout *l)
 {
@@ -1399,6 +1497,7 @@ int main(int argc, char **argv)
         effect_plan(&t);
         effect_subgroup(&t, &d, l);
         effect_replicas(&t);
+        keep_replicated(&t);
         copy_alias_env(&t, l);
     }
     if (t.rank == 0)

@@ -131,6 +131,10 @@ struct collio_plan {
      * rank writes; NULL for every other layout. */
     collio__repl *repl;
     int *node_of; /* node index of every rank (nodes.c) */
+    /* The executor's own streams (plan_exec.c): the user's elements in
+     * layout order where the buffer is not packed, the written ones of a
+     * replicated layout; kept between calls under plan.keep_buffers. */
+    char *kept_user, *kept_strat;
 };
 
 /* A strategy's own option i (its table's index) and stat i. */
