@@ -23,8 +23,8 @@ void collio__plan_destroy(collio_plan *p)
         p->strategy->free(p);
     collio_layout_free(&p->layout);
     collio__repl_free(&p->repl);
-    collio__bigbuf_free(p->kept_user);
-    collio__bigbuf_free(p->kept_strat);
+    collio__bigbuf_free(p->user_stream);
+    collio__bigbuf_free(p->strat_stream);
     if (p->comm != MPI_COMM_NULL && !p->comm_borrowed)
         MPI_Comm_free(&p->comm);
     collio__optvals_free(&p->opts);

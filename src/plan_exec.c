@@ -167,15 +167,12 @@ typedef struct streams {
     int own_user, own_strat;
 } streams;
 
-/* The plan's kept stream *kept of n bytes, made on first use; or, not
- * keeping, a fresh one. */
-static char *stream_buf(const collio_plan *p, char **kept, size_t n)
+/* The plan's stream *buf of n bytes, made at first use. */
+static char *stream_buf(char **buf, size_t n)
 {
-    if (!collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS))
-        return collio__bigbuf_alloc(n > 0 ? n : 1);
-    if (*kept == NULL)
-        *kept = collio__bigbuf_alloc(n > 0 ? n : 1);
-    return *kept;
+    if (*buf == NULL)
+        *buf = collio__bigbuf_alloc(n > 0 ? n : 1);
+    return *buf;
 }
 
 static int streams_alloc(collio_plan *p, void *buf, streams *s)
@@ -184,7 +181,7 @@ static int streams_alloc(collio_plan *p, void *buf, streams *s)
     memset(s, 0, sizeof *s);
     s->user = buf;
     if (u->mem_kind != COLLIO__MEM_PACKED) {
-        s->user = stream_buf(p, &p->kept_user, (size_t)u->nlocal * u->esize);
+        s->user = stream_buf(&p->user_stream, (size_t)u->nlocal * u->esize);
         s->own_user = 1;
         if (s->user == NULL)
             return COLLIO_ERR_NOMEM;
@@ -192,7 +189,7 @@ static int streams_alloc(collio_plan *p, void *buf, streams *s)
     s->strat = s->user;
     if (p->repl != NULL && !collio__repl_identity(p->repl)) {
         s->strat =
-            stream_buf(p, &p->kept_strat, (size_t)p->layout->nlocal * p->layout->esize);
+            stream_buf(&p->strat_stream, (size_t)p->layout->nlocal * p->layout->esize);
         s->own_strat = 1;
         if (s->strat == NULL)
             return COLLIO_ERR_NOMEM;
@@ -200,12 +197,15 @@ static int streams_alloc(collio_plan *p, void *buf, streams *s)
     return COLLIO_OK;
 }
 
-static void streams_free(const collio_plan *p, streams *s)
+/* End of a call: the plan keeps its streams for the next one
+ * (plan.keep_buffers) or frees them. */
+static void streams_done(collio_plan *p)
 {
-    if (s->own_user && s->user != p->kept_user)
-        collio__bigbuf_free(s->user);
-    if (s->own_strat && s->strat != p->kept_strat)
-        collio__bigbuf_free(s->strat);
+    if (collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS))
+        return;
+    collio__bigbuf_free(p->user_stream);
+    collio__bigbuf_free(p->strat_stream);
+    p->user_stream = p->strat_stream = NULL;
 }
 
 /* Local: the user's buffer into the strategy's stream. */
@@ -297,7 +297,7 @@ static int write_at(collio_plan *plan, collio_file *f, int64_t offset, const voi
                           ours || collio__plan_opt(plan, COLLIO__PLAN_DESTROY_INPUT));
         call_end(f);
     }
-    streams_free(plan, &s);
+    streams_done(plan);
     plan->stats.total_s = collio__now() - t0;
     return exec_end(f, rc);
 }
@@ -331,7 +331,7 @@ static int read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
         }
         rc = collio__agree(plan->comm, rc);
     }
-    streams_free(plan, &s);
+    streams_done(plan);
     plan->stats.total_s = collio__now() - t0;
     return exec_end(f, rc);
 }

@@ -133,8 +133,9 @@ struct collio_plan {
     int *node_of; /* node index of every rank (nodes.c) */
     /* The executor's own streams (plan_exec.c): the user's elements in
      * layout order where the buffer is not packed, the written ones of a
-     * replicated layout; kept between calls under plan.keep_buffers. */
-    char *kept_user, *kept_strat;
+     * replicated layout; made at first use, kept between calls under
+     * plan.keep_buffers, else freed at each call's end. */
+    char *user_stream, *strat_stream;
 };
 
 /* A strategy's own option i (its table's index) and stat i. */
