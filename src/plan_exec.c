@@ -201,11 +201,8 @@ static int streams_alloc(collio_plan *p, void *buf, streams *s)
  * (plan.keep_buffers) or frees them. */
 static void streams_done(collio_plan *p)
 {
-    if (collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS))
-        return;
-    collio__bigbuf_free(p->user_stream);
-    collio__bigbuf_free(p->strat_stream);
-    p->user_stream = p->strat_stream = NULL;
+    p->user_stream = collio__plan_buf_done(p, p->user_stream);
+    p->strat_stream = collio__plan_buf_done(p, p->strat_stream);
 }
 
 /* Local: the user's buffer into the strategy's stream. */

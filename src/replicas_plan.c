@@ -390,7 +390,6 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
                    (size_t)r->runs[k].len * es);
     if (!r->any_fill)
         return COLLIO_OK;
-    const int keep = (int)collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS);
     if (r->sbuf == NULL)
         r->sbuf = collio__bigbuf_alloc(r->nsend > 0 ? (size_t)r->nsend * es : 1);
     if (r->rbuf == NULL)
@@ -409,11 +408,8 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
     if (rc == COLLIO_OK)
         for (int64_t k = 0; k < r->nrecv; k++)
             memcpy(user_stream + (size_t)r->recv_pos[k] * es, rbuf + (size_t)k * es, es);
-    if (!keep) { /* (made again by the next call) */
-        collio__bigbuf_free(r->sbuf);
-        collio__bigbuf_free(r->rbuf);
-        r->sbuf = r->rbuf = NULL;
-    }
+    r->sbuf = collio__plan_buf_done(p, r->sbuf);
+    r->rbuf = collio__plan_buf_done(p, r->rbuf);
     *rstat(p, ST_FILL_BYTES) = (double)(r->nsend * (int64_t)es);
     for (int q = 0; q < p->nranks; q++) { /* the Alltoallv's point-to-point part */
         if (q != p->rank && r->scount[q] > 0)

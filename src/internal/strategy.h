@@ -160,6 +160,17 @@ static inline int64_t collio__plan_opt(const collio_plan *p, int i)
 {
     return p->opts.v[i];
 }
+/* The end of a call for one of the plan's work buffers (collio__bigbuf):
+ * under plan.keep_buffers (the default) it stays for the next call and is
+ * returned; otherwise it is freed and NULL returned (made again at the
+ * next call's first use). Use: buf = collio__plan_buf_done(p, buf). */
+static inline void *collio__plan_buf_done(const collio_plan *p, void *buf)
+{
+    if (collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS))
+        return buf;
+    collio__bigbuf_free(buf);
+    return NULL;
+}
 
 /* Stats (stats.c): the generic fields of collio_stats as a table (the
  * stats of section "plan"), so that resets, sums and every binding walk

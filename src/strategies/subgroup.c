@@ -375,14 +375,6 @@ static int inner_exec(collio_plan *p, sg_plan *sg, collio_file *f, char *merged,
     return rc;
 }
 
-static void release_buffer(collio_plan *p, sg_plan *sg)
-{
-    if (sg->buf != NULL && !collio__plan_opt(p, COLLIO__PLAN_KEEP_BUFFERS)) {
-        collio__bigbuf_free(sg->buf);
-        sg->buf = NULL;
-    }
-}
-
 /* Collective: the start of a call -- the masters' merged buffers (one per
  * group of two or more), agreed before anything moves; counted into
  * work_bytes. */
@@ -415,7 +407,7 @@ static int sg_write(collio_plan *p, collio_file *f, const char *stream)
         char *merged = alone ? (char *)stream : sg->buf;
         rc = inner_exec(p, sg, f, merged, 1, alone ? p->scratch != NULL : 1);
     }
-    release_buffer(p, sg);
+    sg->buf = collio__plan_buf_done(p, sg->buf);
     return rc;
 }
 
@@ -433,7 +425,7 @@ static int sg_read(collio_plan *p, collio_file *f, char *stream)
     int mrc = alone ? COLLIO_OK : group_move(p, sg, stream, 0);
     collio__stat_set(p, ST_GATHER_S, collio__now() - t0);
     p->stats.exchange_s += p->statv[p->own_stat + ST_GATHER_S];
-    release_buffer(p, sg);
+    sg->buf = collio__plan_buf_done(p, sg->buf);
     return rc != COLLIO_OK ? rc : mrc;
 }
 
