@@ -175,6 +175,7 @@ static void file_free(collio_file *f)
     free(f->path);
     free(f->tmp_path);
     free(f->bounce);
+    free(f->sink);
     free(f);
 }
 
@@ -234,6 +235,7 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
         f->fh = MPI_FILE_NULL;
         f->coll_fh = MPI_FILE_NULL;
         f->mode = mode;
+        f->fresh_from = mode == COLLIO_FILE_CREATE ? 0 : INT64_MAX;
         f->opts = *o;
         MPI_Comm_rank(dup, &f->rank);
         MPI_Comm_size(dup, &f->nranks);
@@ -424,6 +426,7 @@ int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
         s->opts = f->opts;
         s->call_off = f->call_off; /* opened inside one call: its offset */
         s->holes = f->holes;       /* and its sparse layout */
+        s->fresh_from = f->fresh_from;
         s->ops = f->ops;
         s->path = dup_str(f->path);
         s->tmp_path = f->tmp_path != NULL ? dup_str(f->tmp_path) : NULL;

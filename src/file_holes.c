@@ -2,25 +2,70 @@
  * file_holes.c -- data access of plans on sparse extents layouts
  * (layout_extents.c). The strategies see the data packed without its
  * holes; each request they make, [off, off + n) packed bytes, is cut at
- * the ends of the held runs and issued at the runs' file offsets. Bytes
- * no rank holds are never written or read: a writer's domain request
- * becomes one request per run it meets, never a read-modify-write over a
- * hole (a dense layout has one run and keeps no map: no cost there).
+ * the ends of the held runs and issued at the runs' file offsets. A hole
+ * inside a request is never read-modify-written: the request ends there
+ * and the next run starts another, unless the hole is bridged (below). A
+ * dense layout has one run and keeps no map: no cost there.
+ *
+ * Bridging. A held run of a few bytes is a system call of its own, which
+ * about what copying a few KiB does (a bx = 1 vector with every 4th
+ * element a hole: 1.4 million calls of 12 bytes at 8 ranks took 2.4 s,
+ * docs/benchmarks.md "sparse"). So a small hole (below) between two runs
+ * of one request joins them into one vector call:
+ *  - reading, its bytes are read into f->sink and dropped (reading a byte
+ *    no rank holds changes nothing);
+ *  - writing, only where no call on the file has written yet
+ *    (f->fresh_from: a CREATE file's temporary, beyond every earlier
+ *    call's data), its bytes are written as zeros -- what they are there
+ *    already, as nobody holds them in this call. Anywhere else (INPLACE,
+ *    an earlier call's region) a hole is never written.
  */
 #include "collio_internal.h"
 
-/* The iovec entries covering bytes [at, at + n) of iov (cursor *i, *in:
- * entry and offset inside it, advanced past them), into out[]. Returns
- * the number of entries written. */
-static int take_iov(const struct iovec *iov, int niov, int *i, size_t *in, size_t n,
-                    struct iovec *out)
+/* The longest hole bridged: writing, and reading (a buffered write call
+ * costs several times a read one here: ext4 updates the inode's times and
+ * its journal at each). A read request bridges holes of SINK_BYTES in all
+ * at most (f->sink: each hole its own bytes of it, as MPI-IO's memory
+ * types must not overlap in a read; small enough to come from the heap,
+ * not a fresh mapping that faults in at every file's first read). */
+#define BRIDGE_WRITE_BYTES ((int64_t)16 << 10)
+#define BRIDGE_READ_BYTES ((int64_t)4 << 10)
+#define SINK_BYTES ((int64_t)64 << 10)
+
+static const char zeros[BRIDGE_WRITE_BYTES];
+
+/* A growing array of iovec entries: one request's. */
+typedef struct vec {
+    struct iovec *v;
+    int n, cap;
+} vec;
+
+static int vec_push(vec *q, void *base, size_t len)
 {
-    int k = 0;
-    while (n > 0 && *i < niov) {
+    if (len == 0)
+        return COLLIO_OK;
+    if (q->n == q->cap) {
+        int cap = q->cap > 0 ? 2 * q->cap : 64;
+        struct iovec *v = realloc(q->v, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return COLLIO_ERR_NOMEM;
+        q->v = v;
+        q->cap = cap;
+    }
+    q->v[q->n++] = (struct iovec){base, len};
+    return COLLIO_OK;
+}
+
+/* Appends the entries covering the next n bytes of iov (cursor *i, *in:
+ * entry and offset inside it, advanced past them). */
+static int take_iov(const struct iovec *iov, int niov, int *i, size_t *in, size_t n,
+                    vec *out)
+{
+    int rc = COLLIO_OK;
+    while (n > 0 && *i < niov && rc == COLLIO_OK) {
         size_t left = iov[*i].iov_len - *in;
         size_t take = n < left ? n : left;
-        if (take > 0)
-            out[k++] = (struct iovec){(char *)iov[*i].iov_base + *in, take};
+        rc = vec_push(out, (char *)iov[*i].iov_base + *in, take);
         n -= take;
         *in += take;
         if (*in == iov[*i].iov_len) {
@@ -28,7 +73,28 @@ static int take_iov(const struct iovec *iov, int niov, int *i, size_t *in, size_
             *in = 0;
         }
     }
-    return k;
+    return rc;
+}
+
+/* Whether the hole before run r (r >= 1) is bridged in this request,
+ * `sunk` bytes of f->sink taken by its earlier holes: its bytes in *gap
+ * and its first byte's absolute offset in *at. */
+static int bridged(collio_file *f, int64_t r, int writing, int64_t sunk, int64_t *gap,
+                   int64_t *at)
+{
+    const collio__holes *h = f->holes;
+    const int64_t es = (int64_t)h->esize, end = h->off[r - 1] + h->len[r - 1];
+    *gap = (h->off[r] - end) * es;
+    if (*gap > (writing ? BRIDGE_WRITE_BYTES : BRIDGE_READ_BYTES)
+        || collio__file_abs(f, end * es, (size_t)*gap, at) != COLLIO_OK)
+        return 0;
+    if (writing)
+        return *at >= f->fresh_from;
+    if (sunk + *gap > SINK_BYTES)
+        return 0;
+    if (f->sink == NULL)
+        f->sink = malloc((size_t)SINK_BYTES);
+    return f->sink != NULL;
 }
 
 int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *iov,
@@ -43,32 +109,43 @@ int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *i
     /* strategies move whole elements: offsets and sizes are multiples */
     if (rc == COLLIO_OK && (off < 0 || off % es != 0 || total % (size_t)es != 0))
         rc = COLLIO_ERR_ARG;
-    struct iovec *sub = malloc((size_t)(niov > 0 ? niov : 1) * sizeof *sub);
-    if (rc == COLLIO_OK && sub == NULL)
-        rc = COLLIO_ERR_NOMEM;
     int64_t a = off / es, left = (int64_t)total / es;
     int64_t r = rc == COLLIO_OK && left > 0 ? collio__holes_run_of_packed(h, a) : 0;
     int i = 0;
     size_t in = 0;
-    while (rc == COLLIO_OK && left > 0) {
-        if (r >= h->n || a < h->cum[r] || a >= h->cum[r] + h->len[r]) {
-            rc = COLLIO_ERR_ARG; /* beyond the data: a strategy's bug */
-            break;
+    vec q = {0};
+    while (rc == COLLIO_OK && left > 0) { /* one request: runs and bridged holes */
+        q.n = 0;
+        int64_t start = 0, sunk = 0;
+        for (int first = 1; rc == COLLIO_OK; first = 0) {
+            if (r >= h->n || a < h->cum[r] || a >= h->cum[r] + h->len[r]) {
+                rc = COLLIO_ERR_ARG; /* beyond the data: a strategy's bug */
+                break;
+            }
+            int64_t take = h->cum[r] + h->len[r] - a;
+            if (take > left)
+                take = left;
+            if (first)
+                rc = collio__file_abs(f, (h->off[r] + (a - h->cum[r])) * es,
+                                      (size_t)(take * es), &start);
+            if (rc == COLLIO_OK)
+                rc = take_iov(iov, niov, &i, &in, (size_t)(take * es), &q);
+            a += take;
+            left -= take;
+            if (left == 0 || ++r >= h->n)
+                break;
+            int64_t gap, at;
+            if (rc != COLLIO_OK || !bridged(f, r, writing, sunk, &gap, &at))
+                break; /* the next run starts the next request */
+            rc = vec_push(&q, writing ? (void *)zeros : f->sink + sunk, (size_t)gap);
+            if (!writing)
+                sunk += gap;
         }
-        int64_t run_left = h->cum[r] + h->len[r] - a;
-        int64_t take = left < run_left ? left : run_left;
-        int nsub = take_iov(iov, niov, &i, &in, (size_t)(take * es), sub);
-        int64_t abs;
-        rc = collio__file_abs(f, (h->off[r] + (a - h->cum[r])) * es, (size_t)(take * es),
-                              &abs);
         if (rc == COLLIO_OK)
-            rc = writing ? f->ops->pwritev(f, abs, sub, nsub)
-                         : f->ops->preadv(f, abs, sub, nsub);
-        a += take;
-        left -= take;
-        r++;
+            rc = writing ? f->ops->pwritev(f, start, q.v, q.n)
+                         : f->ops->preadv(f, start, q.v, q.n);
     }
-    free(sub);
+    free(q.v);
     if (rc != COLLIO_OK && writing && rc != COLLIO_ERR_STATE)
         f->failed = 1;
     return rc;

@@ -254,6 +254,17 @@ static void call_begin(collio_plan *p, collio_file *f, int64_t offset)
     f->holes = p->layout->holes;
 }
 
+/* After a write on f, ended well or not: no byte at or beyond its data's
+ * end has been written yet (what file_holes.c may write zeros over). */
+static void call_wrote(const collio_plan *p, collio_file *f, int64_t offset)
+{
+    int64_t end = INT64_MAX;
+    if (f->fresh_from == INT64_MAX || data_end(p, f, offset, &end) != COLLIO_OK)
+        end = INT64_MAX; /* (checked at the call's start: never) */
+    if (end > f->fresh_from)
+        f->fresh_from = end;
+}
+
 static void call_end(collio_file *f)
 {
     if (f != NULL) {
@@ -292,6 +303,7 @@ static int write_at(collio_plan *plan, collio_file *f, int64_t offset, const voi
         call_begin(plan, f, offset);
         rc = run_strategy(plan, f, s.strat, 1,
                           ours || collio__plan_opt(plan, COLLIO__PLAN_DESTROY_INPUT));
+        call_wrote(plan, f, offset);
         call_end(f);
     }
     streams_done(plan);

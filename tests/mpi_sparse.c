@@ -108,6 +108,17 @@ static void fill_buf(unsigned char *buf, const int64_t *off, const int64_t *len,
                 buf[at++] = data_byte(e, b, seed);
 }
 
+/* The first byte where got (NULL: none) differs from want within both;
+ * -1 if none. */
+static int64_t first_diff(const unsigned char *got, size_t got_n,
+                          const unsigned char *want, size_t n)
+{
+    for (size_t i = 0; got != NULL && i < n && i < got_n; i++)
+        if (got[i] != want[i])
+            return (int64_t)i;
+    return -1;
+}
+
 /* One INPLACE open, one write or read, one close; the agreed code. */
 static int io_inplace(tu_ctx *t, collio_plan *p, const char *path,
                       const collio_file_options *fo, int writing, void *buf, size_t bytes)
@@ -189,10 +200,7 @@ static void sparse_case(tu_ctx *t, const sp_case *c, int64_t span, int maxrun, s
         {
             size_t got_n = 0;
             unsigned char *got = tu_posix_get(t, path, &got_n);
-            int64_t bad = -1;
-            for (size_t i = 0; got && i < fbytes && i < got_n && bad < 0; i++)
-                if (got[i] != want[i])
-                    bad = (int64_t)i;
+            int64_t bad = first_diff(got, got_n, want, fbytes);
             TU_CHECK(t, got != NULL && got_n == fbytes && bad < 0,
                      "file: %zu bytes (want %zu), first difference at byte %lld (%s)",
                      got_n, fbytes, (long long)bad,
@@ -216,6 +224,120 @@ static void sparse_case(tu_ctx *t, const sp_case *c, int64_t span, int maxrun, s
     free(len);
     free(buf);
     free(back);
+    free(want);
+}
+
+/* Two variables on one span, one CREATE file, two plans: runs of
+ * 1..maxrun elements, each held by variable A, by B, or by neither, so
+ * that A's holes are B's data and the reverse, and the holes are small
+ * enough to be bridged (file_holes.c). Written in one open, `first` then
+ * the other: the second call must not write its holes (the first one's
+ * data) where the first call's zeros were allowed; the never-held runs
+ * stay zeros. The reference is rank 0's, from the same generator. Each
+ * variable is then read back from the committed file. */
+static void create_vars_case(tu_ctx *t, const char *strategy, collio_backend be,
+                             int64_t span, int maxrun, int first, uint64_t seed)
+{
+    tu_case(t, "create two variables strategy=%s backend=%s span=%lld first=%c", strategy,
+            be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio", (long long)span,
+            first ? 'B' : 'A');
+    if (!tu_case_enabled(t))
+        return;
+    const size_t es = 4;
+    piece *v = malloc((size_t)span * sizeof *v);
+    int who[2] = {0, 0}; /* runs per variable */
+    int64_t nv = 0;
+    int *var = malloc((size_t)span * sizeof *var);
+    for (int64_t at = 0, k = 0; at < span; k++) {
+        uint64_t r = mix(seed * 104729 + (uint64_t)k);
+        int64_t len = 1 + (int64_t)(r % (uint64_t)maxrun);
+        if (len > span - at)
+            len = span - at;
+        int x = (int)((r >> 16) % 5); /* 0: neither, 1-2: A, 3-4: B */
+        if (x > 0) {
+            var[nv] = x <= 2 ? 0 : 1;
+            who[var[nv]]++;
+            v[nv++] = (piece){at, len, (int)((r >> 32) % (uint64_t)t->nranks)};
+        }
+        at += len;
+    }
+    int64_t *off = malloc((size_t)(nv + 1) * sizeof *off);
+    int64_t *len = malloc((size_t)(nv + 1) * sizeof *len);
+    piece *mine = malloc((size_t)(nv + 1) * sizeof *mine);
+    unsigned char *buf[2] = {NULL, NULL};
+    int64_t elems[2] = {0, 0};
+    collio_layout *l[2] = {NULL, NULL};
+    collio_plan *p[2] = {NULL, NULL};
+    int rc = COLLIO_OK;
+    for (int a = 0; a < 2; a++) {
+        int64_t n = 0;
+        for (int64_t i = 0; i < nv; i++)
+            if (var[i] == a)
+                mine[n++] = v[i];
+        int64_t m = my_extents(mine, n, t->rank, seed + (uint64_t)a, off, len);
+        for (int64_t i = 0; i < m; i++)
+            elems[a] += len[i];
+        buf[a] = malloc((size_t)elems[a] * es + 1);
+        fill_buf(buf[a], off, len, m, es, seed + 10 + (uint64_t)a);
+        if (rc == COLLIO_OK)
+            rc = collio_layout_extents(t->comm, m, off, len, es, &l[a]);
+        if (rc == COLLIO_OK)
+            rc = collio_plan_create(t->comm, l[a], strategy, NULL, &p[a]);
+    }
+    TU_RC_ALL(t, rc, COLLIO_OK, "two layouts and plans");
+    TU_CHECK(t, who[0] > 0 && who[1] > 0, "both variables hold runs (%d, %d)", who[0],
+             who[1]);
+    size_t fbytes = 0; /* the reference: zeros, each variable's data */
+    for (int64_t i = 0; i < nv; i++)
+        if ((size_t)(v[i].off + v[i].len) * es > fbytes)
+            fbytes = (size_t)(v[i].off + v[i].len) * es;
+    unsigned char *want = calloc(fbytes + 1, 1);
+    for (int64_t i = 0; i < nv; i++)
+        for (int64_t e = v[i].off; e < v[i].off + v[i].len; e++)
+            for (size_t b = 0; b < es; b++)
+                want[e * (int64_t)es + (int64_t)b] =
+                    data_byte(e, b, seed + 10 + (uint64_t)var[i]);
+    char path[1024];
+    tu_temp_path(t, "create_vars", path, sizeof path);
+    collio_file_options fo;
+    collio_file_options_init(&fo);
+    fo.backend = be;
+    collio_file *f = NULL;
+    if (rc == COLLIO_OK) {
+        rc = collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &fo, &f);
+        for (int k = 0; k < 2 && rc == COLLIO_OK; k++) {
+            int a = k == 0 ? first : 1 - first;
+            rc = collio_write(p[a], f, buf[a], (size_t)elems[a] * es);
+        }
+        int crc = f != NULL ? collio_file_close(&f) : COLLIO_OK;
+        TU_RC_ALL(t, rc != COLLIO_OK ? rc : crc, COLLIO_OK, "open, two writes, close");
+        size_t got_n = 0;
+        unsigned char *got = tu_posix_get(t, path, &got_n);
+        int64_t bad = first_diff(got, got_n, want, fbytes);
+        TU_CHECK(t, got != NULL && got_n == fbytes && bad < 0,
+                 "file: %zu bytes (want %zu), first difference at byte %lld", got_n,
+                 fbytes, (long long)bad);
+        free(got);
+        for (int a = 0; a < 2; a++) {
+            unsigned char *back = calloc((size_t)elems[a] * es + 1, 1);
+            TU_RC_ALL(t, io_inplace(t, p[a], path, &fo, 0, back, (size_t)elems[a] * es),
+                      COLLIO_OK, a ? "read variable B" : "read variable A");
+            TU_CHECK(t, memcmp(back, buf[a], (size_t)elems[a] * es) == 0,
+                     "variable %c read back equals written", 'A' + a);
+            free(back);
+        }
+    }
+    for (int a = 0; a < 2; a++) {
+        collio_plan_free(&p[a]);
+        collio_layout_free(&l[a]);
+        free(buf[a]);
+    }
+    tu_remove(t, path);
+    free(v);
+    free(var);
+    free(off);
+    free(len);
+    free(mine);
     free(want);
 }
 
@@ -377,6 +499,12 @@ int main(int argc, char **argv)
     sp_case empty = {"multiphase", "", COLLIO_BACKEND_POSIX}; /* tiny: ranks empty */
     sparse_case(&t, &empty, 3, 2, 4, seed++);
 
+    for (size_t s = 0; s < sizeof canon / sizeof canon[0]; s++)
+        for (int b = 0; b < 2; b++)
+            for (int first = 0; first < 2; first++)
+                create_vars_case(&t, canon[s],
+                                 b ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX, 2000, 6,
+                                 first, seed++);
     for (size_t s = 0; s < sizeof canon / sizeof canon[0]; s++)
         write_at_case(&t, canon[s], 1000 + t.nranks, 7);
     error_cases(&t);

@@ -37,14 +37,19 @@ struct collio_file {
     int fh_open;
     MPI_File coll_fh; /* collective MPI-IO handle for two_phase (lazy) */
     int coll_fh_open;
-    int64_t id;      /* drawn by rank 0 at open: the same on every rank of
-                        this file, another for every other open */
-    uint64_t fs_key; /* collio__fs_key of its file system (rank 0's view) */
-    int failed;      /* a call on this file failed: do not commit */
-    char why[400];   /* the first failure's agreed detail (for close) */
-    int lock_fd;     /* CREATE, rank 0: holds the temporary's lock, else -1 */
-    char *bounce;    /* POSIX reads in the copy's aliasing window (machine/alias.c):
-                        page-aligned, made at first use, freed with f */
+    int64_t id;         /* drawn by rank 0 at open: the same on every rank of
+                           this file, another for every other open */
+    uint64_t fs_key;    /* collio__fs_key of its file system (rank 0's view) */
+    int failed;         /* a call on this file failed: do not commit */
+    char why[400];      /* the first failure's agreed detail (for close) */
+    int lock_fd;        /* CREATE, rank 0: holds the temporary's lock, else -1 */
+    char *bounce;       /* POSIX reads in the copy's aliasing window (machine/alias.c):
+                           page-aligned, made at first use, freed with f */
+    char *sink;         /* reads of bridged holes (file_holes.c): made at first
+                           use, freed with f */
+    int64_t fresh_from; /* CREATE: no call has written at or beyond this
+                           absolute byte yet (its bytes are zeros), else
+                           INT64_MAX; raised at the end of every write */
     /* Set for the duration of one collio_write(_at) / collio_read(_at): */
     int64_t call_off;           /* the call's offset, added to base_offset */
     const collio__holes *holes; /* the plan's sparse layout: offsets given
