@@ -169,10 +169,15 @@ int collio_layout_index_list_replicated(MPI_Comm comm, int64_t nglobal, int64_t 
  * from its buffer one after the other, in that order (any order; len[i]
  * may be 0; n may be 0 and the arrays NULL then). Extents of all ranks
  * must be disjoint; unlike an index list they need not cover the file:
- * elements held by no rank are holes, never written, read or overwritten
- * (a header, other variables, another program's data stay as they are).
- * The data ends at the end of the last extent of any rank. Every canonical
- * strategy writes only the runs of its file domain that some rank holds.
+ * elements held by no rank are holes, never overwritten (a header, other
+ * variables, another program's data stay as they are). The data ends at
+ * the end of the last extent of any rank. Every canonical strategy writes
+ * only the runs of its file domain that some rank holds, with one
+ * exception that changes no byte: in a COLLIO_FILE_CREATE file, a hole of
+ * at most 16 KiB between two runs, where no earlier call on the file has
+ * written, is written as the zeros it holds, so that one request covers
+ * many runs. A read may read a hole of at most 4 KiB and drop its bytes.
+ * (docs/mpiio.md, "Sparse extents, holes kept".)
  * Memory: every rank keeps the list of held runs (the union of all ranks'
  * extents, coalesced); at most COLLIO_EXTENTS_MAX_RUNS of them.
  * Errors: COLLIO_ERR_ARG (negative off or len, NULL arrays with n > 0,
