@@ -31,6 +31,10 @@
 #define BRIDGE_WRITE_BYTES ((int64_t)16 << 10)
 #define BRIDGE_READ_BYTES ((int64_t)4 << 10)
 #define SINK_BYTES ((int64_t)64 << 10)
+/* Entries of one request, at most (its holes bridged): what one vector
+ * system call takes (Linux's IOV_MAX), so that a domain of millions of
+ * runs never needs an array of millions of entries. */
+#define REQUEST_IOV 1024
 
 static const char zeros[BRIDGE_WRITE_BYTES];
 
@@ -135,7 +139,8 @@ int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *i
             if (left == 0 || ++r >= h->n)
                 break;
             int64_t gap, at;
-            if (rc != COLLIO_OK || !bridged(f, r, writing, sunk, &gap, &at))
+            if (rc != COLLIO_OK || q.n >= REQUEST_IOV
+                || !bridged(f, r, writing, sunk, &gap, &at))
                 break; /* the next run starts the next request */
             rc = vec_push(&q, writing ? (void *)zeros : f->sink + sunk, (size_t)gap);
             if (!writing)

@@ -505,6 +505,11 @@ int main(int argc, char **argv)
                 create_vars_case(&t, canon[s],
                                  b ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX, 2000, 6,
                                  first, seed++);
+    /* runs of 1-2 elements: a writer's domain is thousands of runs, more
+     * than one request takes (file_holes.c's REQUEST_IOV) */
+    for (int b = 0; b < 2; b++)
+        create_vars_case(&t, b ? "serial" : "multiphase", COLLIO_BACKEND_POSIX, 30000, 2,
+                         b, seed++);
     for (size_t s = 0; s < sizeof canon / sizeof canon[0]; s++)
         write_at_case(&t, canon[s], 1000 + t.nranks, 7);
     error_cases(&t);
