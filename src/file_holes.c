@@ -81,19 +81,18 @@ static int take_iov(const struct iovec *iov, int niov, int *i, size_t *in, size_
 }
 
 /* Whether the hole before run r (r >= 1) is bridged in this request,
- * `sunk` bytes of f->sink taken by its earlier holes: its bytes in *gap
- * and its first byte's absolute offset in *at. */
-static int bridged(collio_file *f, int64_t r, int writing, int64_t sunk, int64_t *gap,
-                   int64_t *at)
+ * `sunk` bytes of f->sink taken by its earlier holes; its bytes in *gap. */
+static int bridged(collio_file *f, int64_t r, int writing, int64_t sunk, int64_t *gap)
 {
     const collio__holes *h = f->holes;
     const int64_t es = (int64_t)h->esize, end = h->off[r - 1] + h->len[r - 1];
     *gap = (h->off[r] - end) * es;
-    if (*gap > (writing ? BRIDGE_WRITE_BYTES : BRIDGE_READ_BYTES)
-        || collio__file_abs(f, end * es, (size_t)*gap, at) != COLLIO_OK)
+    if (*gap > (writing ? BRIDGE_WRITE_BYTES : BRIDGE_READ_BYTES))
         return 0;
+    int64_t at; /* the hole's first byte in the file */
     if (writing)
-        return *at >= f->fresh_from;
+        return collio__file_abs(f, end * es, (size_t)*gap, &at) == COLLIO_OK
+               && at >= f->fresh_from;
     if (sunk + *gap > SINK_BYTES)
         return 0;
     if (f->sink == NULL)
@@ -138,9 +137,9 @@ int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *i
             left -= take;
             if (left == 0 || ++r >= h->n)
                 break;
-            int64_t gap, at;
+            int64_t gap;
             if (rc != COLLIO_OK || q.n >= REQUEST_IOV
-                || !bridged(f, r, writing, sunk, &gap, &at))
+                || !bridged(f, r, writing, sunk, &gap))
                 break; /* the next run starts the next request */
             rc = vec_push(&q, writing ? (void *)zeros : f->sink + sunk, (size_t)gap);
             if (!writing)

@@ -167,29 +167,22 @@ typedef struct streams {
     int own_user, own_strat;
 } streams;
 
-/* The plan's stream *buf of n bytes, made at first use. */
-static char *stream_buf(char **buf, size_t n)
-{
-    if (*buf == NULL)
-        *buf = collio__bigbuf_alloc(n > 0 ? n : 1);
-    return *buf;
-}
-
 static int streams_alloc(collio_plan *p, void *buf, streams *s)
 {
     const collio_layout *u = user_layout(p);
     memset(s, 0, sizeof *s);
     s->user = buf;
     if (u->mem_kind != COLLIO__MEM_PACKED) {
-        s->user = stream_buf(&p->user_stream, (size_t)u->nlocal * u->esize);
+        s->user = p->user_stream =
+            collio__plan_buf(p->user_stream, (size_t)u->nlocal * u->esize);
         s->own_user = 1;
         if (s->user == NULL)
             return COLLIO_ERR_NOMEM;
     }
     s->strat = s->user;
     if (p->repl != NULL && !collio__repl_identity(p->repl)) {
-        s->strat =
-            stream_buf(&p->strat_stream, (size_t)p->layout->nlocal * p->layout->esize);
+        s->strat = p->strat_stream = collio__plan_buf(
+            p->strat_stream, (size_t)p->layout->nlocal * p->layout->esize);
         s->own_strat = 1;
         if (s->strat == NULL)
             return COLLIO_ERR_NOMEM;
@@ -258,8 +251,8 @@ static void call_begin(collio_plan *p, collio_file *f, int64_t offset)
  * end has been written yet (what file_holes.c may write zeros over). */
 static void call_wrote(const collio_plan *p, collio_file *f, int64_t offset)
 {
-    int64_t end = INT64_MAX;
-    if (f->fresh_from == INT64_MAX || data_end(p, f, offset, &end) != COLLIO_OK)
+    int64_t end;
+    if (data_end(p, f, offset, &end) != COLLIO_OK)
         end = INT64_MAX; /* (checked at the call's start: never) */
     if (end > f->fresh_from)
         f->fresh_from = end;

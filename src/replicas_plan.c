@@ -390,10 +390,8 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
                    (size_t)r->runs[k].len * es);
     if (!r->any_fill)
         return COLLIO_OK;
-    if (r->sbuf == NULL)
-        r->sbuf = collio__bigbuf_alloc(r->nsend > 0 ? (size_t)r->nsend * es : 1);
-    if (r->rbuf == NULL)
-        r->rbuf = collio__bigbuf_alloc(r->nrecv > 0 ? (size_t)r->nrecv * es : 1);
+    r->sbuf = collio__plan_buf(r->sbuf, (size_t)r->nsend * es);
+    r->rbuf = collio__plan_buf(r->rbuf, (size_t)r->nrecv * es);
     char *sbuf = r->sbuf, *rbuf = r->rbuf;
     int rc = collio__agree(p->comm, sbuf && rbuf ? COLLIO_OK : COLLIO_ERR_NOMEM);
     if (rc == COLLIO_OK) {

@@ -160,6 +160,13 @@ static inline int64_t collio__plan_opt(const collio_plan *p, int i)
 {
     return p->opts.v[i];
 }
+/* One of the plan's work buffers (collio__bigbuf) of n bytes, made at
+ * the first call that needs it (NULL if out of memory: tried again at the
+ * next call). Use: buf = collio__plan_buf(buf, n). */
+static inline void *collio__plan_buf(void *buf, size_t n)
+{
+    return buf != NULL ? buf : collio__bigbuf_alloc(n > 0 ? n : 1);
+}
 /* The end of a call for one of the plan's work buffers (collio__bigbuf):
  * under plan.keep_buffers (the default) it stays for the next call and is
  * returned; otherwise it is freed and NULL returned (made again at the

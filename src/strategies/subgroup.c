@@ -286,10 +286,7 @@ static int sg_plan_create(collio_plan *p)
 /* Master: the merged stream buffer (gsize > 1). */
 static int merged_buffer(collio_plan *p, sg_plan *sg)
 {
-    if (sg->buf != NULL)
-        return COLLIO_OK;
-    size_t bytes = (size_t)sg->merged * p->layout->esize;
-    sg->buf = collio__bigbuf_alloc(bytes > 0 ? bytes : 1);
+    sg->buf = collio__plan_buf(sg->buf, (size_t)sg->merged * p->layout->esize);
     return sg->buf != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
 }
 
