@@ -349,6 +349,15 @@ typedef struct collio_fs_id {
  *  "unknown" where nothing is found). Errors: COLLIO_ERR_ARG (NULL). */
 int collio_fs_identify(const char *path, collio_fs_id *out);
 
+/** Local. 1 if the file system is a network hop away -- its mount table
+ *  type is one of NFS, SMB, Lustre, GPFS, BeeGFS, Ceph, GlusterFS, AFS,
+ *  OrangeFS, PanFS, WekaFS, DAOS, 9p, OCFS2, GFS2 and a few FUSE clients
+ *  of the same (docs/auto.md lists them), or without a mount table its
+ *  statfs magic number is --, else 0 (NULL: 0). Strategy "auto" prices a
+ *  networked file system without a calibration entry with the networked
+ *  built-in costs instead of a local disk's. */
+int collio_fs_is_networked(const collio_fs_id *id);
+
 /** Most piece sizes of collio_fs_costs' interleaved request costs. */
 #define COLLIO_CAL_INTERLEAVED_MAX 4
 
@@ -440,7 +449,8 @@ typedef struct collio_calibration {
 } collio_calibration;
 
 /** Local. The built-in defaults (from_file = 0; no file system entry: a
- *  plan then uses the generic file costs given in docs/auto.md). */
+ *  plan then uses the built-in file costs of the file's kind, local or
+ *  networked (collio_fs_is_networked), given in docs/auto.md). */
 void collio_calibration_defaults(collio_calibration *out);
 
 /** Local. Where the calibration file is: $COLLIO_CALIBRATION if set, else

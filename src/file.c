@@ -272,7 +272,7 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
                                                 : &collio__file_posix_ops;
     /* this open's identity, so that a write can tell whether every rank
      * passed the same file */
-    int64_t idfs[2] = {0, 0};
+    int64_t idfs[3] = {0, 0, 0};
     if (f->rank == 0) {
         /* and the file system it lives on, as rank 0 sees it (strategy
          * auto's costs depend on it; learned here, outside the writes) */
@@ -280,11 +280,13 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
         collio_fs_identify(path, &fs);
         idfs[0] = (int64_t)(collio__random64() >> 1);
         idfs[1] = (int64_t)collio__fs_key(&fs);
+        idfs[2] = collio_fs_is_networked(&fs);
     }
-    rc = MPI_Bcast(idfs, 2, MPI_INT64_T, 0, f->comm) == MPI_SUCCESS ? COLLIO_OK
+    rc = MPI_Bcast(idfs, 3, MPI_INT64_T, 0, f->comm) == MPI_SUCCESS ? COLLIO_OK
                                                                     : COLLIO_ERR_MPI;
     f->id = idfs[0];
     f->fs_key = (uint64_t)idfs[1];
+    f->fs_networked = (int)idfs[2];
     rc = collio__agree(f->comm, rc);
     if (rc == COLLIO_OK && mode == COLLIO_FILE_CREATE)
         rc = setup_create(f);
@@ -427,6 +429,8 @@ int collio__file_sub_open(collio_file *f, MPI_Comm comm, collio_file **out)
         s->call_off = f->call_off; /* opened inside one call: its offset */
         s->holes = f->holes;       /* and its sparse layout */
         s->fresh_from = f->fresh_from;
+        s->fs_key = f->fs_key; /* the same file system */
+        s->fs_networked = f->fs_networked;
         s->ops = f->ops;
         s->path = dup_str(f->path);
         s->tmp_path = f->tmp_path != NULL ? dup_str(f->tmp_path) : NULL;

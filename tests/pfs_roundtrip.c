@@ -77,6 +77,28 @@ static int make_plan(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     return TU_RC_ALL(t, rc, COLLIO_OK, "layout and plan");
 }
 
+/* auto, after a write on the volume: it took the file system for a
+ * networked one (the testbed is GlusterFS through FUSE: check_testbed),
+ * and without a calibration entry it priced list I/O at the networked
+ * built-in cost of a write request, 300 us (docs/auto.md), for each of
+ * the pieces of the rank that has most -- not a local disk's 2 us. */
+static void check_networked(tu_ctx *t, collio_plan *p, const int64_t *idx, int64_t n)
+{
+    TU_CHECK(t, TU_STAT(t, p, "auto.networked") == 1, "auto.networked %g on GlusterFS",
+             TU_STAT(t, p, "auto.networked"));
+    if (TU_STAT(t, p, "auto.calibrated") != 0)
+        return;         /* this machine's calibration knows the volume */
+    long long runs = 0; /* this rank's pieces: runs of consecutive elements */
+    for (int64_t i = 0; i < n; i++)
+        runs += i == 0 || idx[i] != idx[i - 1] + 1;
+    MPI_Allreduce(MPI_IN_PLACE, &runs, 1, MPI_LONG_LONG, MPI_MAX, t->comm);
+    double list = TU_STAT(t, p, "auto.predicted_independent_s");
+    TU_CHECK(t, list >= (double)runs * 300e-6,
+             "uncalibrated GlusterFS: list I/O of %lld pieces predicted %g s, "
+             "under 300 us a piece",
+             runs, list);
+}
+
 static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
                       collio_backend be)
 {
@@ -103,6 +125,8 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
             TU_CHECK(t, tu_check_file(t, path, d->nglobal, d->esize, 11, 0, 0, 1) == 0,
                      "file differs from the expectation");
             TU_CHECK(t, tu_count_strays(t, path) == 0, "no temporary left");
+            if (strcmp(strategy, "auto") == 0)
+                check_networked(t, p, idx, n);
             memset(back, 0, bytes + 1);
             int64_t first = -1;
             if (tu_plan_io(t, p, path, &fo, 0, back, bytes))

@@ -6,6 +6,7 @@
  * below were worked out on paper, term by term (the comments show the
  * terms); the choice is the least of them.
  */
+#include "collio_internal.h"
 #include "strategies/auto/model.h"
 #include "unit_check.h"
 
@@ -209,6 +210,37 @@ int main(void)
           "two nodes: serial %.9g", t[AUTO_SERIAL]);
     /* independent 0.014 against multiphase 0.0140925: list I/O, narrowly */
     CHECK(collio__auto_pick(t) == AUTO_INDEPENDENT, "two nodes: independent chosen");
+
+    /* 4b. the same shape on a networked file system no calibration
+     *     measured: the built-in networked file costs of docs/auto.md
+     *     (300 us a write request, 200 us a read request, 500 MB/s
+     *     writing, 1 GB/s reading -- file 0.008 and 0.004 --, the MPI
+     *     library's 15 us a piece and 2 ms a write call); the network and
+     *     memory constants as above */
+    collio_fs_costs net;
+    collio__fs_costs_default(&net, 1);
+    CHECK(strcmp(net.id.type, "default-networked") == 0, "networked type %s",
+          net.id.type);
+    collio__auto_predict(&s, &c, &net, 1, t);
+    /* independent: 1e4 requests * 300e-6 * cpu 1 + file */
+    CHECK(near(t[AUTO_INDEPENDENT], 3.0 + 0.008), "networked: independent %.9g",
+          t[AUTO_INDEPENDENT]);
+    /* multiphase: case 4's packs, messages and exchange, one request of
+     * 300e-6, file 0.008 */
+    CHECK(near(t[AUTO_MULTIPHASE], 2.2e-3 + 3 * 5.5e-6 + 3.75e-4 + 7.5e-3 + 3e-4 + 0.008),
+          "networked: multiphase %.9g", t[AUTO_MULTIPHASE]);
+    /* two_phase: 1e4 * 15e-6 + the call's 2e-3 + file + case 4's exchange */
+    CHECK(near(t[AUTO_TWO_PHASE], 0.15 + 2e-3 + 0.008 + 3 * 5.5e-6 + 5e-4 + 0.01),
+          "networked: two_phase %.9g", t[AUTO_TWO_PHASE]);
+    /* serial: case 4's gather and copies, one request, file */
+    CHECK(near(t[AUTO_SERIAL], 2.2e-5 + 0.0165 + 4.4e-3 + 3e-4 + 0.008),
+          "networked: serial %.9g", t[AUTO_SERIAL]);
+    CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE, "networked: multiphase chosen");
+    /* reads: independent 1e4 * 200e-6 + 4e6 / 1e9 */
+    collio__auto_predict(&s, &c, &net, 0, t);
+    CHECK(near(t[AUTO_INDEPENDENT], 2.0 + 0.004), "networked read: independent %.9g",
+          t[AUTO_INDEPENDENT]);
+    CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE, "networked read: multiphase chosen");
 
     /* 5. list I/O's interleaved request costs (calibrated at 4 B, 1 KiB,
      *    16 KiB: 1, 3, 9 us writing; 0.5, 0.7, 1.1 us reading): the shape of

@@ -73,8 +73,56 @@ static void bad(const char *path, const char *text, int want, const char *what)
     CHECK(memcmp(&c, &d, sizeof c) == 0, "%s: the defaults in place", what);
 }
 
+/* collio_fs_is_networked against the mount table's type names and
+ * statfs(2)'s magic numbers as Linux and the file systems' clients
+ * define them. */
+static void check_networked(void)
+{
+    static const struct {
+        const char *type;
+        unsigned long magic;
+        int networked;
+    } cases[] = {
+        {"nfs", 0, 1},
+        {"nfs4", 0, 1},
+        {"lustre", 0, 1},
+        {"gpfs", 0, 1},
+        {"beegfs", 0, 1},
+        {"ceph", 0, 1},
+        {"cifs", 0, 1},
+        {"fuse.glusterfs", 0x65735546UL, 1}, /* the emulated cluster's volume */
+        {"fuse.ceph-fuse", 0x65735546UL, 1},
+        {"ext4", 0xEF53UL, 0},
+        {"xfs", 0x58465342UL, 0},
+        {"tmpfs", 0x01021994UL, 0},
+        {"overlay", 0x794C7630UL, 0},
+        {"fuse", 0x65735546UL, 0}, /* FUSE alone: may be local */
+        {"fuse.lxcfs", 0x65735546UL, 0},
+        {"nfsd", 0x6E667364UL, 0}, /* the NFS server's own, not a client */
+        {"unknown", 0, 0},
+        {"0x6969", 0x6969UL, 1},         /* no mount table: NFS's magic */
+        {"0xbd00bd0", 0x0BD00BD0UL, 1},  /* Lustre's */
+        {"0xef53", 0xEF53UL, 0},         /* ext4's */
+        {"0x65735546", 0x65735546UL, 0}, /* FUSE's */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        collio_fs_id id;
+        memset(&id, 0, sizeof id);
+        snprintf(id.type, sizeof id.type, "%s", cases[i].type);
+        id.magic = cases[i].magic;
+        CHECK(collio_fs_is_networked(&id) == cases[i].networked, "%s networked: want %d",
+              cases[i].type, cases[i].networked);
+    }
+    CHECK(collio_fs_is_networked(NULL) == 0, "NULL: not networked");
+    collio_fs_id proc;
+    CHECK(collio_fs_identify("/proc", &proc) == COLLIO_OK
+              && collio_fs_is_networked(&proc) == 0,
+          "/proc (%s) is local", proc.type);
+}
+
 int main(void)
 {
+    check_networked();
     char dir[] = "/tmp/unit_calibration.XXXXXX";
     if (mkdtemp(dir) == NULL)
         return 1;

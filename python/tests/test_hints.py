@@ -92,9 +92,10 @@ def test_path_option(comm, env_hints, shared_dir, path):
     for that directory's file system at creation -- a write and a read
     there choose nothing (auto.made_s, the time spent choosing at calls,
     stays 0) -- and reports the path as given. Without auto.dir (and no
-    calibration: the generic costs) the read's plan is made at creation
-    only where it is the write's or a light one (list I/O), else at the
-    read (made_s > 0)."""
+    calibration: the built-in costs of a local and of a networked file
+    system) the read's plan is made at creation only where it is the
+    write's or a light one (list I/O): a plan that chose nothing at its
+    calls (made_s 0) reads by one of those."""
     import pathlib
     env_hints(None)
     lay, idx = vector(comm)
@@ -113,7 +114,7 @@ def test_path_option(comm, env_hints, shared_dir, path):
             else:
                 # candidate 1 is list I/O (collio_auto_candidate_name's order)
                 write, read = plan.stat("auto.write_choice"), plan.stat("auto.read_choice")
-                assert (made == 0) == (read == write or read == 1)
+                assert made > 0 or read == write or read == 1
     with collio.Plan(comm, lay, "auto", hints="auto.dir=" + shared_dir) as plan:
         assert plan.hints()["auto.dir"] == shared_dir
     with pytest.raises(ValueError):

@@ -40,6 +40,7 @@ struct collio_file {
     int64_t id;         /* drawn by rank 0 at open: the same on every rank of
                            this file, another for every other open */
     uint64_t fs_key;    /* collio__fs_key of its file system (rank 0's view) */
+    int fs_networked;   /* collio_fs_is_networked of it (rank 0's view) */
     int failed;         /* a call on this file failed: do not commit */
     char why[400];      /* the first failure's agreed detail (for close) */
     int lock_fd;        /* CREATE, rank 0: holds the temporary's lock, else -1 */

@@ -7,9 +7,11 @@
 #ifndef COLLIO_INTERNAL_MACHINE_H
 #define COLLIO_INTERNAL_MACHINE_H
 
-/* The file costs of a file system no calibration measured (type
- * "default"; docs/auto.md lists them). */
-void collio__fs_costs_default(collio_fs_costs *fs);
+/* The file costs of a file system no calibration measured: a local
+ * disk's (type "default"), or with `networked` (collio_fs_is_networked)
+ * a networked file system's ("default-networked"); docs/auto.md lists
+ * both. */
+void collio__fs_costs_default(collio_fs_costs *fs, int networked);
 
 /* A 64-bit key of a file system's identity (type, mount point, source):
  * equal for equal identities (but for collisions), never 0. */

@@ -4,7 +4,9 @@
  * bench records where its file lived. statfs(2) gives the kind (its magic
  * number); /proc/self/mountinfo gives the mount point and what is mounted
  * there, which tell two file systems of one kind apart (two ext4 disks, a
- * local ext4 and a networked volume's brick).
+ * local ext4 and a networked volume's brick). Its type says whether the
+ * file system is a network hop away (collio_fs_is_networked), which sets
+ * the model's costs where no calibration measured it.
  */
 #include "collio_internal.h"
 
@@ -108,6 +110,52 @@ int collio_fs_identify(const char *path, collio_fs_id *fs)
     if (!fs->type[0]) /* no mount table: statfs's magic number is all we have */
         snprintf(fs->type, sizeof fs->type, "0x%lx", fs->magic);
     return COLLIO_OK;
+}
+
+/* File systems whose data lives on other hosts, by their mount table
+ * type: each request is a round trip over the network (an RPC to a
+ * server), not a page-cache copy. Exact types, then prefixes ("fuse."
+ * alone is not one: FUSE serves local file systems too). */
+static const char *const networked_types[] = {
+    "nfs",    "nfs4",  "cifs", "smb3",      "smbfs",    "lustre", "gpfs",
+    "beegfs", "ceph",  "afs",  "pvfs2",     "orangefs", "panfs",  "wekafs",
+    "9p",     "ocfs2", "gfs2", "glusterfs", "daos"};
+static const char *const networked_prefixes[] = {
+    "fuse.glusterfs", "fuse.ceph", "fuse.dfuse",   "fuse.daos",
+    "fuse.sshfs",     "fuse.s3fs", "fuse.gcsfuse", "fuse.juicefs"};
+/* statfs(2) magic numbers of the same, for a path with no mount table
+ * entry (type "0x<magic>"). */
+static const unsigned long networked_magics[] = {
+    0x6969UL,     /* NFS */
+    0xFF534D42UL, /* CIFS */
+    0xFE534D42UL, /* SMB2 */
+    0x0BD00BD0UL, /* Lustre */
+    0x47504653UL, /* GPFS */
+    0x19830326UL, /* BeeGFS */
+    0x00C36400UL, /* Ceph */
+    0x5346414FUL, /* AFS */
+    0x20030528UL, /* PVFS2 / OrangeFS */
+    0xAAD7AAEAUL, /* PanFS */
+    0x01021997UL, /* 9p */
+    0x7461636FUL, /* OCFS2 */
+    0x01161970UL, /* GFS2 */
+};
+
+int collio_fs_is_networked(const collio_fs_id *id)
+{
+    if (id == NULL)
+        return 0;
+    for (size_t i = 0; i < sizeof networked_types / sizeof networked_types[0]; i++)
+        if (strcmp(id->type, networked_types[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof networked_prefixes / sizeof networked_prefixes[0]; i++)
+        if (strncmp(id->type, networked_prefixes[i], strlen(networked_prefixes[i])) == 0)
+            return 1;
+    if (strncmp(id->type, "0x", 2) == 0) /* no mount table: the magic alone */
+        for (size_t i = 0; i < sizeof networked_magics / sizeof networked_magics[0]; i++)
+            if (id->magic == networked_magics[i])
+                return 1;
+    return 0;
 }
 
 uint64_t collio__fs_key(const collio_fs_id *id)

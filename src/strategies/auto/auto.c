@@ -14,8 +14,9 @@
  *
  * Executor: the file's costs depend on the file system the file lives on,
  * which the plan learns at the first write or read of each file system
- * (rank 0 identifies it, collio_fs_identify, and broadcasts the index of
- * its calibration entry; -1: the generic file costs). The model
+ * (rank 0 identifies it at open, collio_fs_identify, and broadcasts its
+ * key; without a calibration entry its kind, local or networked, picks
+ * the built-in file costs). The model
  * (model.c) predicts every candidate's time for that file system and
  * operation; the cheapest one's plan is made then (unless it was at
  * creation) -- an ordinary plan of
@@ -35,8 +36,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Choices kept per (operation, file system entry + 1: 0 = uncalibrated). */
-enum { NKEYS = COLLIO_CALIBRATION_MAX_FS + 1 };
+/* The file costs a call is priced with: calibration entry k >= 0, or for
+ * a file system without one the built-in costs of a local or of a
+ * networked one (collio_fs_is_networked); NO_DIR: no auto.dir given.
+ * Choices are kept per (operation, KEY(k)). */
+enum { FS_LOCAL = -1, FS_NETWORKED = -2, NO_DIR = -3 };
+#define KEY(k) ((k) + 2)
+enum { NKEYS = COLLIO_CALIBRATION_MAX_FS + 2 };
+/* The first entry a plan may meet: the calibrated ones, or without any
+ * both kinds of built-in costs. */
+#define FIRST_FS(ap) ((ap)->calib.nfs > 0 ? 0 : FS_NETWORKED)
 
 typedef struct auto_plan {
     collio__auto_shape shape;
@@ -68,6 +77,7 @@ enum {
     ST_WRITE_CHOICE,
     ST_READ_CHOICE,
     ST_CALIBRATED,
+    ST_NETWORKED,
     ST_CALIBRATION_ERROR,
     ST_CHOOSE_S,
     ST_MADE_S,
@@ -81,7 +91,12 @@ static const collio__stat auto_stats[] = {
                         "the candidate the last read ran (-1: none yet)"},
     [ST_CALIBRATED] = {"calibrated", 0, 0,
                        "1: the last call's file system has costs from the calibration "
-                       "file; 0: the generic ones"},
+                       "file; 0: the built-in ones (auto.networked says which)"},
+    [ST_NETWORKED] = {"networked", 0, 0,
+                      "1: the last call's file system is a networked one "
+                      "(collio_fs_is_networked: NFS, Lustre, GPFS, GlusterFS, ...), "
+                      "priced, where it has no calibration entry, with the networked "
+                      "built-in costs; 0: a local one"},
     [ST_CALIBRATION_ERROR] =
         {"calibration_error", 0, 0,
          "0: the calibration file was read; else why not (a "
@@ -205,12 +220,13 @@ static int cached_load(collio_calibration *c)
 
 static int make_inner(collio_plan *p, auto_plan *ap, int i);
 
-/* Local: every candidate's predicted time for calibration entry k (-1: the
- * generic file costs) and operation op (0 write, 1 read). */
+/* Local: every candidate's predicted time for calibration entry k (or
+ * FS_LOCAL, FS_NETWORKED: the built-in file costs) and operation op (0
+ * write, 1 read). */
 static void predict_for(const auto_plan *ap, int k, int op, double t[AUTO_NCAND])
 {
     collio_fs_costs generic;
-    collio__fs_costs_default(&generic);
+    collio__fs_costs_default(&generic, k == FS_NETWORKED);
     collio__auto_predict(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
                          op == 0, t);
 }
@@ -230,13 +246,13 @@ static int keep_only(const collio_plan *p, double t[AUTO_NCAND])
     return 0;
 }
 
-/* Collective: the choice for calibration entry k (-1: the generic file
- * costs) and operation op (0 write, 1 read): every candidate predicted,
+/* Collective: the choice for calibration entry k (FS_LOCAL, FS_NETWORKED:
+ * the built-in file costs) and operation op (0 write, 1 read): every candidate predicted,
  * the cheapest whose plan can be made made (unless made before) and kept.
  * Agreed code. */
 static int choose(collio_plan *p, auto_plan *ap, int k, int op)
 {
-    int key = k + 1, rc = COLLIO_OK;
+    int key = KEY(k), rc = COLLIO_OK;
     if (ap->choice[op][key] >= 0)
         return COLLIO_OK;
     double t[AUTO_NCAND];
@@ -274,15 +290,16 @@ static int choose(collio_plan *p, auto_plan *ap, int k, int op)
 }
 
 /* Local: the candidate that every file system a call of operation op
- * may meet -- each calibrated one, or without any the generic costs --
+ * may meet -- each calibrated one, or without any a local and a networked
+ * one at the built-in costs --
  * leads to; -1 where they differ (or auto.only names one that cannot
  * run, said at the first call). Keeps the predictions (the stats of the
  * call whose choice this makes). */
 static int likely_pick(const collio_plan *p, auto_plan *ap, int op)
 {
     int pick = -1;
-    for (int k = ap->calib.nfs > 0 ? 0 : -1; k < ap->calib.nfs; k++) {
-        double t[AUTO_NCAND], *kept = ap->predicted[op][k + 1];
+    for (int k = FIRST_FS(ap); k < ap->calib.nfs; k++) {
+        double t[AUTO_NCAND], *kept = ap->predicted[op][KEY(k)];
         predict_for(ap, k, op, kept);
         memcpy(t, kept, sizeof t);
         if (keep_only(p, t) != 0)
@@ -324,8 +341,8 @@ static int make_likely(collio_plan *p, auto_plan *ap)
         }
         if (rc != COLLIO_OK)
             return rc;
-        for (int k = ap->calib.nfs > 0 ? 0 : -1; k < ap->calib.nfs; k++)
-            ap->choice[op][k + 1] = pick;
+        for (int k = FIRST_FS(ap); k < ap->calib.nfs; k++)
+            ap->choice[op][KEY(k)] = pick;
     }
     return COLLIO_OK;
 }
@@ -370,7 +387,7 @@ static int auto_plan_create(collio_plan *p)
     /* the calibration: read by rank 0 only (collio__auto_share gives it
      * to every rank) */
     in.error = -1;
-    in.dir_entry = -2;
+    in.dir_entry = NO_DIR;
     if (collio__opt(p, OPT_USE_CALIBRATION) && p->rank == 0)
         in.error = cached_load(&in.calib);
     else
@@ -379,7 +396,7 @@ static int auto_plan_create(collio_plan *p)
     if (dir != NULL && p->rank == 0) {
         collio_fs_id id;
         collio_fs_identify(dir, &id); /* (a path not made yet: its parent's) */
-        in.dir_entry = -1;
+        in.dir_entry = collio_fs_is_networked(&id) ? FS_NETWORKED : FS_LOCAL;
         for (int k = 0; k < in.calib.nfs; k++)
             if (collio__fs_key(&in.calib.fs[k].id) == collio__fs_key(&id))
                 in.dir_entry = k;
@@ -418,24 +435,24 @@ static int auto_plan_create(collio_plan *p)
     /* auto.dir: the choices for its file system now, else the likely
      * write choice (collectively: rc and in.dir_entry are the same
      * everywhere) */
-    for (int op = 0; rc == COLLIO_OK && in.dir_entry > -2 && op < 2; op++)
+    for (int op = 0; rc == COLLIO_OK && in.dir_entry != NO_DIR && op < 2; op++)
         rc = choose(p, ap, in.dir_entry, op);
-    if (rc == COLLIO_OK && in.dir_entry == -2)
+    if (rc == COLLIO_OK && in.dir_entry == NO_DIR)
         rc = make_likely(p, ap);
     collio__stat_set(p, ST_MADE_S, 0.0);
     return rc;
 }
 
-/* Local: the calibration entry of f's file system, -1 if none. The file
- * knows its file system's key (rank 0 identified it at open, every rank
- * holds the key) and every rank holds the same calibration and keys: no
- * message. */
+/* Local: the calibration entry of f's file system; without one
+ * FS_NETWORKED or FS_LOCAL, as its kind. The file knows its file system's
+ * key and kind (rank 0 identified it at open, every rank holds both) and
+ * every rank holds the same calibration and keys: no message. */
 static int fs_entry(const auto_plan *ap, const collio_file *f)
 {
     for (int k = 0; k < ap->calib.nfs; k++)
         if (ap->fs_key[k] == f->fs_key)
             return k;
-    return -1;
+    return f->fs_networked ? FS_NETWORKED : FS_LOCAL;
 }
 
 /* Collective: the plan of candidate i on this plan's layout, with this
@@ -464,7 +481,7 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     auto_plan *ap = p->impl;
     double t0 = collio__now();
     int k = fs_entry(ap, f);
-    int key = k + 1, op = writing ? 0 : 1;
+    int key = KEY(k), op = writing ? 0 : 1;
     int rc = COLLIO_OK;
     if (ap->choice[op][key] < 0) {
         rc = choose(p, ap, k, op);
@@ -473,6 +490,7 @@ static int auto_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     int i = ap->choice[op][key];
     collio__stat_set(p, op == 0 ? ST_WRITE_CHOICE : ST_READ_CHOICE, i);
     collio__stat_set(p, ST_CALIBRATED, k >= 0);
+    collio__stat_set(p, ST_NETWORKED, f->fs_networked);
     for (int c = 0; c < AUTO_NCAND; c++)
         collio__stat_set(p, ST_PREDICTED + c, ap->predicted[op][key][c]);
     collio__stat_set(p, ST_CHOOSE_S, collio__now() - t0);
@@ -495,7 +513,7 @@ static void auto_predict(const collio_plan *p, const collio_file *f, int writing
     int k = fs_entry(ap, f);
     double t[AUTO_NCAND];
     predict_for(ap, k, writing ? 0 : 1, t);
-    *candidate = ap->choice[writing ? 0 : 1][k + 1];
+    *candidate = ap->choice[writing ? 0 : 1][KEY(k)];
     if (*candidate < 0)
         *candidate = collio__auto_pick(t);
     *seconds = t[*candidate];

@@ -21,7 +21,8 @@ typedef struct collio__auto_inputs {
     collio_calibration calib; /* the file systems' ids stay blank elsewhere */
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* collio__fs_key of calib.fs[k] */
     int error;     /* the calibration's load code, -1: not asked */
-    int dir_entry; /* auto.dir's file system's entry, -1: none, -2: no dir */
+    int dir_entry; /* auto.dir's file system's entry, else -1 (a local one)
+                      or -2 (a networked one) without an entry; -3: no dir */
 } collio__auto_inputs;
 
 /* Collective over p's ranks, taken by every rank even after a local
