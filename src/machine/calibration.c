@@ -41,34 +41,36 @@ void collio_calibration_defaults(collio_calibration *c)
     c->shm_window = 1;
 }
 
+/* The file costs of a file system without a calibration entry, by kind.
+ * [0] a local SSD behind the page cache. [1] a file system a network hop
+ * away: every request that reaches it is a round trip to a server (an
+ * RPC, some hundred microseconds), and the MPI library's collective call
+ * pays its file system's locks and rounds -- round numbers near what the
+ * emulated cluster's GlusterFS measured (docs/auto.md, "Built-in
+ * constants"): a guess for one no calibration has seen, never a
+ * measurement of it. */
+static const collio_fs_costs builtin_fs[2] = {
+    {.id = {.type = "default"},
+     .write_request_s = 2e-6,
+     .write_Bps = 1.5e9,
+     .read_request_s = 1e-6,
+     .read_Bps = 3e9,
+     .mpiio_write_piece_s = 4e-6,
+     .mpiio_read_piece_s = 3e-6},
+    {.id = {.type = "default-networked"},
+     .write_request_s = 300e-6,
+     .write_Bps = 5e8,
+     .read_request_s = 200e-6,
+     .read_Bps = 1e9,
+     .mpiio_write_piece_s = 15e-6,
+     .mpiio_read_piece_s = 13e-6,
+     .mpiio_write_call_s = 2e-3,
+     .mpiio_read_call_s = 1e-3},
+};
+
 void collio__fs_costs_default(collio_fs_costs *fs, int networked)
 {
-    memset(fs, 0, sizeof *fs);
-    if (!networked) { /* a local SSD behind the page cache */
-        snprintf(fs->id.type, sizeof fs->id.type, "default");
-        fs->write_request_s = 2e-6;
-        fs->write_Bps = 1.5e9;
-        fs->read_request_s = 1e-6;
-        fs->read_Bps = 3e9;
-        fs->mpiio_write_piece_s = 4e-6;
-        fs->mpiio_read_piece_s = 3e-6;
-        return;
-    }
-    /* A file system a network hop away: every request that reaches it is
-     * a round trip to a server (an RPC, some hundred microseconds), and
-     * the MPI library's collective call pays its file system's locks and
-     * rounds. Round numbers near what the emulated cluster's GlusterFS
-     * measured (docs/auto.md, "Built-in constants"): a guess for one no
-     * calibration has seen, never a measurement of it. */
-    snprintf(fs->id.type, sizeof fs->id.type, "default-networked");
-    fs->write_request_s = 300e-6;
-    fs->write_Bps = 5e8;
-    fs->read_request_s = 200e-6;
-    fs->read_Bps = 1e9;
-    fs->mpiio_write_piece_s = 15e-6;
-    fs->mpiio_read_piece_s = 13e-6;
-    fs->mpiio_write_call_s = 2e-3;
-    fs->mpiio_read_call_s = 1e-3;
+    *fs = builtin_fs[networked != 0];
 }
 
 int collio_calibration_path(char *buf, size_t n)
