@@ -97,6 +97,15 @@ void cmio_cache_clear(void);
 /* report.c */
 void cmio_count(int writing, cmio_why why, const char *strategy, int first,
                 double seconds);
+/* The file costs strategy auto priced a taken call with (its stats
+ * auto.calibrated and auto.networked): counted for the report. */
+typedef enum {
+    CMIO_PRICED_CALIBRATED,
+    CMIO_PRICED_LOCAL,
+    CMIO_PRICED_NETWORKED,
+    CMIO_NPRICED
+} cmio_priced_by;
+void cmio_priced(cmio_priced_by by);
 void cmio_report(MPI_Comm comm); /* at MPI_Finalize, if COLLIO_MPIIO_REPORT */
 const char *cmio_why_text(cmio_why why);
 

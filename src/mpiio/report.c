@@ -5,7 +5,9 @@
  * taken and by which strategy (the first call of a pattern -- its plan's
  * inspector -- apart from the later ones, which reuse the plan), calls
  * passed to the MPI library and why, and the time in each (the slowest
- * rank's). Nothing is printed unless asked.
+ * rank's); and which file costs strategy auto priced the taken calls
+ * with (a calibration entry or the built-in ones), so that a user sees
+ * where calibrating would help. Nothing is printed unless asked.
  */
 #include "cmio.h"
 
@@ -21,6 +23,9 @@ static double n_why[2][CMIO_NWHY], s_why[2][CMIO_NWHY];
 static const char *names[MAX_NAMES];
 static double n_ran[2][MAX_NAMES][2], s_ran[2][MAX_NAMES][2];
 static int nnames = 0;
+/* taken calls under strategy auto, by the file costs it priced them with
+ * (cmio_priced) */
+static double n_priced[CMIO_NPRICED];
 
 const char *cmio_why_text(cmio_why why)
 {
@@ -59,6 +64,12 @@ void cmio_count(int writing, cmio_why why, const char *strategy, int first,
         n_ran[op][k][first ? 0 : 1] += 1;
         s_ran[op][k][first ? 0 : 1] += seconds;
     }
+}
+
+void cmio_priced(cmio_priced_by by)
+{
+    if (by < CMIO_NPRICED)
+        n_priced[by] += 1;
 }
 
 void cmio_report(MPI_Comm comm)
@@ -103,6 +114,18 @@ void cmio_report(MPI_Comm comm)
                 fprintf(out, "    passed to MPI: %6.0f  %10.6f s  %s\n", n_why[op][w],
                         s1[op][w], cmio_why_text((cmio_why)w));
     }
+    if (n_priced[CMIO_PRICED_CALIBRATED] + n_priced[CMIO_PRICED_LOCAL]
+            + n_priced[CMIO_PRICED_NETWORKED]
+        > 0)
+        fprintf(out,
+                "  auto priced the file system of the calls it took with: a calibration "
+                "entry %.0f, the built-in local costs %.0f, the built-in networked costs "
+                "%.0f\n",
+                n_priced[CMIO_PRICED_CALIBRATED], n_priced[CMIO_PRICED_LOCAL],
+                n_priced[CMIO_PRICED_NETWORKED]);
+    if (n_priced[CMIO_PRICED_LOCAL] + n_priced[CMIO_PRICED_NETWORKED] > 0)
+        fprintf(out, "  (built-in costs are a guess: `collio-bench calibrate --dir DIR` "
+                     "measures a file system's, docs/auto.md)\n");
     if (!to_stderr)
         fclose(out);
 }

@@ -346,6 +346,12 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
     }
     *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
     cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
+    double cal = -1, net = -1; /* (an auto plan's; a forced strategy has neither) */
+    if (collio_plan_stat(e->plan, "auto.calibrated", &cal) == COLLIO_OK
+        && collio_plan_stat(e->plan, "auto.networked", &net) == COLLIO_OK)
+        cmio_priced(cal > 0   ? CMIO_PRICED_CALIBRATED
+                    : net > 0 ? CMIO_PRICED_NETWORKED
+                              : CMIO_PRICED_LOCAL);
     return 1;
 }
 

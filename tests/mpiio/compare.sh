@@ -135,6 +135,15 @@ if [ -n "$lib" ]; then
     took=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' <<<"$w")
     [ -n "$seen" ] && [ "$seen" -gt 0 ] && [ "$seen" = "$took" ] ||
       fail "--writes-taken: collio took ${took:-?} of ${seen:-?} collective writes (report: $dir/collio.report)"
+    # and it says which file costs auto priced them with: one count per
+    # call auto ran, at most every call taken (a forced strategy's none)
+    r=$(grep -m1 "collective read calls:" "$dir/collio.report" 2>/dev/null)
+    rtook=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' <<<"$r")
+    p=$(grep -m1 "auto priced the file system" "$dir/collio.report" 2>/dev/null)
+    nums=$(grep -o '[0-9][0-9]*' <<<"$p" | paste -sd+)
+    priced=$((${nums:-0}))
+    [ -n "$priced" ] && [ "$priced" -gt 0 ] && [ "$priced" -le $((took + ${rtook:-0})) ] ||
+      fail "--writes-taken: the report does not say how auto priced ${priced:-no} of its $((took + ${rtook:-0})) calls (report: $dir/collio.report)"
   fi
 else
   run plain2 "" "$@"
