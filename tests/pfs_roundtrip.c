@@ -13,6 +13,9 @@
  *    plain POSIX reads spread over the ranks, so through every host's
  *    client), no temporary left, then read back into a zeroed buffer;
  *    an INPLACE write over the committed file;
+ *  - auto (strategy "auto" only): it takes the volume for a networked
+ *    file system, and auto.dir naming it makes the choice at plan
+ *    creation, the same as the first write there makes without it;
  *  - temporaries across clients: a dead writer's temporary (no lock) is
  *    reaped by the next CREATE; a live writer's -- locked with the
  *    library's own open-file-description lock, through another host's
@@ -264,6 +267,57 @@ static void temporaries(tu_ctx *t, const char *strategy)
     tu_desc_free(&d);
 }
 
+/* auto with auto.dir naming the volume: the write's and the read's
+ * choices are made at plan creation, for the volume's costs (networked,
+ * or its calibration entry), so the calls choose nothing (auto.made_s
+ * stays 0) -- and the write's is the one a plan without auto.dir makes
+ * at its first write there. 16 KiB pieces: where a local disk's and a
+ * networked file system's built-in costs part (tests/mpi_auto.c). */
+static void auto_dir(tu_ctx *t, const char *dir)
+{
+    tu_case(t, "auto.dir on the volume: the choice at plan creation");
+    tu_layout_desc d;
+    tu_desc_block_cyclic(&d, (int64_t)4096 * t->nranks * 8 + 77, 4096, 4);
+    int64_t *idx = NULL, n = 0;
+    tu_enumerate(&d, t->rank, t->nranks, &idx, &n);
+    size_t bytes = (size_t)n * 4;
+    unsigned char *buf = malloc(bytes + 1);
+    tu_fill(buf, idx, n, 4, 31);
+    char path[1024];
+    tu_temp_path(t, "autodir", path, sizeof path);
+    double choice[2] = {-2, -2};
+    for (int with_dir = 0; with_dir < 2; with_dir++) {
+        collio_layout *l = NULL;
+        collio_plan *p = NULL;
+        collio_hints *h = with_dir ? TU_HINTS(t, "auto.dir=%s", dir) : NULL;
+        int rc = tu_desc_make(&d, t->comm, &l);
+        if (rc == COLLIO_OK)
+            rc = collio_plan_create(t->comm, l, "auto", h, &p);
+        collio_hints_free(&h);
+        collio_layout_free(&l);
+        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout and plan")
+            && tu_plan_io(t, p, path, NULL, 1, buf, bytes)) {
+            TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 31, 0, 0, 1) == 0,
+                     "file differs from the expectation");
+            choice[with_dir] = TU_STAT(t, p, "auto.write_choice");
+            TU_CHECK(t, TU_STAT(t, p, "auto.networked") == 1, "auto.networked %g",
+                     TU_STAT(t, p, "auto.networked"));
+            if (with_dir)
+                TU_CHECK(t, TU_STAT(t, p, "auto.made_s") == 0,
+                         "auto.dir: auto.made_s %g, the write chose at the call",
+                         TU_STAT(t, p, "auto.made_s"));
+        }
+        collio_plan_free(&p);
+    }
+    TU_CHECK(t, choice[1] == choice[0] && choice[0] >= 0,
+             "auto.dir's choice %g, the first write's without it %g", choice[1],
+             choice[0]);
+    tu_remove(t, path);
+    free(idx);
+    free(buf);
+    tu_desc_free(&d);
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
@@ -298,5 +352,7 @@ int main(int argc, char **argv)
         tu_desc_free(&d);
     }
     temporaries(&t, strategy);
+    if (strcmp(strategy, "auto") == 0)
+        auto_dir(&t, dir);
     return tu_finish(&t);
 }
