@@ -29,6 +29,9 @@
  *    system not;
  *  - the last call's file system is local (auto.networked 0) where statfs
  *    says it is ext4, XFS, Btrfs, tmpfs or overlayfs;
+ *  - the link between nodes auto prices (auto.link_Bps): 0 on one node,
+ *    the file's across nodes, and without a file a measured one (not the
+ *    built-in constant);
  *    the read's choice too where it is the write's or list I/O (a light
  *    plan: writes favouring two_phase, reads list I/O), but a read plan
  *    of another strategy (the other way round) waits for the first read;
@@ -46,6 +49,7 @@
  */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +61,9 @@ enum {
     MULTIPHASE_CAND = 3,
     AUTO_SUBGROUP_G2_LIST_CAND = 10
 };
+
+/* How many nodes the ranks span (scripts/hosts). */
+static int g_nodes = 1;
 
 /* The candidate of least predicted time in the last run() (rank 0's). */
 static int g_cheapest = -1;
@@ -187,6 +194,20 @@ static int run(tu_ctx *t, const char *strategy, const char *hints, double *calib
         choice = (int)same_stat(t, p, "auto.write_choice");
         *calibrated = same_stat(t, p, "auto.calibrated");
         *cal_error = same_stat(t, p, "auto.calibration_error");
+        /* the link between nodes it priced: none on one node; the file's
+         * (every crafted file says 1e12 B/s); without a file measured, so
+         * not the built-in constant */
+        double link = same_stat(t, p, "auto.link_Bps");
+        collio_calibration builtin;
+        collio_calibration_defaults(&builtin);
+        if (g_nodes == 1)
+            TU_CHECK(t, link == 0, "one node: auto.link_Bps %g", link);
+        else if (*calibrated == 1)
+            TU_CHECK(t, link == 1e12, "auto.link_Bps %g, the file's 1e12", link);
+        else if (*cal_error != 0)
+            TU_CHECK(t, link > 0 && isfinite(link) && link != builtin.bandwidth_Bps[1],
+                     "no calibration file: auto.link_Bps %g, measured (built-in %g)",
+                     link, builtin.bandwidth_Bps[1]);
         double networked = same_stat(t, p, "auto.networked");
         TU_CHECK(t, !local_fs(path) || networked == 0,
                  "auto.networked %g on a local file system", networked);
@@ -428,6 +449,10 @@ int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_auto");
+    tu_node_map nodes;
+    tu_node_map_make(&t, &nodes);
+    g_nodes = nodes.M;
+    tu_node_map_free(&nodes);
     char favour_two_phase[512], favour_list[512], corrupt[512], missing[512], two_fs[512];
     char split_list[512], split_two_phase[512];
     tu_temp_path(&t, "two_phase.json", favour_two_phase, sizeof favour_two_phase);

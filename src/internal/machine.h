@@ -1,7 +1,9 @@
 /*
  * internal/machine.h -- the machine's constants for the cost model
  * (machine/calibration.c), which file system holds a path
- * (machine/fs_id.c), and the CPU's copy aliasing penalty (machine/alias.c).
+ * (machine/fs_id.c), the link between nodes against a memory copy
+ * (machine/link_probe.c), and the CPU's copy aliasing penalty
+ * (machine/alias.c).
  * Part of collio_internal.h, which includes every part in order.
  */
 #ifndef COLLIO_INTERNAL_MACHINE_H
@@ -12,6 +14,13 @@
  * a networked file system's ("default-networked"); docs/auto.md lists
  * both. */
 void collio__fs_costs_default(collio_fs_costs *fs, int networked);
+
+/* Collective (machine/link_probe.c): the link rate between two nodes
+ * and the rate of a memory copy, bytes per second, measured once per
+ * process (a ping-pong of 1 MiB between the first two nodes' lowest
+ * ranks; for a plan on one node neither is measured, both 0), rank 0's
+ * figures on every rank. Agreed code. */
+int collio__link_probe(collio_plan *p, double *net_bw, double *mem_bw);
 
 /* A 64-bit key of a file system's identity (type, mount point, source):
  * equal for equal identities (but for collisions), never 0. */

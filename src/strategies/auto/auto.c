@@ -79,6 +79,7 @@ enum {
     ST_CALIBRATED,
     ST_NETWORKED,
     ST_CALIBRATION_ERROR,
+    ST_LINK_BPS,
     ST_CHOOSE_S,
     ST_MADE_S,
     ST_PREDICTED /* then one per candidate, in the model's order */
@@ -101,6 +102,11 @@ static const collio__stat auto_stats[] = {
         {"calibration_error", 0, 0,
          "0: the calibration file was read; else why not (a "
          "collio_error code: IO missing, ARG corrupt); -1: not asked"},
+    [ST_LINK_BPS] = {"link_Bps", 0, 0,
+                     "the link between nodes the model prices, bytes/s: the "
+                     "calibration file's, or without one measured at plan creation "
+                     "(a 1 MiB ping-pong, once per process); 0: the plan's ranks share "
+                     "one node"},
     [ST_CHOOSE_S] = {"choose_s", 1, 0,
                      "last call: looking up the file system's choice, and making it "
                      "where no call or the plan's creation made it before"},
@@ -409,6 +415,18 @@ static int auto_plan_create(collio_plan *p)
         rc = COLLIO_ERR_MPI; /* (MPI itself broken: no agreement possible) */
     else if (in.code != COLLIO_OK)
         rc = collio__agree(p->comm, rc);
+    /* no calibration file gave the network: across nodes the link and a
+     * memory copy are measured (once per process, machine/link_probe.c),
+     * rank 0's figures on every rank (rc, the file's absence and the node
+     * count are the same everywhere) */
+    if (rc == COLLIO_OK && !in.calib.from_file && p->stats.nnodes > 1) {
+        double net = 0, mem = 0;
+        rc = collio__link_probe(p, &net, &mem);
+        if (rc == COLLIO_OK && net > 0)
+            in.calib.bandwidth_Bps[1] = net;
+        if (rc == COLLIO_OK && mem > 0)
+            in.calib.copy_Bps = mem;
+    }
     if (ap != NULL) {
         collio__auto_shape *s = &ap->shape;
         s->nranks = p->nranks;
@@ -429,6 +447,7 @@ static int auto_plan_create(collio_plan *p)
         memcpy(ap->fs_key, in.fs_key, sizeof ap->fs_key);
     }
     collio__stat_set(p, ST_CALIBRATION_ERROR, in.error);
+    collio__stat_set(p, ST_LINK_BPS, p->stats.nnodes > 1 ? in.calib.bandwidth_Bps[1] : 0);
     collio__stat_set(p, ST_WRITE_CHOICE, -1);
     collio__stat_set(p, ST_READ_CHOICE, -1);
     p->stats.plan_bytes = (int64_t)sizeof *ap;

@@ -13,7 +13,7 @@
  *      stat multiphase.shm_fallback says when only the room was missing.
  *   3. AUTO with all phases across nodes (node_wanted): the direct
  *      exchange where the network is not the bottleneck (the link,
- *      measured once per process by probe.c, carries more
+ *      measured once per process by machine/link_probe.c, carries more
  *      than 1 / NODE_NETWORK_BOUND_RATIO of a memory copy) and
  *      P <= DIRECT_MAX_RANKS; else a node-aware exchange, node-direct or
  *      node-hypercube by the cost model of node/sched.c.
@@ -115,7 +115,7 @@ static int node_wanted(collio_plan *p, int *x)
 {
     double net = 0, mem = 0;
     int64_t mine = p->layout->nlocal * (int64_t)p->layout->esize, all = 0;
-    int rc = collio__mp_net_probe(p, &net, &mem);
+    int rc = collio__link_probe(p, &net, &mem);
     if (rc != COLLIO_OK)
         return rc;
     if (MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, p->comm) != MPI_SUCCESS)

@@ -67,12 +67,6 @@ int collio__mp_node_route(const collio__mp_nodes *n, int x, int step, int holder
 double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes, double net_bw,
                             double mem_bw);
 
-/* Collective (probe.c): the link rate between two nodes and
- * the rate of a memory copy, bytes per second, measured once per process
- * (a ping-pong between the first two nodes), rank 0's figures on every
- * rank. Agreed code. */
-int collio__mp_net_probe(collio_plan *p, double *net_bw, double *mem_bw);
-
 /* One route step: buffer A (the stream in step 0 of a write) -> buffer B
  * = [kept pieces | from each source in rank order]. */
 typedef struct collio__mp_route {

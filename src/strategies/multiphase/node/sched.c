@@ -134,7 +134,7 @@ int collio__mp_node_route(const collio__mp_nodes *n, int x, int step, int holder
  *   node-hypercube: ceil(log2 M) messages; half the bytes cross in each
  *     phase; the kept half is copied in each phase, everything moves once
  *     within the node at the end.
- * The rates are measured (probe.c); the latency of a message
+ * The rates are measured (machine/link_probe.c); the latency of a message
  * across nodes, with its rendezvous, is taken as ~50 us. */
 #define NODE_ALPHA_S 50e-6
 

@@ -1,7 +1,9 @@
 /*
- * probe.c -- how fast the network between nodes is against a
- * copy in memory, measured once per process for the automatic choice of
- * an exchange across nodes (node/transport.c, collio__mp_node_wanted).
+ * machine/link_probe.c -- how fast the network between nodes is against
+ * a copy in memory, measured once per process: for multiphase's choice
+ * of an exchange across nodes (strategies/multiphase/choose.c), and for
+ * strategy auto's model where no calibration file gave the network's
+ * constants (strategies/auto/auto.c).
  *
  * Why measure. Across nodes the node-aware exchanges move each byte that
  * crosses nodes once more within each node (to the port, from the port),
@@ -20,7 +22,9 @@
  * enough), and rank 0's figures are broadcast, so that every rank
  * chooses the same exchange.
  */
-#include "node/node.h"
+#include "collio_internal.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -53,7 +57,7 @@ static double copy_rate(void)
     return best > 0 ? COPY_BYTES / best : 1e12;
 }
 
-int collio__mp_net_probe(collio_plan *p, double *net_bw, double *mem_bw)
+int collio__link_probe(collio_plan *p, double *net_bw, double *mem_bw)
 {
     int have = g_net_bw > 0, all = 0, rc = COLLIO_OK;
     if (MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, p->comm) != MPI_SUCCESS)
