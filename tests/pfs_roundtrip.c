@@ -70,12 +70,12 @@ static void check_testbed(tu_ctx *t)
 }
 
 static int make_plan(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
-                     collio_plan **p)
+                     const collio_hints *h, collio_plan **p)
 {
     collio_layout *l = NULL;
     int rc = tu_desc_make(d, t->comm, &l);
     if (rc == COLLIO_OK)
-        rc = collio_plan_create(t->comm, l, strategy, NULL, p);
+        rc = collio_plan_create(t->comm, l, strategy, h, p);
     collio_layout_free(&l);
     return TU_RC_ALL(t, rc, COLLIO_OK, "layout and plan");
 }
@@ -122,7 +122,7 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     unsigned char *prev = tu_expected_file(1000, 4, 99, 0, 0, &pn);
     TU_CHECK(t, tu_posix_put(t, path, prev, pn), "previous file written");
     free(prev);
-    if (make_plan(t, d, strategy, &p)) {
+    if (make_plan(t, d, strategy, NULL, &p)) {
         tu_fill(buf, idx, n, d->esize, 11);
         if (tu_plan_io(t, p, path, &fo, 1, buf, bytes)) {
             TU_CHECK(t, tu_check_file(t, path, d->nglobal, d->esize, 11, 0, 0, 1) == 0,
@@ -218,7 +218,7 @@ static void temporaries(tu_ctx *t, const char *strategy)
     char path[1024];
     tu_temp_path(t, "tmps", path, sizeof path);
     int other = t->nranks - 1; /* on another host than rank 0 */
-    if (make_plan(t, &d, strategy, &p)) {
+    if (make_plan(t, &d, strategy, NULL, &p)) {
         tu_case(t, "%s: a dead writer's temporary is reaped", strategy);
         if (TU_CHECK(t, plant_temporary(t, 0, path, 0, "dead", NULL), "planted")) {
             tu_fill(buf, idx, n, 4, 21);
@@ -287,16 +287,11 @@ static void auto_dir(tu_ctx *t, const char *dir)
     tu_temp_path(t, "autodir", path, sizeof path);
     double choice[2] = {-2, -2};
     for (int with_dir = 0; with_dir < 2; with_dir++) {
-        collio_layout *l = NULL;
         collio_plan *p = NULL;
         collio_hints *h = with_dir ? TU_HINTS(t, "auto.dir=%s", dir) : NULL;
-        int rc = tu_desc_make(&d, t->comm, &l);
-        if (rc == COLLIO_OK)
-            rc = collio_plan_create(t->comm, l, "auto", h, &p);
+        int made = make_plan(t, &d, "auto", h, &p);
         collio_hints_free(&h);
-        collio_layout_free(&l);
-        if (TU_RC_ALL(t, rc, COLLIO_OK, "layout and plan")
-            && tu_plan_io(t, p, path, NULL, 1, buf, bytes)) {
+        if (made && tu_plan_io(t, p, path, NULL, 1, buf, bytes)) {
             TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 31, 0, 0, 1) == 0,
                      "file differs from the expectation");
             choice[with_dir] = TU_STAT(t, p, "auto.write_choice");
