@@ -245,19 +245,44 @@ int collio__check_same_digest(MPI_Comm comm, uint64_t digest, const char *what)
 
 /* FNV-1a, 64 bit: a mismatch escapes only by a hash collision at equal
  * length. A NULL string counts as length -1 (differs from ""). */
-int collio__check_same_str(MPI_Comm comm, const char *s, const char *what)
+void collio__str_key(const char *s, int64_t key[2])
 {
-    int64_t v[2] = {-1, 0};
+    key[0] = -1;
+    key[1] = 0;
     if (s) {
-        uint64_t h = 1469598103934665603ULL;
+        uint64_t h = 1469598103934665603ULL; /* FNV-1a */
         size_t len = strlen(s);
         for (size_t i = 0; i < len; i++) {
             h ^= (unsigned char)s[i];
             h *= 1099511628211ULL;
         }
-        v[0] = (int64_t)len;
-        memcpy(&v[1], &h, sizeof h);
+        key[0] = (int64_t)len;
+        memcpy(&key[1], &h, sizeof h);
     }
+}
+
+int collio__all_ok_and_same(MPI_Comm comm, int rc, const int64_t *v, int n)
+{
+    int64_t in[1 + 2 * 8], out[1 + 2 * 8];
+    if (n < 0 || n > 8)
+        return 0;
+    in[0] = rc != COLLIO_OK;
+    for (int i = 0; i < n; i++) { /* {v, ~v}: as check_same_n */
+        in[1 + 2 * i] = v[i];
+        in[2 + 2 * i] = ~v[i];
+    }
+    if (MPI_Allreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+        return 0;
+    int same = out[0] == 0;
+    for (int i = 0; i < n; i++)
+        same = same && out[1 + 2 * i] == ~out[2 + 2 * i];
+    return same;
+}
+
+int collio__check_same_str(MPI_Comm comm, const char *s, const char *what)
+{
+    int64_t v[2];
+    collio__str_key(s, v);
     int rc = check_same_n(comm, v, 2);
     if (rc != COLLIO_ERR_MISMATCH)
         return rc;

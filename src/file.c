@@ -105,64 +105,88 @@ static int open_failed(const char *what, const char *path)
     return COLLIO_ERR_OPEN;
 }
 
-/* Collective: rank 0 makes the temporary, every rank learns its name. */
-static int setup_create(collio_file *f)
+/* Rank 0 of a READ: an existing regular file (checked here, as some
+ * MPI-IO drivers open a directory without complaint). */
+static int prepare_read(collio_file *f)
 {
-    int rc =
-        f->rank == 0 ? collio__tmp_create(f->path, &f->tmp_path, &f->lock_fd) : COLLIO_OK;
-    rc = collio__agree(f->comm, rc);
-    if (rc != COLLIO_OK)
-        return rc;
-    int len = f->rank == 0 ? (int)strlen(f->tmp_path) + 1 : 0;
-    if (MPI_Bcast(&len, 1, MPI_INT, 0, f->comm) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    if (rc == COLLIO_OK && f->rank != 0) {
-        f->tmp_path = malloc((size_t)len);
-        rc = f->tmp_path ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    struct stat st;
+    if (stat(f->path, &st) != 0)
+        return open_failed("open", f->path);
+    if (S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return open_failed("open", f->path);
     }
-    rc = collio__agree(f->comm, rc);
-    if (rc == COLLIO_OK
-        && MPI_Bcast(f->tmp_path, len, MPI_CHAR, 0, f->comm) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    rc = collio__agree(f->comm, rc);
-    if (rc != COLLIO_OK)
-        discard_tmp(f);
+    return COLLIO_OK;
+}
+
+/* Rank 0 of an INPLACE: creates a missing file (no truncation). */
+static int prepare_inplace(collio_file *f)
+{
+    struct stat st;
+    int fd = open(f->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL; /* not a regular file */
+    }
+    if (fd < 0)
+        return open_failed("open", f->path);
+    if (close(fd) != 0)
+        return open_failed("close", f->path);
+    return COLLIO_OK;
+}
+
+/* Rank 0's part of an open, before any rank opens: the open's identity
+ * (so that a write can tell whether every rank passed the same file), the
+ * file system it lives on (strategy auto's costs depend on it; learned
+ * here, outside the writes), and per mode the temporary (CREATE), the
+ * file made if missing (INPLACE) or checked (READ). Local. */
+static int prepare(collio_file *f, int64_t head[4])
+{
+    collio_fs_id fs;
+    collio_fs_identify(f->path, &fs);
+    head[0] = (int64_t)(collio__random64() >> 1);
+    head[1] = (int64_t)collio__fs_key(&fs);
+    head[2] = collio_fs_is_networked(&fs);
+    int rc = f->mode == COLLIO_FILE_CREATE
+                 ? collio__tmp_create(f->path, &f->tmp_path, &f->lock_fd)
+             : f->mode == COLLIO_FILE_INPLACE ? prepare_inplace(f)
+                                              : prepare_read(f);
+    head[3] =
+        rc == COLLIO_OK && f->tmp_path != NULL ? (int64_t)strlen(f->tmp_path) + 1 : 0;
     return rc;
 }
 
-/* Collective: READ needs an existing regular file (checked on rank 0, as
- * some MPI-IO drivers open a directory without complaint). */
-static int setup_read(collio_file *f)
+/* Collective: rank 0 prepares, every rank learns the outcome and then
+ * what it needs of rank 0's part -- one agreement and one or two
+ * broadcasts, as a networked file system's open is slow enough without
+ * a round of collectives per field. A rank whose broadcast failed says
+ * so at the open's agreement that follows. */
+static int setup(collio_file *f)
 {
-    struct stat st;
-    int rc = COLLIO_OK;
-    if (f->rank == 0 && stat(f->path, &st) != 0)
-        rc = open_failed("open", f->path);
-    else if (f->rank == 0 && S_ISDIR(st.st_mode)) {
-        errno = EISDIR;
-        rc = open_failed("open", f->path);
-    }
-    return collio__agree(f->comm, rc);
-}
-
-/* Collective: INPLACE creates a missing file on rank 0 (no truncation). */
-static int setup_inplace(collio_file *f)
-{
-    int rc = COLLIO_OK;
-    if (f->rank == 0) {
-        struct stat st;
-        int fd = open(f->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-        if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-            close(fd);
-            fd = -1;
-            errno = EINVAL; /* not a regular file */
+    int64_t head[4] = {0, 0, 0, 0};
+    int rc = collio__agree(f->comm, f->rank == 0 ? prepare(f, head) : COLLIO_OK);
+    if (rc != COLLIO_OK)
+        return rc;
+    if (MPI_Bcast(head, 4, MPI_INT64_T, 0, f->comm) != MPI_SUCCESS)
+        rc = COLLIO_ERR_MPI;
+    f->id = head[0];
+    f->fs_key = (uint64_t)head[1];
+    f->fs_networked = (int)head[2];
+    if (rc == COLLIO_OK && head[3] > 0) { /* CREATE: the temporary's name */
+        char *name = f->rank == 0 ? f->tmp_path : malloc((size_t)head[3]);
+        char none = '\0';
+        if (MPI_Bcast(name ? name : &none, name ? (int)head[3] : 1, MPI_CHAR, 0, f->comm)
+            != MPI_SUCCESS)
+            rc = COLLIO_ERR_MPI;
+        if (f->rank != 0)
+            f->tmp_path = name;
+        if (rc == COLLIO_OK && name == NULL) {
+            collio__error_set(COLLIO_ERR_NOMEM, "open %s: no memory", f->path);
+            rc = COLLIO_ERR_NOMEM;
         }
-        if (fd < 0)
-            rc = open_failed("open", f->path);
-        else if (close(fd) != 0)
-            rc = open_failed("close", f->path);
     }
-    return collio__agree(f->comm, rc);
+    return rc;
 }
 
 static void file_free(collio_file *f)
@@ -200,6 +224,23 @@ static int check_args(const char *path, collio_file_mode mode,
     collio__error_set(COLLIO_ERR_ARG, "collio_file_open%s%s: %s", path ? " " : "",
                       path ? path : "", bad);
     return COLLIO_ERR_ARG;
+}
+
+/* Collective, where the arguments differ or a rank failed: each argument
+ * compared on its own, so that the detail names it; then rc agreed. */
+static int compare_args(MPI_Comm comm, const char *path, collio_file_mode mode,
+                        const collio_file_options *o, int rc)
+{
+    int mm = collio__check_same_str(comm, path, "the path");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(comm, (int64_t)mode, "the mode");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(comm, (int64_t)o->backend, "opts.backend");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(comm, o->base_offset, "opts.base_offset");
+    if (mm == COLLIO_OK)
+        mm = collio__check_same_i64(comm, o->sync, "opts.sync");
+    return mm != COLLIO_OK ? mm : collio__agree(comm, rc);
 }
 
 int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
@@ -250,16 +291,10 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
      * Compared also where a rank's own checks failed: a value that differs
      * across ranks is MISMATCH on every rank, valid or not on its own (as
      * for layouts and plans), and its agreed text replaces the local one. */
-    int mm = collio__check_same_str(dup, path, "the path");
-    if (mm == COLLIO_OK)
-        mm = collio__check_same_i64(dup, (int64_t)mode, "the mode");
-    if (mm == COLLIO_OK)
-        mm = collio__check_same_i64(dup, (int64_t)o->backend, "opts.backend");
-    if (mm == COLLIO_OK)
-        mm = collio__check_same_i64(dup, o->base_offset, "opts.base_offset");
-    if (mm == COLLIO_OK)
-        mm = collio__check_same_i64(dup, o->sync, "opts.sync");
-    rc = mm != COLLIO_OK ? mm : collio__agree(dup, rc);
+    int64_t args[6] = {0, 0, (int64_t)mode, (int64_t)o->backend, o->base_offset, o->sync};
+    collio__str_key(path, args);
+    if (!collio__all_ok_and_same(dup, rc, args, 6)) /* (one Allreduce if so) */
+        rc = compare_args(dup, path, mode, o, rc);
     if (rc != COLLIO_OK) {
         if (f)
             f->comm = MPI_COMM_NULL;
@@ -270,41 +305,19 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
 
     f->ops = o->backend == COLLIO_BACKEND_MPIIO ? &collio__file_mpiio_ops
                                                 : &collio__file_posix_ops;
-    /* this open's identity, so that a write can tell whether every rank
-     * passed the same file */
-    int64_t idfs[3] = {0, 0, 0};
-    if (f->rank == 0) {
-        /* and the file system it lives on, as rank 0 sees it (strategy
-         * auto's costs depend on it; learned here, outside the writes) */
-        collio_fs_id fs;
-        collio_fs_identify(path, &fs);
-        idfs[0] = (int64_t)(collio__random64() >> 1);
-        idfs[1] = (int64_t)collio__fs_key(&fs);
-        idfs[2] = collio_fs_is_networked(&fs);
-    }
-    rc = MPI_Bcast(idfs, 3, MPI_INT64_T, 0, f->comm) == MPI_SUCCESS ? COLLIO_OK
-                                                                    : COLLIO_ERR_MPI;
-    f->id = idfs[0];
-    f->fs_key = (uint64_t)idfs[1];
-    f->fs_networked = (int)idfs[2];
-    rc = collio__agree(f->comm, rc);
-    if (rc == COLLIO_OK && mode == COLLIO_FILE_CREATE)
-        rc = setup_create(f);
-    else if (rc == COLLIO_OK && mode == COLLIO_FILE_INPLACE)
-        rc = setup_inplace(f);
-    else if (rc == COLLIO_OK)
-        rc = setup_read(f);
-    if (rc == COLLIO_OK) {
-        /* MPI-IO's open is collective: every rank calls it here. */
+    rc = setup(f);
+    if (f->ops == &collio__file_mpiio_ops)
+        rc = collio__agree(f->comm, rc); /* every rank or none in MPI's open */
+    /* POSIX's open is each rank's own; MPI-IO's is collective */
+    if (rc == COLLIO_OK)
         rc = f->ops->open(f, collio__file_data_path(f), 0);
-        rc = collio__agree(f->comm, rc);
-        if (rc != COLLIO_OK) {
-            /* Close where it opened; MPI-IO opens agree among themselves,
-             * so the collective close has all ranks or none. */
-            f->ops->close(f);
-            collio__agree(f->comm, COLLIO_OK); /* all closed before the unlink */
-            discard_tmp(f);
-        }
+    rc = collio__agree(f->comm, rc);
+    if (rc != COLLIO_OK) {
+        /* Close where it opened; MPI-IO opens agree among themselves,
+         * so the collective close has all ranks or none. */
+        f->ops->close(f);
+        collio__agree(f->comm, COLLIO_OK); /* all closed before the unlink */
+        discard_tmp(f);
     }
     if (rc != COLLIO_OK) {
         file_free(f);

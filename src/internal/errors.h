@@ -45,6 +45,16 @@ int collio__check_same_digest(MPI_Comm comm, uint64_t digest, const char *what);
  * shortened). */
 int collio__check_same_str(MPI_Comm comm, const char *s, const char *what);
 
+/* Collective: 1 on every rank if rc is COLLIO_OK on every rank and each
+ * of v[0..n) (n <= 8; a string by collio__str_key) is the same on every
+ * rank, else 0 on every rank (or where MPI failed) -- one MPI_Allreduce
+ * for the usual case of several arguments; on 0 the caller runs its
+ * checks one by one, whose details name the argument that differs. */
+int collio__all_ok_and_same(MPI_Comm comm, int rc, const int64_t *v, int n);
+/* Local: a string's key for the comparisons above, in key[0..2): its
+ * length (-1 for NULL) and a hash. */
+void collio__str_key(const char *s, int64_t key[2]);
+
 /* Local: COLLIO_OK while MPI is usable (initialized, not finalized); else
  * COLLIO_ERR_STATE with the detail "FN called before MPI_Init" (or after
  * MPI_Finalize). Every public function that communicates calls it first,
