@@ -19,9 +19,12 @@
  * linker; the same functions are defined here under those names (aliases,
  * end of file), so the preloaded interposer comes first for them too.
  *
- * Not covered: `use mpi_f08` under MPICH (its routines call the C
- * PMPI_File_* entry points directly: past any interposer that is not the
- * MPI library itself); other name manglings (mpi_file_write_all__ of
+ * `use mpi_f08` under MPICH: its routines call the C PMPI_File_* entry
+ * points themselves; fortran_f08.f90 defines them, and hands open, close,
+ * set_view and finalize to the functions here (by hidden aliases,
+ * cmio_f_*, end of file) and the data calls to fortran_f08.c.
+ *
+ * Not covered: other name manglings (mpi_file_write_all__ of
  * -fsecond-underscore / -ff2c, MPI_FILE_WRITE_ALL of other compilers).
  *
  * Conversions, as the MPIs' own Fortran bindings make them:
@@ -365,4 +368,17 @@ F08_ALIAS(ompi_file_read_all_end_f, mpi_file_read_all_end_)
 F08_ALIAS(ompi_file_read_at_all_begin_f, mpi_file_read_at_all_begin_)
 F08_ALIAS(ompi_file_read_at_all_end_f, mpi_file_read_at_all_end_)
 F08_ALIAS(ompi_finalize_f, mpi_finalize_)
+#endif
+
+/* ------------------------------------------- use mpi_f08 under MPICH */
+
+#if defined(MPICH)
+/* fortran_f08.f90's way in to the functions above, by gfortran's names
+ * (hidden: not entry points of the library). */
+#define F08_INTERNAL(name, ours)                                                         \
+    extern __typeof__(ours) name __attribute__((alias(#ours), visibility("hidden")));
+F08_INTERNAL(cmio_f_file_open_, mpi_file_open_)
+F08_INTERNAL(cmio_f_file_close_, mpi_file_close_)
+F08_INTERNAL(cmio_f_file_set_view_, mpi_file_set_view_)
+F08_INTERNAL(cmio_f_finalize_, mpi_finalize_)
 #endif

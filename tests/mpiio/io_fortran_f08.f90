@@ -15,7 +15,11 @@
 ! prints where the f08 route's open resolves (io_fortran_where.c), the line
 ! tests/mpiio/compare.sh checks (with --unreached under MPICH).
 !
-! usage: io_fortran_f08 FILE [--nx N] [--bx B] [--mode all|split]
+! --mode section: the same calls with array sections as buffers (every
+! other element of a 2-d array: not contiguous); the split forms only
+! where MPI_SUBARRAYS_SUPPORTED (MPICH's), as the standard allows them.
+!
+! usage: io_fortran_f08 FILE [--nx N] [--bx B] [--mode all|split|section]
 !                            [--disp BYTES]
 ! Exits 1 when anything read differs from the expected values.
 program io_fortran_f08
@@ -31,7 +35,7 @@ program io_fortran_f08
   type(MPI_Datatype) :: ft
   type(MPI_Status) :: st
   integer(i8), allocatable :: g(:)
-  real, allocatable :: buf(:), rbuf(:)
+  real, allocatable :: buf(:), rbuf(:), b2(:, :), r2(:, :)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -40,9 +44,11 @@ program io_fortran_f08
 
   call args_msg(path, nx, bx, dispi, mode, ftype, arg)
   if (arg == 'usage') &
-    call fail('usage: io_fortran_f08 FILE [--nx N] [--bx B] [--mode all|split] [--disp BYTES]')
+    call fail('usage: io_fortran_f08 FILE [--nx N] [--bx B] [--mode all|split|section] ' &
+              //'[--disp BYTES]')
   if (arg /= '') call fail(trim(arg))
-  if (trim(mode) /= 'all' .and. trim(mode) /= 'split') call fail('unknown --mode '//trim(mode))
+  if (trim(mode) /= 'all' .and. trim(mode) /= 'split' .and. trim(mode) /= 'section') &
+    call fail('unknown --mode '//trim(mode))
   if (trim(ftype) /= 'darray') call fail('--type: darray only')
   disp = dispi
 
@@ -76,6 +82,39 @@ program io_fortran_f08
     call MPI_File_read_all(fh, rbuf, n - n1, MPI_REAL, st, i)
     call check_count(i, n - n1, 'MPI_File_read_all')
     call check_values(rbuf, n - n1, n1, 'MPI_File_read_all')
+  else if (trim(mode) == 'section') then
+    ! buffers that are array sections, not contiguous: every other element
+    ! of a 2 x n array, written and read whole and split; the elements
+    ! between must stay as they were
+    allocate (b2(2, n), r2(2, n))
+    b2(1, :) = buf(1:n)
+    b2(2, :) = -7.0
+    call MPI_File_write_all(fh, b2(1, 1:n1), n1, MPI_REAL, st, i)
+    call check_count(i, n1, 'MPI_File_write_all (section)')
+    if (MPI_SUBARRAYS_SUPPORTED) then ! (else a section in a split call is erroneous)
+      call MPI_File_write_at_all_begin(fh, off, b2(1, n1 + 1:n), n - n1, MPI_REAL, i)
+      call check(i, 'MPI_File_write_at_all_begin (section)')
+      call MPI_File_write_at_all_end(fh, b2(1, n1 + 1:n), st, i)
+    else
+      call MPI_File_write_at_all(fh, off, b2(1, n1 + 1:n), n - n1, MPI_REAL, st, i)
+    end if
+    call check_count(i, n - n1, 'MPI_File_write_at_all(_end) (section)')
+    r2 = -1.0
+    call MPI_File_read_at_all(fh, 0_MPI_OFFSET_KIND, r2(1, :), n, MPI_REAL, st, i)
+    call check_count(i, n, 'MPI_File_read_at_all (section)')
+    call check_values(r2(1, :), n, 0, 'MPI_File_read_at_all (section)')
+    if (any(r2(2, :) /= -1.0)) call fail('MPI_File_read_at_all (section) wrote between')
+    r2 = -1.0
+    if (MPI_SUBARRAYS_SUPPORTED) then
+      call MPI_File_read_all_begin(fh, r2(1, 1:n - n1), n - n1, MPI_REAL, i)
+      call check(i, 'MPI_File_read_all_begin (section)')
+      call MPI_File_read_all_end(fh, r2(1, 1:n - n1), st, i)
+    else
+      call MPI_File_read_all(fh, r2(1, 1:n - n1), n - n1, MPI_REAL, st, i)
+    end if
+    call check_count(i, n - n1, 'MPI_File_read_all(_end) (section)')
+    call check_values(r2(1, 1:n - n1), n - n1, n1, 'MPI_File_read_all_end (section)')
+    if (any(r2(2, :) /= -1.0)) call fail('MPI_File_read_all_end (section) wrote between')
   else
     call MPI_File_write_all_begin(fh, buf, n1, MPI_REAL, i)
     call check(i, 'MPI_File_write_all_begin')

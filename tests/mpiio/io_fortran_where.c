@@ -39,14 +39,16 @@ void io_fortran_where(int rank)
 /* The same line for io_fortran_f08 (`use mpi_f08`): where the f08 route's
  * open resolves -- Open MPI's mpi_f08 calls ompi_file_open_f (its mpif.h
  * binding's, or the interposer's when preloaded: src/mpiio/fortran.c);
- * MPICH's calls the C PMPI_File_open, which no interposer replaces. */
+ * under MPICH the program calls mpi_file_open_f08_ itself (libmpichfort's,
+ * or the interposer's: src/mpiio/fortran_f08.f90). */
 void io_fortran_f08_where(int rank);
 void io_fortran_f08_where(int rank)
 {
     if (rank != 0)
         return;
-    const char *sym = dlsym(RTLD_DEFAULT, "ompi_file_open_f") != NULL ? "ompi_file_open_f"
-                                                                      : "PMPI_File_open";
+    const char *sym = dlsym(RTLD_DEFAULT, "ompi_file_open_f") != NULL
+                          ? "ompi_file_open_f"
+                          : "mpi_file_open_f08_";
     printf("io_fortran_f08 (%s): MPI_File_open from %s\n", sym, where(sym));
     fflush(stdout);
 }

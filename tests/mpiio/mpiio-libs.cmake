@@ -19,14 +19,7 @@
 # each library is checked with ldd for the MPI it loads.
 include_guard(GLOBAL)
 
-set(COLLIO_MPI_FLAVOUR "")
-if("${MPI_C_LIBRARY_VERSION_STRING}" MATCHES "MPICH"
-   OR "${MPI_C_LIBRARIES}" MATCHES "mpich")
-  set(COLLIO_MPI_FLAVOUR mpich)
-elseif("${MPI_C_LIBRARY_VERSION_STRING}" MATCHES "Open MPI"
-       OR "${MPI_C_LIBRARIES}" MATCHES "openmpi|/libmpi\\.so")
-  set(COLLIO_MPI_FLAVOUR openmpi)
-endif()
+include(${PROJECT_SOURCE_DIR}/cmake/collio-mpi-flavour.cmake)
 
 set(COLLIO_MPIIO_HAVE_HDF5 OFF)
 set(COLLIO_MPIIO_HAVE_PNETCDF OFF)

@@ -47,21 +47,41 @@ static void max_then_sum(void *in, void *inout, int *len, MPI_Datatype *type)
             b[i] = i < NMAX ? fmax(a[i], b[i]) : a[i] + b[i];
 }
 
-/* The type and operation, made once per process (MPI frees them at
- * MPI_Finalize). Not thread safe, as plan creation is not. */
+static MPI_Datatype wire_type = MPI_DATATYPE_NULL;
+static MPI_Op wire_op = MPI_OP_NULL;
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the type and
+ * operation go with them (MPI does not free them itself; MPICH reports
+ * them as leaked). */
+static int wire_free(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)value, (void)extra;
+    if (wire_type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&wire_type);
+    if (wire_op != MPI_OP_NULL)
+        MPI_Op_free(&wire_op);
+    if (keyval != MPI_KEYVAL_INVALID)
+        MPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
+/* The type and operation, made once per process, freed at MPI_Finalize.
+ * Not thread safe, as plan creation is not. */
 static int wire_ops(MPI_Datatype *t, MPI_Op *op)
 {
-    static MPI_Datatype type = MPI_DATATYPE_NULL;
-    static MPI_Op oper = MPI_OP_NULL;
-    if (type == MPI_DATATYPE_NULL) {
-        if (MPI_Type_contiguous(WIRE_N, MPI_DOUBLE, &type) != MPI_SUCCESS
-            || MPI_Type_commit(&type) != MPI_SUCCESS
-            || MPI_Op_create(max_then_sum, 1, &oper) != MPI_SUCCESS) {
-            type = MPI_DATATYPE_NULL;
+    if (wire_type == MPI_DATATYPE_NULL) {
+        int key = MPI_KEYVAL_INVALID;
+        if (MPI_Type_contiguous(WIRE_N, MPI_DOUBLE, &wire_type) != MPI_SUCCESS
+            || MPI_Type_commit(&wire_type) != MPI_SUCCESS
+            || MPI_Op_create(max_then_sum, 1, &wire_op) != MPI_SUCCESS
+            || MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, wire_free, &key, NULL)
+                   != MPI_SUCCESS
+            || MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) != MPI_SUCCESS) {
+            wire_free(MPI_COMM_SELF, key, NULL, NULL);
             return COLLIO_ERR_MPI;
         }
     }
-    *t = type, *op = oper;
+    *t = wire_type, *op = wire_op;
     return COLLIO_OK;
 }
 

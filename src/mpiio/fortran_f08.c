@@ -1,0 +1,205 @@
+/*
+ * fortran_f08.c -- the C half of fortran_f08.f90 (`use mpi_f08` under
+ * MPICH): a collective data call with its buffer as a C descriptor
+ * (ISO_Fortran_binding.h), converted and handed to wrappers.c's
+ * MPI_File_* like fortran.c's mpif.h entry points are.
+ *
+ * Conversions, as MPICH's own f08 routines make them:
+ *  - handles: the mpif.h integers (MPI_File_f2c, MPI_Type_f2c);
+ *  - the buffer: the descriptor's address; MPI_BOTTOM where it is
+ *    MPICH's f08 MPI_BOTTOM object (MPIR_F08_MPI_BOTTOM); an array
+ *    section that is not contiguous is packed into a contiguous copy in
+ *    array element order, the sequence of elements the call's count and
+ *    datatype then describe (MPI 3.1 sec. 17.1.12), and unpacked after a
+ *    read. A split collective keeps its copy until its _end, which MPI
+ *    calls with the same buffer (one split collective per file at a time);
+ *  - the status: MPICH's MPI_F08_status holds the C MPI_Status's fields in
+ *    the same order, copied field by field; MPI_STATUS_IGNORE is MPICH's
+ *    object MPIR_F08_MPI_STATUS_IGNORE_OBJ (found with dlsym, as
+ *    fortran.c finds the mpif.h ones: the library stays loadable into
+ *    programs without libmpichfort).
+ */
+#include "cmio.h"
+
+#if defined(MPICH)
+
+#include <ISO_Fortran_binding.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The data calls, as fortran_f08.f90 numbers them (module cmio_f08_c). */
+enum f08_op {
+    F08_WRITE_ALL = 1,
+    F08_WRITE_AT_ALL,
+    F08_READ_ALL,
+    F08_READ_AT_ALL,
+    F08_WRITE_ALL_BEGIN,
+    F08_WRITE_ALL_END,
+    F08_WRITE_AT_ALL_BEGIN,
+    F08_WRITE_AT_ALL_END,
+    F08_READ_ALL_BEGIN,
+    F08_READ_ALL_END,
+    F08_READ_AT_ALL_BEGIN,
+    F08_READ_AT_ALL_END
+};
+
+static void *f08_bottom, *f08_status_ignore;
+static int f08_looked;
+
+static void f08_init(void)
+{
+    if (!f08_looked) {
+        f08_bottom = dlsym(RTLD_DEFAULT, "MPIR_F08_MPI_BOTTOM");
+        f08_status_ignore = dlsym(RTLD_DEFAULT, "MPIR_F08_MPI_STATUS_IGNORE_OBJ");
+        f08_looked = 1;
+    }
+}
+
+/* Elements of a descriptor's array (1 for a scalar). */
+static size_t f08_elements(const CFI_cdesc_t *d)
+{
+    size_t n = 1;
+    for (int i = 0; i < d->rank; i++)
+        n *= d->dim[i].extent > 0 ? (size_t)d->dim[i].extent : 0;
+    return n;
+}
+
+/* A noncontiguous array <-> its elements packed, in array element order
+ * (the first subscript fastest). */
+static void f08_copy(const CFI_cdesc_t *d, char *packed, int to_packed)
+{
+    const size_t n = f08_elements(d), el = d->elem_len;
+    CFI_index_t at[CFI_MAX_RANK] = {0};
+    for (size_t k = 0; k < n; k++) {
+        char *p = d->base_addr;
+        for (int i = 0; i < d->rank; i++)
+            p += at[i] * d->dim[i].sm;
+        if (to_packed)
+            memcpy(packed + k * el, p, el);
+        else
+            memcpy(p, packed + k * el, el);
+        for (int i = 0; i < d->rank && ++at[i] == d->dim[i].extent; i++)
+            at[i] = 0;
+    }
+}
+
+/* The packed copies of split collectives between _begin and _end. */
+typedef struct f08_split {
+    MPI_Fint fh;
+    char *packed;
+    struct f08_split *next;
+} f08_split;
+static f08_split *f08_splits;
+
+static void f08_keep(MPI_Fint fh, char *packed)
+{
+    f08_split *k = malloc(sizeof *k);
+    if (k == NULL) { /* the copy is lost to _end: it reads the buffer itself */
+        free(packed);
+        return;
+    }
+    *k = (f08_split){fh, packed, f08_splits};
+    f08_splits = k;
+}
+
+static char *f08_take(MPI_Fint fh)
+{
+    for (f08_split **k = &f08_splits; *k != NULL; k = &(*k)->next)
+        if ((*k)->fh == fh) {
+            f08_split *t = *k;
+            char *packed = t->packed;
+            *k = t->next;
+            free(t);
+            return packed;
+        }
+    return NULL;
+}
+
+/* The call itself, on the C buffer address. */
+static int f08_call(int op, MPI_File fh, MPI_Offset off, void *buf, int count,
+                    MPI_Datatype dt, MPI_Status *st)
+{
+    switch (op) {
+    case F08_WRITE_ALL:
+        return MPI_File_write_all(fh, buf, count, dt, st);
+    case F08_WRITE_AT_ALL:
+        return MPI_File_write_at_all(fh, off, buf, count, dt, st);
+    case F08_READ_ALL:
+        return MPI_File_read_all(fh, buf, count, dt, st);
+    case F08_READ_AT_ALL:
+        return MPI_File_read_at_all(fh, off, buf, count, dt, st);
+    case F08_WRITE_ALL_BEGIN:
+        return MPI_File_write_all_begin(fh, buf, count, dt);
+    case F08_WRITE_ALL_END:
+        return MPI_File_write_all_end(fh, buf, st);
+    case F08_WRITE_AT_ALL_BEGIN:
+        return MPI_File_write_at_all_begin(fh, off, buf, count, dt);
+    case F08_WRITE_AT_ALL_END:
+        return MPI_File_write_at_all_end(fh, buf, st);
+    case F08_READ_ALL_BEGIN:
+        return MPI_File_read_all_begin(fh, buf, count, dt);
+    case F08_READ_ALL_END:
+        return MPI_File_read_all_end(fh, buf, st);
+    case F08_READ_AT_ALL_BEGIN:
+        return MPI_File_read_at_all_begin(fh, off, buf, count, dt);
+    default:
+        return MPI_File_read_at_all_end(fh, buf, st);
+    }
+}
+
+void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
+                   const MPI_Fint *count, const MPI_Fint *dt, MPI_Fint *status,
+                   MPI_Fint *rc);
+void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
+                   const MPI_Fint *count, const MPI_Fint *dt, MPI_Fint *status, MPI_Fint *rc)
+{
+    f08_init();
+    const int reading = op == F08_READ_ALL || op == F08_READ_AT_ALL
+                        || op == F08_READ_ALL_BEGIN || op == F08_READ_ALL_END
+                        || op == F08_READ_AT_ALL_BEGIN || op == F08_READ_AT_ALL_END;
+    const int begin = op == F08_WRITE_ALL_BEGIN || op == F08_WRITE_AT_ALL_BEGIN
+                      || op == F08_READ_ALL_BEGIN || op == F08_READ_AT_ALL_BEGIN;
+    const int end = op == F08_WRITE_ALL_END || op == F08_WRITE_AT_ALL_END
+                    || op == F08_READ_ALL_END || op == F08_READ_AT_ALL_END;
+    void *addr = buf->base_addr;
+    char *packed = NULL;
+    if (addr != NULL && f08_bottom != NULL && addr == f08_bottom) {
+        addr = MPI_BOTTOM;
+    } else if (end) {
+        packed = f08_take(*fh); /* _begin's copy, if it made one */
+    } else if (addr != NULL && !CFI_is_contiguous(buf)) {
+        packed = malloc(f08_elements(buf) * buf->elem_len + 1);
+        if (packed == NULL) {
+            *rc = MPI_ERR_NO_MEM;
+            return;
+        }
+        if (!reading)
+            f08_copy(buf, packed, 1);
+    }
+    MPI_Status cst;
+    MPI_Status *st = begin || (f08_status_ignore != NULL && (void *)status == f08_status_ignore)
+                         ? MPI_STATUS_IGNORE
+                         : &cst;
+    int r = f08_call(op, MPI_File_f2c(*fh), (MPI_Offset)off, packed ? packed : addr,
+                     begin || !end ? (int)*count : 0,
+                     begin || !end ? MPI_Type_f2c(*dt) : MPI_DATATYPE_NULL, st);
+    if (packed != NULL && begin && r == MPI_SUCCESS) {
+        f08_keep(*fh, packed); /* MPI may use it until _end */
+    } else if (packed != NULL) {
+        if (reading && r == MPI_SUCCESS)
+            f08_copy(buf, packed, 0);
+        free(packed);
+    }
+    if (r == MPI_SUCCESS && st != MPI_STATUS_IGNORE) {
+        MPI_F08_status *f = (MPI_F08_status *)status;
+        f->count_lo = cst.count_lo;
+        f->count_hi_and_cancelled = cst.count_hi_and_cancelled;
+        f->MPI_SOURCE = cst.MPI_SOURCE;
+        f->MPI_TAG = cst.MPI_TAG;
+        f->MPI_ERROR = cst.MPI_ERROR;
+    }
+    *rc = r;
+}
+
+#endif
