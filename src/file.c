@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -136,57 +137,65 @@ static int prepare_inplace(collio_file *f)
     return COLLIO_OK;
 }
 
+/* What every rank learns of rank 0's part of an open (one broadcast). */
+typedef struct open_head {
+    int64_t id, fs_key, networked;
+    char tmp[PATH_MAX]; /* CREATE: the temporary's name ("" otherwise) */
+} open_head;
+
 /* Rank 0's part of an open, before any rank opens: the open's identity
  * (so that a write can tell whether every rank passed the same file), the
  * file system it lives on (strategy auto's costs depend on it; learned
  * here, outside the writes), and per mode the temporary (CREATE), the
  * file made if missing (INPLACE) or checked (READ). Local. */
-static int prepare(collio_file *f, int64_t head[4])
+static int prepare(collio_file *f, open_head *h)
 {
     collio_fs_id fs;
     collio_fs_identify(f->path, &fs);
-    head[0] = (int64_t)(collio__random64() >> 1);
-    head[1] = (int64_t)collio__fs_key(&fs);
-    head[2] = collio_fs_is_networked(&fs);
+    h->id = (int64_t)(collio__random64() >> 1);
+    h->fs_key = (int64_t)collio__fs_key(&fs);
+    h->networked = collio_fs_is_networked(&fs);
     int rc = f->mode == COLLIO_FILE_CREATE
                  ? collio__tmp_create(f->path, &f->tmp_path, &f->lock_fd)
              : f->mode == COLLIO_FILE_INPLACE ? prepare_inplace(f)
                                               : prepare_read(f);
-    head[3] =
-        rc == COLLIO_OK && f->tmp_path != NULL ? (int64_t)strlen(f->tmp_path) + 1 : 0;
+    if (rc == COLLIO_OK && f->tmp_path != NULL) {
+        if (strlen(f->tmp_path) >= sizeof h->tmp) { /* (open(2) took it: not here) */
+            collio__error_set(COLLIO_ERR_OPEN, "open %s: name too long", f->path);
+            return COLLIO_ERR_OPEN; /* (the open's failure path discards it) */
+        }
+        snprintf(h->tmp, sizeof h->tmp, "%s", f->tmp_path);
+    }
     return rc;
 }
 
 /* Collective: rank 0 prepares, every rank learns the outcome and then
- * what it needs of rank 0's part -- one agreement and one or two
- * broadcasts, as a networked file system's open is slow enough without
- * a round of collectives per field. A rank whose broadcast failed says
- * so at the open's agreement that follows. */
+ * what it needs of rank 0's part -- one agreement and one broadcast, as a
+ * networked file system's open is slow enough without a round of
+ * collectives per field. A rank whose broadcast failed, or that lacks the
+ * memory for the temporary's name, says so at the open's agreement that
+ * follows (MPI-IO's collective open has one of its own before it). */
 static int setup(collio_file *f)
 {
-    int64_t head[4] = {0, 0, 0, 0};
-    int rc = collio__agree(f->comm, f->rank == 0 ? prepare(f, head) : COLLIO_OK);
+    open_head h;
+    memset(&h, 0, sizeof h);
+    int rc = collio__agree(f->comm, f->rank == 0 ? prepare(f, &h) : COLLIO_OK);
     if (rc != COLLIO_OK)
         return rc;
-    if (MPI_Bcast(head, 4, MPI_INT64_T, 0, f->comm) != MPI_SUCCESS)
-        rc = COLLIO_ERR_MPI;
-    f->id = head[0];
-    f->fs_key = (uint64_t)head[1];
-    f->fs_networked = (int)head[2];
-    if (rc == COLLIO_OK && head[3] > 0) { /* CREATE: the temporary's name */
-        char *name = f->rank == 0 ? f->tmp_path : malloc((size_t)head[3]);
-        char none = '\0';
-        if (MPI_Bcast(name ? name : &none, name ? (int)head[3] : 1, MPI_CHAR, 0, f->comm)
-            != MPI_SUCCESS)
-            rc = COLLIO_ERR_MPI;
-        if (f->rank != 0)
-            f->tmp_path = name;
-        if (rc == COLLIO_OK && name == NULL) {
+    if (MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, f->comm) != MPI_SUCCESS)
+        return COLLIO_ERR_MPI;
+    f->id = h.id;
+    f->fs_key = (uint64_t)h.fs_key;
+    f->fs_networked = (int)h.networked;
+    if (f->rank != 0 && h.tmp[0] != '\0') {
+        h.tmp[sizeof h.tmp - 1] = '\0';
+        f->tmp_path = dup_str(h.tmp);
+        if (f->tmp_path == NULL) {
             collio__error_set(COLLIO_ERR_NOMEM, "open %s: no memory", f->path);
-            rc = COLLIO_ERR_NOMEM;
+            return COLLIO_ERR_NOMEM;
         }
     }
-    return rc;
+    return COLLIO_OK;
 }
 
 static void file_free(collio_file *f)

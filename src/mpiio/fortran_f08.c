@@ -152,7 +152,8 @@ void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
                    const MPI_Fint *count, const MPI_Fint *dt, MPI_Fint *status,
                    MPI_Fint *rc);
 void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
-                   const MPI_Fint *count, const MPI_Fint *dt, MPI_Fint *status, MPI_Fint *rc)
+                   const MPI_Fint *count, const MPI_Fint *dt, MPI_Fint *status,
+                   MPI_Fint *rc)
 {
     f08_init();
     const int reading = op == F08_READ_ALL || op == F08_READ_AT_ALL
@@ -178,9 +179,10 @@ void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
             f08_copy(buf, packed, 1);
     }
     MPI_Status cst;
-    MPI_Status *st = begin || (f08_status_ignore != NULL && (void *)status == f08_status_ignore)
-                         ? MPI_STATUS_IGNORE
-                         : &cst;
+    MPI_Status *st =
+        begin || (f08_status_ignore != NULL && (void *)status == f08_status_ignore)
+            ? MPI_STATUS_IGNORE
+            : &cst;
     int r = f08_call(op, MPI_File_f2c(*fh), (MPI_Offset)off, packed ? packed : addr,
                      begin || !end ? (int)*count : 0,
                      begin || !end ? MPI_Type_f2c(*dt) : MPI_DATATYPE_NULL, st);
