@@ -187,6 +187,11 @@ static int streams_alloc(collio_plan *p, void *buf, streams *s)
         if (s->strat == NULL)
             return COLLIO_ERR_NOMEM;
     }
+    /* work buffers beyond the user's, as the strategies' own are */
+    if (s->own_user)
+        p->stats.work_bytes += u->nlocal * (int64_t)u->esize;
+    if (s->own_strat)
+        p->stats.work_bytes += p->layout->nlocal * (int64_t)p->layout->esize;
     return COLLIO_OK;
 }
 

@@ -189,6 +189,12 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
         o.backend = be;
         if (!tu_plan_io(t, p, path, &o, 1, buf, bytes))
             break;
+        /* the packed stream of this buffer is the library's own memory:
+         * in work_bytes, all of it for independent (no buffers of its own) */
+        double wb = -1, own = (double)n * (double)d->esize;
+        collio_plan_stat(p, "work_bytes", &wb);
+        TU_CHECK(t, strcmp(strategy, "independent") == 0 ? wb == own : wb >= own,
+                 "work_bytes %.0f, the packed stream alone is %.0f", wb, own);
         if (canonical)
             tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 1);
         int64_t fe, fo,
