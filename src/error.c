@@ -164,22 +164,32 @@ int collio__agree_same(MPI_Comm comm, int rc, int64_t value, const char *what)
                     first);
 }
 
-/* One Allreduce(MAX) of {v, ~v}: max(~v) == ~min(v), so the pair gives the
- * maximum and minimum over ranks; they are equal iff v is the same
- * everywhere. ~v (== -v - 1) cannot overflow, unlike -v at INT64_MIN. */
+/* One Allreduce(MAX) of a failure flag and {v, ~v} per value: max(~v) ==
+ * ~min(v), so the pair gives the maximum and minimum over ranks; they are
+ * equal iff v is the same everywhere. ~v (== -v - 1) cannot overflow,
+ * unlike -v at INT64_MIN. *same: no rank failed and v[0..n) (n <= 8) is
+ * the same everywhere. Returns MPI's code. */
+static int reduce_same(MPI_Comm comm, int failed, const int64_t *v, int n, int *same)
+{
+    int64_t in[1 + 2 * 8], out[1 + 2 * 8];
+    in[0] = failed != 0;
+    for (int i = 0; i < n; i++) {
+        in[1 + 2 * i] = v[i];
+        in[2 + 2 * i] = ~v[i];
+    }
+    int mrc = MPI_Allreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm);
+    *same = mrc == MPI_SUCCESS && out[0] == 0;
+    for (int i = 0; i < n; i++)
+        *same = *same && out[1 + 2 * i] == ~out[2 + 2 * i];
+    return mrc;
+}
+
 static int check_same_n(MPI_Comm comm, const int64_t *v, int n)
 {
-    int64_t in[4], out[4];
-    for (int i = 0; i < n; i++) {
-        in[2 * i] = v[i];
-        in[2 * i + 1] = ~v[i];
-    }
-    if (MPI_Allreduce(in, out, 2 * n, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    int same = 0;
+    if (reduce_same(comm, 0, v, n, &same) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
-    for (int i = 0; i < n; i++)
-        if (out[2 * i] != ~out[2 * i + 1])
-            return COLLIO_ERR_MISMATCH;
-    return COLLIO_OK;
+    return same ? COLLIO_OK : COLLIO_ERR_MISMATCH;
 }
 
 /* Only after a mismatch was found (every rank is here): the lowest rank
@@ -263,19 +273,10 @@ void collio__str_key(const char *s, int64_t key[2])
 
 int collio__all_ok_and_same(MPI_Comm comm, int rc, const int64_t *v, int n)
 {
-    int64_t in[1 + 2 * 8], out[1 + 2 * 8];
+    int same = 0;
     if (n < 0 || n > 8)
         return 0;
-    in[0] = rc != COLLIO_OK;
-    for (int i = 0; i < n; i++) { /* {v, ~v}: as check_same_n */
-        in[1 + 2 * i] = v[i];
-        in[2 + 2 * i] = ~v[i];
-    }
-    if (MPI_Allreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
-        return 0;
-    int same = out[0] == 0;
-    for (int i = 0; i < n; i++)
-        same = same && out[1 + 2 * i] == ~out[2 + 2 * i];
+    reduce_same(comm, rc != COLLIO_OK, v, n, &same);
     return same;
 }
 

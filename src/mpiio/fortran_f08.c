@@ -44,6 +44,19 @@ enum f08_op {
     F08_READ_AT_ALL_END
 };
 
+/* What each call is, by its number: a read, a split collective's _begin
+ * (count and datatype, no status), its _end (status only). */
+static const struct {
+    char reading, begin, end;
+} f08_kind[] = {
+    [F08_WRITE_ALL] = {0, 0, 0},          [F08_WRITE_AT_ALL] = {0, 0, 0},
+    [F08_READ_ALL] = {1, 0, 0},           [F08_READ_AT_ALL] = {1, 0, 0},
+    [F08_WRITE_ALL_BEGIN] = {0, 1, 0},    [F08_WRITE_ALL_END] = {0, 0, 1},
+    [F08_WRITE_AT_ALL_BEGIN] = {0, 1, 0}, [F08_WRITE_AT_ALL_END] = {0, 0, 1},
+    [F08_READ_ALL_BEGIN] = {1, 1, 0},     [F08_READ_ALL_END] = {1, 0, 1},
+    [F08_READ_AT_ALL_BEGIN] = {1, 1, 0},  [F08_READ_AT_ALL_END] = {1, 0, 1},
+};
+
 static void *f08_bottom, *f08_status_ignore;
 static int f08_looked;
 
@@ -156,13 +169,8 @@ void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
                    MPI_Fint *rc)
 {
     f08_init();
-    const int reading = op == F08_READ_ALL || op == F08_READ_AT_ALL
-                        || op == F08_READ_ALL_BEGIN || op == F08_READ_ALL_END
-                        || op == F08_READ_AT_ALL_BEGIN || op == F08_READ_AT_ALL_END;
-    const int begin = op == F08_WRITE_ALL_BEGIN || op == F08_WRITE_AT_ALL_BEGIN
-                      || op == F08_READ_ALL_BEGIN || op == F08_READ_AT_ALL_BEGIN;
-    const int end = op == F08_WRITE_ALL_END || op == F08_WRITE_AT_ALL_END
-                    || op == F08_READ_ALL_END || op == F08_READ_AT_ALL_END;
+    const int reading = f08_kind[op].reading, begin = f08_kind[op].begin,
+              end = f08_kind[op].end;
     void *addr = buf->base_addr;
     char *packed = NULL;
     if (addr != NULL && f08_bottom != NULL && addr == f08_bottom) {
@@ -183,9 +191,9 @@ void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
         begin || (f08_status_ignore != NULL && (void *)status == f08_status_ignore)
             ? MPI_STATUS_IGNORE
             : &cst;
-    int r = f08_call(op, MPI_File_f2c(*fh), (MPI_Offset)off, packed ? packed : addr,
-                     begin || !end ? (int)*count : 0,
-                     begin || !end ? MPI_Type_f2c(*dt) : MPI_DATATYPE_NULL, st);
+    int r =
+        f08_call(op, MPI_File_f2c(*fh), (MPI_Offset)off, packed ? packed : addr,
+                 end ? 0 : (int)*count, end ? MPI_DATATYPE_NULL : MPI_Type_f2c(*dt), st);
     if (packed != NULL && begin && r == MPI_SUCCESS) {
         f08_keep(*fh, packed); /* MPI may use it until _end */
     } else if (packed != NULL) {
