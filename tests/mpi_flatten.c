@@ -852,6 +852,38 @@ static void run_case(const char *name, setup *s)
 
 /* ----------------------------------------------- cache, flags, errors, speed */
 
+/* A held flat (a view's filetype) outlives its eviction from the cache and
+ * the cache's clearing, and is freed at its last release. Run with glibc's
+ * MALLOC_PERTURB_ (tests/CMakeLists.txt): a flat freed too early is
+ * overwritten, and the checks below see it. */
+static void check_holds(void)
+{
+    cname = "holds";
+    MPI_Datatype hv = vec(4, 2, 3, MPI_INT); /* 8 bytes at 0, 12, 24, 36 */
+    const cmio_flat *held = NULL, *again = NULL, *p = NULL;
+    CHECK(cmio_flatten_hold(hv, &held) == MPI_SUCCESS
+              && cmio_flatten_hold(hv, &again) == MPI_SUCCESS && held == again,
+          "two holds of one type: not one flat");
+    for (int i = 1; i <= 2 * CMIO_FLATTEN_CACHE_MAX; i++) {
+        MPI_Datatype c;
+        MPI_Type_vector(i, 1, 3, MPI_SHORT, &c);
+        cmio_flatten(c, &p);
+        MPI_Type_free(&c);
+    }
+    cmio_flat_release(again); /* one hold left */
+    cmio_flatten_cache_clear();
+    int ok = held != NULL && held->n == 4 && held->size == 32 && held->extent == 44;
+    for (int i = 0; ok && i < 4; i++)
+        ok = held->disp[i] == 12 * i && held->len[i] == 8;
+    CHECK(ok, "a held flat changed after its eviction and the cache's clearing");
+    CHECK(cmio_flatten(hv, &p) == MPI_SUCCESS && p != held && p->n == 4
+              && p->disp[3] == 36,
+          "the same type flattened after its held entry left the cache: wrong flat");
+    cmio_flat_release(held);
+    cmio_flat_release(NULL);
+    free_made();
+}
+
 static void check_cache(void)
 {
     const cmio_flat *p1, *p2, *p3;
@@ -891,6 +923,7 @@ static void check_cache(void)
     CHECK(cmio_flatten(t, &p1) == MPI_SUCCESS && p1->n == 3 && p1->disp[2] == 16,
           "after cmio_flatten_cache_clear: wrong flat");
     free_made();
+    check_holds();
 
     cname = "flags";
     /* MPI-3.1 4.1.6-4.1.7: a subarray's (or resized's) bounds are markers and

@@ -3,8 +3,9 @@
  * what its parts share. wrappers.c defines the MPI_File_* entry points
  * (PMPI profiling interface) and keeps each open file's state; take.c
  * decides, per collective call, whether collio or the MPI library does it,
- * and does it; report.c counts and reports; flatten.c turns a view and a
- * memory datatype into byte extents.
+ * and does it; report.c counts and reports; flatten.c turns datatypes
+ * into byte blocks (cached), access.c a view and a memory datatype into
+ * one access's byte extents (extents.c: their lists).
  */
 #ifndef CMIO_H
 #define CMIO_H
@@ -63,13 +64,15 @@ typedef struct cmio_file {
     char hints[512];   /* info collio_hints */
     /* the view, as set_view gave it */
     MPI_Offset disp;
-    MPI_Datatype etype, filetype; /* dups (named types kept as they are) */
-    int native;                   /* datarep "native" */
-    collio_file *cf;              /* collio's open of the same file, lazily */
-    int cf_failed;                /* it could not be opened: pass */
-    uint64_t group;               /* digest of the ranks (world ranks) */
-    uint64_t serial;              /* this open's number in the process, >= 1 */
-    cmio_extents fx, mx;          /* the last access's extents (arrays reused) */
+    int64_t esize;       /* the etype's size in bytes */
+    const cmio_flat *ft; /* the filetype's flat, held (flatten.h); NULL: collio
+                            off, or a type the flattener does not take */
+    int native;          /* datarep "native" */
+    collio_file *cf;     /* collio's open of the same file, lazily */
+    int cf_failed;       /* it could not be opened: pass */
+    uint64_t group;      /* digest of the ranks (world ranks) */
+    uint64_t serial;     /* this open's number in the process, >= 1 */
+    cmio_extents fx, mx; /* the last access's extents (arrays reused) */
     struct cmio_file *next;
     /* a split collective in progress (_begin taken: its status) */
     int split_taken;

@@ -7,6 +7,7 @@
  *     the type map. lb and extent of every node are MPI's own.
  *  2. build(): on a miss, the description as blocks (no MPI calls). A dense
  *     child repeated is one block; otherwise one step per output block.
+ * A flat held (cmio_flatten_hold: a file view's) outlives its eviction.
  * Subarray and darray from element positions: index (i_0..i_n-1) lies at
  * linear(i) * extent(oldtype), in lexicographic order with the last (C) or the
  * first (Fortran) dimension fastest; darray's process grid is row-major
@@ -15,6 +16,7 @@
 #include "flatten.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +35,6 @@
 #define MAX_DEPTH 64 /* nesting of derived types */
 #define MAX_DIMS 32  /* subarray / darray dimensions */
 
-#define ADD(a, b, r) __builtin_add_overflow((a), (b), (r))
-#define MUL(a, b, r) __builtin_mul_overflow((a), (b), (r))
-
 /* Combiners of predefined types (no contents, never freed). */
 #define LEAF(c)                                                                          \
     ((c) == MPI_COMBINER_NAMED || (c) == MPI_COMBINER_F90_REAL                           \
@@ -47,7 +46,8 @@ typedef struct words {
     int64_t n, cap, *w;
 } words;
 
-static int wpushv(words *k, const int64_t *v, int64_t n)
+/* Room for n more words. */
+static int wreserve(words *k, int64_t n)
 {
     if (k->n + n > k->cap) {
         int64_t cap = k->cap ? 2 * k->cap : 64;
@@ -58,65 +58,16 @@ static int wpushv(words *k, const int64_t *v, int64_t n)
         k->w = w;
         k->cap = cap;
     }
+    return MPI_SUCCESS;
+}
+
+static int wpushv(words *k, const int64_t *v, int64_t n)
+{
+    int rc = wreserve(k, n);
+    if (rc)
+        return rc;
     memcpy(k->w + k->n, v, (size_t)n * sizeof *v);
     k->n += n;
-    return MPI_SUCCESS;
-}
-
-/* Appends [d, d+l) to e, merged with the last extent where adjacent. Block
- * lists are cmio_extents too (off = displacement). */
-static int push(cmio_extents *e, int64_t d, int64_t l)
-{
-    int64_t end;
-    if (l < 0 || ADD(d, l, &end))
-        return MPI_ERR_ARG;
-    if (l == 0)
-        return MPI_SUCCESS;
-    if (e->n > 0 && e->off[e->n - 1] + e->len[e->n - 1] == d)
-        return ADD(e->len[e->n - 1], l, &e->len[e->n - 1]) ? MPI_ERR_ARG : MPI_SUCCESS;
-    if (e->n == e->cap) {
-        int64_t cap = e->cap ? 2 * e->cap : 16, *o, *n;
-        if ((o = realloc(e->off, (size_t)cap * sizeof *o)))
-            e->off = o;
-        if (!o || !(n = realloc(e->len, (size_t)cap * sizeof *n)))
-            return MPI_ERR_NO_MEM;
-        e->len = n;
-        e->cap = cap;
-    }
-    e->off[e->n] = d;
-    e->len[e->n++] = l;
-    return MPI_SUCCESS;
-}
-
-void cmio_extents_free(cmio_extents *e)
-{
-    free(e->off);
-    free(e->len);
-    memset(e, 0, sizeof *e);
-}
-
-/* Appends count copies of the blocks c, copy k at base + k*stride. */
-static int emit(cmio_extents *o, const cmio_extents *c, int64_t base, int64_t count,
-                int64_t stride)
-{
-    int64_t b, d, l;
-    int rc;
-    if (count < 0)
-        return MPI_ERR_ARG;
-    if (count == 0 || c->n == 0)
-        return MPI_SUCCESS;
-    if (c->n == 1 && c->len[0] == stride) { /* dense: one block */
-        if (ADD(base, c->off[0], &d) || MUL(count, stride, &l))
-            return MPI_ERR_ARG;
-        return push(o, d, l);
-    }
-    for (int64_t k = 0; k < count; k++) {
-        if (MUL(k, stride, &b) || ADD(b, base, &b))
-            return MPI_ERR_ARG;
-        for (int64_t i = 0; i < c->n; i++)
-            if ((rc = ADD(b, c->off[i], &d) ? MPI_ERR_ARG : push(o, d, c->len[i])))
-                return rc;
-    }
     return MPI_SUCCESS;
 }
 
@@ -155,6 +106,32 @@ static int describe_leaf(MPI_Datatype t, int64_t size, words *k)
     return wpushv(k, v, 3);
 }
 
+/* get_contents' integer and address arrays, kept from call to call (a
+ * node's are copied into the description before its children are
+ * described): fresh arrays of megabytes would fault in page by page on
+ * every call. */
+static int *g_ints;
+static MPI_Aint *g_aints;
+static int64_t g_nints, g_naints;
+static words g_desc; /* the description of the type being flattened, kept too */
+
+static int contents_room(int ni, int na)
+{
+    if (ni + 1 > g_nints) {
+        int *v = realloc(g_ints, ((size_t)ni + 1) * sizeof *v);
+        if (!v)
+            return MPI_ERR_NO_MEM;
+        g_ints = v, g_nints = ni + 1;
+    }
+    if (na + 1 > g_naints) {
+        MPI_Aint *v = realloc(g_aints, ((size_t)na + 1) * sizeof *v);
+        if (!v)
+            return MPI_ERR_NO_MEM;
+        g_aints = v, g_naints = na + 1;
+    }
+    return MPI_SUCCESS;
+}
+
 static int describe(MPI_Datatype t, words *k, int depth)
 {
     int ni, na, nd, comb, rc;
@@ -170,26 +147,30 @@ static int describe(MPI_Datatype t, words *k, int depth)
         return rc;
     if (LEAF(comb))
         return describe_leaf(t, size, k);
-    int *ints = malloc(((size_t)ni + 1) * sizeof *ints);
-    MPI_Aint *aints = malloc(((size_t)na + 1) * sizeof *aints);
     MPI_Datatype *types = malloc(((size_t)nd + 1) * sizeof *types);
-    if (!ints || !aints || !types) {
+    int *ints = NULL;
+    MPI_Aint *aints = NULL;
+    if (!types || contents_room(ni, na)) {
         rc = MPI_ERR_NO_MEM;
-    } else if (MPI_Type_get_contents(t, ni, na, nd, ints, aints, types) != MPI_SUCCESS) {
+    } else if (ints = g_ints, aints = g_aints,
+               MPI_Type_get_contents(t, ni, na, nd, ints, aints, types) != MPI_SUCCESS) {
         rc = MPI_ERR_TYPE;
     } else {
-        for (int i = 0; i < ni && !rc; i++)
-            rc = wpushv(k, &(int64_t){ints[i]}, 1);
-        for (int i = 0; i < na && !rc; i++)
-            rc = wpushv(k, &(int64_t){aints[i]}, 1);
+        /* (an hindexed of 524,288 blocks: a million words, in one go) */
+        if (!(rc = wreserve(k, (int64_t)ni + na))) {
+            int64_t *w = k->w + k->n;
+            for (int i = 0; i < ni; i++)
+                w[i] = ints[i];
+            for (int i = 0; i < na; i++)
+                w[ni + i] = aints[i];
+            k->n += (int64_t)ni + na;
+        }
         for (int i = 0; i < nd; i++) {
             if (!rc)
                 rc = describe(types[i], k, depth + 1);
             release(&types[i]);
         }
     }
-    free(ints);
-    free(aints);
     free(types);
     return rc;
 }
@@ -226,7 +207,8 @@ static int grid(cmio_extents *out, const cmio_extents *ch, int64_t cext, int n,
         for (int j = 0; j < n - 1; j++)
             off += (r[dim[j]].off[ri[j]] + q[j]) * st[dim[j]];
         for (int64_t i = 0; i < fast->n; i++) {
-            int rc = emit(out, ch, (off + fast->off[i]) * cext, fast->len[i], cext);
+            int rc = cmio_extents_emit(out, ch, (off + fast->off[i]) * cext, fast->len[i],
+                                       cext);
             if (rc)
                 return rc;
         }
@@ -253,13 +235,13 @@ static int darray_runs(cmio_extents *r, int64_t g, int64_t dist, int64_t darg, i
     if (g < 0 || p <= 0)
         return MPI_ERR_ARG;
     if (dist == MPI_DISTRIBUTE_NONE)
-        return push(r, 0, g);
+        return cmio_extents_push(r, 0, g);
     if (dist == MPI_DISTRIBUTE_BLOCK) {
         int64_t b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
         if (b <= 0 && g > 0)
             return MPI_ERR_ARG;
         int64_t s = coord * b;
-        return s < g ? push(r, s, g - s < b ? g - s : b) : MPI_SUCCESS;
+        return s < g ? cmio_extents_push(r, s, g - s < b ? g - s : b) : MPI_SUCCESS;
     }
     if (dist != MPI_DISTRIBUTE_CYCLIC)
         return MPI_ERR_TYPE;
@@ -267,7 +249,7 @@ static int darray_runs(cmio_extents *r, int64_t g, int64_t dist, int64_t darg, i
     if (k <= 0)
         return MPI_ERR_ARG;
     for (int64_t s = coord * k; s < g && rc == MPI_SUCCESS; s += k * p)
-        rc = push(r, s, g - s < k ? g - s : k);
+        rc = cmio_extents_push(r, s, g - s < k ? g - s : k);
     return rc;
 }
 
@@ -289,7 +271,7 @@ static int array(cmio_extents *out, const cmio_extents *ch, int64_t cext,
             if (v[n + d] < 0 || v[2 * n + d] < 0 || v[n + d] + v[2 * n + d] > gs[d])
                 rc = MPI_ERR_ARG;
             else
-                rc = push(&r[d], v[2 * n + d], v[n + d]);
+                rc = cmio_extents_push(&r[d], v[2 * n + d], v[n + d]);
             continue;
         }
         int64_t p = v[3 * n + d];
@@ -320,8 +302,8 @@ static int build(cursor *c, cmio_extents *out, int64_t *ext)
             return MPI_ERR_TYPE;
         int64_t a = c->w[1], off = c->w[2];
         c->w += 3;
-        int rc = push(out, 0, a);
-        return rc ? rc : push(out, off, size - a);
+        int rc = cmio_extents_push(out, 0, a);
+        return rc ? rc : cmio_extents_push(out, off, size - a);
     }
     if (c->end - c->w < 3)
         return MPI_ERR_TYPE;
@@ -343,7 +325,7 @@ static int build(cursor *c, cmio_extents *out, int64_t *ext)
     case MPI_COMBINER_CONTIGUOUS:
         NEED(ni == 1);
         if (!(rc = build(c, &ch, &cx)))
-            rc = emit(out, &ch, 0, n, cx);
+            rc = cmio_extents_emit(out, &ch, 0, n, cx);
         break;
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
@@ -355,7 +337,7 @@ static int build(cursor *c, cmio_extents *out, int64_t *ext)
             if (comb == MPI_COMBINER_VECTOR ? MUL(j * i[2], cx, &d) : MUL(j, a[0], &d))
                 rc = MPI_ERR_ARG;
             else
-                rc = emit(out, &ch, d, i[1], cx);
+                rc = cmio_extents_emit(out, &ch, d, i[1], cx);
         }
         break;
     case MPI_COMBINER_INDEXED:
@@ -376,7 +358,7 @@ static int build(cursor *c, cmio_extents *out, int64_t *ext)
             else if (MUL(i[(blk ? 2 : 1 + n) + j], cx, &d))
                 rc = MPI_ERR_ARG;
             if (!rc)
-                rc = emit(out, &ch, d, bl, cx);
+                rc = cmio_extents_emit(out, &ch, d, bl, cx);
         }
         break;
     }
@@ -386,7 +368,7 @@ static int build(cursor *c, cmio_extents *out, int64_t *ext)
         for (int64_t j = 0; j < n && !rc; j++) {
             ch.n = 0;
             if (!(rc = build(c, &ch, &cx)))
-                rc = emit(out, &ch, a[j], i[1 + j], cx);
+                rc = cmio_extents_emit(out, &ch, a[j], i[1 + j], cx);
         }
         break;
     case MPI_COMBINER_SUBARRAY:
@@ -404,9 +386,11 @@ static int build(cursor *c, cmio_extents *out, int64_t *ext)
 /* ---- the cache */
 
 typedef struct entry {
-    cmio_flat f;              /* first: a cmio_flat * of the cache is its entry */
-    int64_t *key, nkey, *pre; /* pre[i]: sum of len[0..i) */
+    cmio_flat f; /* first: a cmio_flat * of the cache is its entry */
+    int64_t *key, nkey;
     uint64_t hash, used;
+    int64_t holds; /* cmio_flatten_hold's not yet released */
+    int cached;    /* 0: evicted while held, freed at its last release */
 } entry;
 
 static entry *cache[CMIO_FLATTEN_CACHE_MAX];
@@ -418,15 +402,36 @@ static void entry_free(entry *e)
     free(e->f.disp);
     free(e->f.len);
     free(e->key);
-    free(e->pre);
+    free(e->f.pre);
     free(e);
+}
+
+/* Out of the cache: freed now, or at the last release of a hold. */
+static void evict(entry *e)
+{
+    if (e->holds > 0)
+        e->cached = 0;
+    else
+        entry_free(e);
 }
 
 void cmio_flatten_cache_clear(void)
 {
     for (int i = 0; i < ncache; i++)
-        entry_free(cache[i]);
+        evict(cache[i]);
     ncache = 0;
+    free(g_ints);
+    free(g_aints);
+    free(g_desc.w);
+    g_ints = NULL, g_aints = NULL, g_nints = g_naints = 0;
+    memset(&g_desc, 0, sizeof g_desc);
+}
+
+void cmio_flat_release(const cmio_flat *f)
+{
+    entry *e = (entry *)(uintptr_t)f; /* (the cache's own entry) */
+    if (e != NULL && --e->holds == 0 && !e->cached)
+        entry_free(e);
 }
 
 static uint64_t hash_words(const words *k)
@@ -459,15 +464,15 @@ static int flat_of(entry *e, MPI_Datatype t)
         return MPI_ERR_TYPE;
     f->true_lb = tlb, f->true_extent = text;
     f->monotonic = 1;
-    if (!(e->pre = malloc(((size_t)f->n + 1) * sizeof *e->pre)))
+    if (!(f->pre = malloc(((size_t)f->n + 1) * sizeof *f->pre)))
         return MPI_ERR_NO_MEM;
     for (int64_t i = 0; i < f->n; i++) {
-        e->pre[i] = sum;
+        f->pre[i] = sum;
         sum += f->len[i];
         if (i > 0 && f->disp[i - 1] + f->len[i - 1] > f->disp[i])
             f->monotonic = 0;
     }
-    e->pre[f->n] = sum;
+    f->pre[f->n] = sum;
     if (sum != f->size)
         return MPI_ERR_TYPE; /* a type map we do not understand */
     f->tile_monotonic =
@@ -476,120 +481,72 @@ static int flat_of(entry *e, MPI_Datatype t)
     return MPI_SUCCESS;
 }
 
+static entry *lookup_or_make(MPI_Datatype t, int *rc_out);
+
 int cmio_flatten(MPI_Datatype t, const cmio_flat **out)
 {
-    words k = {0};
-    *out = NULL;
-    if (t == MPI_DATATYPE_NULL)
-        return MPI_ERR_TYPE;
+    int rc;
+    entry *e = lookup_or_make(t, &rc);
+    *out = e != NULL ? &e->f : NULL;
+    return rc;
+}
+
+int cmio_flatten_hold(MPI_Datatype t, const cmio_flat **out)
+{
+    int rc;
+    entry *e = lookup_or_make(t, &rc);
+    if (e != NULL)
+        e->holds++;
+    *out = e != NULL ? &e->f : NULL;
+    return rc;
+}
+
+/* t's cache entry (found, or made and cached), or NULL and *rc_out the
+ * error class. */
+static entry *lookup_or_make(MPI_Datatype t, int *rc_out)
+{
+    words k = g_desc;
+    k.n = 0;
+    *rc_out = MPI_SUCCESS;
+    if (t == MPI_DATATYPE_NULL) {
+        *rc_out = MPI_ERR_TYPE;
+        return NULL;
+    }
     int rc = describe(t, &k, 0);
+    g_desc = k; /* (its array may have moved) */
     uint64_t h = hash_words(&k);
     for (int i = 0; i < ncache && !rc; i++) {
         entry *e = cache[i];
         if (e->hash == h && e->nkey == k.n
             && memcmp(e->key, k.w, (size_t)k.n * sizeof *k.w) == 0) {
             e->used = ++ticks;
-            free(k.w);
-            *out = &e->f;
-            return MPI_SUCCESS;
+            return e;
         }
     }
     entry *e = rc ? NULL : calloc(1, sizeof *e);
-    if (!e) {
-        free(k.w);
-        return rc ? rc : MPI_ERR_NO_MEM;
+    if (e && !(e->key = malloc((size_t)(k.n > 0 ? k.n : 1) * sizeof *k.w))) {
+        free(e);
+        e = NULL;
     }
-    e->key = k.w, e->nkey = k.n, e->hash = h, e->used = ++ticks;
+    if (!e) {
+        *rc_out = rc ? rc : MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    memcpy(e->key, k.w, (size_t)k.n * sizeof *k.w);
+    e->nkey = k.n, e->hash = h, e->used = ++ticks, e->cached = 1;
     if ((rc = flat_of(e, t))) {
         entry_free(e);
-        return rc;
+        *rc_out = rc;
+        return NULL;
     }
     if (ncache == CMIO_FLATTEN_CACHE_MAX) { /* evict the least recently used */
         int lru = 0;
         for (int i = 1; i < ncache; i++)
             if (cache[i]->used < cache[lru]->used)
                 lru = i;
-        entry_free(cache[lru]);
+        evict(cache[lru]);
         cache[lru] = cache[--ncache];
     }
     cache[ncache++] = e;
-    *out = &e->f;
-    return MPI_SUCCESS;
-}
-
-/* ---- one access */
-
-/* The block of f holding data byte r of a tile (0 <= r < size), and r's
- * offset in it. */
-static int64_t find_block(const cmio_flat *f, int64_t *r)
-{
-    const entry *e = (const entry *)f;
-    int64_t lo = 0, hi = f->n - 1; /* last i with pre[i] <= r */
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo + 1) / 2;
-        if (e->pre[mid] <= *r)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    *r -= e->pre[lo];
-    return lo;
-}
-
-static int file_extents(const cmio_flat *ff, int64_t disp, int64_t skip, int64_t bytes,
-                        cmio_extents *file)
-{
-    int64_t tile = skip / ff->size, r = skip % ff->size, base, i, o;
-    int rc;
-    if (MUL(tile, ff->extent, &base) || ADD(base, disp, &base))
-        return MPI_ERR_ARG;
-    if (ff->n == 1 && ff->len[0] == ff->extent) { /* dense: one extent */
-        if (ADD(base, ff->disp[0], &o) || ADD(o, r, &o) || o < 0)
-            return MPI_ERR_ARG;
-        return push(file, o, bytes);
-    }
-    i = find_block(ff, &r);
-    while (bytes > 0) {
-        int64_t piece = ff->len[i] - r < bytes ? ff->len[i] - r : bytes;
-        if (ADD(base, ff->disp[i], &o) || ADD(o, r, &o) || o < 0)
-            return MPI_ERR_ARG;
-        if ((rc = push(file, o, piece)))
-            return rc;
-        bytes -= piece;
-        r = 0;
-        if (++i == ff->n) {
-            i = 0;
-            if (ADD(base, ff->extent, &base))
-                return MPI_ERR_ARG;
-        }
-    }
-    return MPI_SUCCESS;
-}
-
-int cmio_access_extents(MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                        MPI_Offset offset, MPI_Datatype memtype, int64_t count,
-                        cmio_extents *file, cmio_extents *mem)
-{
-    const cmio_flat *ff, *mf;
-    MPI_Count esize;
-    int64_t bytes, skip;
-    int rc;
-    file->n = mem->n = file->bytes = mem->bytes = 0;
-    if (disp < 0 || offset < 0 || count < 0)
-        return MPI_ERR_ARG;
-    if (etype == MPI_DATATYPE_NULL || MPI_Type_size_x(etype, &esize) != MPI_SUCCESS
-        || esize == MPI_UNDEFINED)
-        return MPI_ERR_TYPE;
-    if ((rc = cmio_flatten(filetype, &ff)) || (rc = cmio_flatten(memtype, &mf)))
-        return rc;
-    if (MUL(count, mf->size, &bytes) || MUL((int64_t)offset, (int64_t)esize, &skip))
-        return MPI_ERR_ARG;
-    cmio_extents m = {mf->n, mf->n, mf->disp, mf->len, 0};
-    if ((rc = emit(mem, &m, 0, count, mf->extent)))
-        return rc;
-    if (bytes > 0
-        && (rc = ff->size ? file_extents(ff, disp, skip, bytes, file) : MPI_ERR_ARG))
-        return rc;
-    file->bytes = mem->bytes = bytes;
-    return MPI_SUCCESS;
+    return e;
 }

@@ -287,9 +287,8 @@ static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off
         free(packed);
     if (rc == COLLIO_OK && !explicit_off) {
         /* the individual file pointer moves past the data, in etypes */
-        int esz = 1;
-        MPI_Type_size(s->etype, &esz);
-        PMPI_File_seek(s->fh, pos + (MPI_Offset)(nb / (esz > 0 ? esz : 1)), MPI_SEEK_SET);
+        PMPI_File_seek(s->fh, pos + (MPI_Offset)(nb / (s->esize > 0 ? s->esize : 1)),
+                       MPI_SEEK_SET);
     }
     if (st != MPI_STATUS_IGNORE)
         MPI_Status_set_elements_x(st, MPI_BYTE, rc == COLLIO_OK ? (MPI_Count)nb : 0);
@@ -313,13 +312,11 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
     MPI_Offset pos = at;
     if (why == CMIO_TAKEN && at < 0 && PMPI_File_get_position(s->fh, &pos) != MPI_SUCCESS)
         why = CMIO_WHY_TYPE;
-    const cmio_flat *ft = NULL;
-    if (why == CMIO_TAKEN
-        && (cmio_flatten(s->filetype, &ft) != MPI_SUCCESS || !ft->monotonic))
+    const cmio_flat *ft = s->ft; /* (set_view's) */
+    if (why == CMIO_TAKEN && (ft == NULL || !ft->monotonic))
         why = ft == NULL ? CMIO_WHY_TYPE : CMIO_WHY_VIEW;
     if (why == CMIO_TAKEN
-        && cmio_access_extents(s->disp, s->etype, s->filetype, pos, dt, count, &s->fx,
-                               &s->mx)
+        && cmio_access_extents_flat(s->disp, s->esize, ft, pos, dt, count, &s->fx, &s->mx)
                != MPI_SUCCESS)
         why = CMIO_WHY_TYPE;
     if (why == CMIO_TAKEN && !ft->tile_monotonic && !increasing(&s->fx))

@@ -134,28 +134,27 @@ static void read_info(cmio_file *s, MPI_Info info)
 
 static void free_view(cmio_file *s)
 {
-    int ni, na, nd, comb;
-    MPI_Datatype *t[2] = {&s->etype, &s->filetype};
-    for (int k = 0; k < 2; k++) {
-        if (*t[k] == MPI_DATATYPE_NULL)
-            continue;
-        MPI_Type_get_envelope(*t[k], &ni, &na, &nd, &comb);
-        if (comb != MPI_COMBINER_NAMED)
-            MPI_Type_free(t[k]);
-        *t[k] = MPI_DATATYPE_NULL;
-    }
+    cmio_flat_release(s->ft);
+    s->ft = NULL;
 }
 
-/* A named type is kept as it is, a derived one duplicated (the
- * application may free its own). */
-static MPI_Datatype keep_type(MPI_Datatype t)
+/* The view's parts collio uses: the etype's size, and the filetype as
+ * blocks, flattened here while the application's handle is valid (it may
+ * free it after set_view) and held until the next view. Flattening is
+ * cached by the type's structure (the next time step's new handle of the
+ * same type is a hit); with collio off nothing is flattened. */
+static void keep_view(cmio_file *s, MPI_Offset disp, MPI_Datatype etype,
+                      MPI_Datatype filetype, const char *datarep)
 {
-    int ni, na, nd, comb;
-    MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    MPI_Datatype d = t;
-    if (comb != MPI_COMBINER_NAMED && MPI_Type_dup(t, &d) != MPI_SUCCESS)
-        d = MPI_DATATYPE_NULL;
-    return d;
+    MPI_Count es = 0;
+    free_view(s);
+    s->disp = disp;
+    s->native = datarep != NULL && strcmp(datarep, "native") == 0
+                && etype != MPI_DATATYPE_NULL
+                && MPI_Type_size_x(etype, &es) == MPI_SUCCESS && es != MPI_UNDEFINED;
+    s->esize = (int64_t)es;
+    if (s->native && s->mode != CMIO_OFF)
+        cmio_flatten_hold(filetype, &s->ft); /* (NULL where it fails) */
 }
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
@@ -171,9 +170,8 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     s->amode = amode;
     s->mode = cmio_env_mode();
     s->path = plain_path(filename);
-    s->etype = s->filetype = MPI_BYTE;
-    s->native = 1;
     read_info(s, info);
+    keep_view(s, 0, MPI_BYTE, MPI_BYTE, "native"); /* MPI's default view */
     /* collective, as the open is */
     if (MPI_Comm_dup(comm, &s->comm) != MPI_SUCCESS || s->path == NULL) {
         free(s->path);
@@ -213,13 +211,8 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
     cmio_file *s = find(fh);
     if (rc != MPI_SUCCESS || s == NULL)
         return rc;
-    free_view(s);
-    s->disp = disp;
-    s->etype = keep_type(etype);
-    s->filetype = keep_type(filetype);
-    s->native = datarep != NULL && strcmp(datarep, "native") == 0
-                && s->etype != MPI_DATATYPE_NULL && s->filetype != MPI_DATATYPE_NULL;
     read_info(s, info);
+    keep_view(s, disp, etype, filetype, datarep);
     return rc;
 }
 
