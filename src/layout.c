@@ -437,13 +437,15 @@ static int local_extents(const collio_layout *l, collio__ext **out, int64_t *nou
 int64_t collio__exts_to_domains(const collio__ext *e, int64_t n, int64_t nglobal, int P,
                                 int64_t *counts, const int *displs, int64_t *buf)
 {
-    int64_t pieces = 0;
+    int64_t pieces = 0, lo = 0, hi = 0; /* the domain of the last piece */
+    int q = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t a = e[i].off, end = e[i].off + e[i].len;
         while (a < end) {
-            int q = dom_owner(nglobal, P, a);
-            int64_t lo, hi;
-            collio__domain_range(nglobal, P, q, &lo, &hi);
+            if (a < lo || a >= hi) { /* (sorted extents: only when crossing) */
+                q = dom_owner(nglobal, P, a);
+                collio__domain_range(nglobal, P, q, &lo, &hi);
+            }
             int64_t b = end < hi ? end : hi;
             if (buf) {
                 int64_t *w = buf + 2 * (displs[q] + counts[q]);

@@ -28,7 +28,7 @@
 static int local_runs(int64_t n, const int64_t off[], const int64_t len[],
                       collio__ext **out, int64_t *nout)
 {
-    collio__ext *e = malloc((size_t)(n > 0 ? n : 1) * sizeof *e);
+    collio__ext *e = collio__bigbuf_alloc((size_t)(n > 0 ? n : 1) * sizeof *e);
     if (e == NULL)
         return COLLIO_ERR_NOMEM;
     int64_t m = 0;
@@ -59,7 +59,7 @@ static int local_runs(int64_t n, const int64_t off[], const int64_t len[],
  * ranks, coalesced in place; returns the number of runs or -1 (OVERLAP). */
 static int64_t domain_runs(int64_t *w, int64_t npairs)
 {
-    collio__ext *e = malloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *e);
+    collio__ext *e = collio__bigbuf_alloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *e);
     if (e == NULL)
         return -2;
     for (int64_t i = 0; i < npairs; i++)
@@ -70,7 +70,7 @@ static int64_t domain_runs(int64_t *w, int64_t npairs)
         if (j >= 0 && e[i].off < w[2 * j] + w[2 * j + 1]) {
             collio__error_set(COLLIO_ERR_OVERLAP, "element %lld is held by two ranks",
                               (long long)e[i].off);
-            free(e);
+            collio__bigbuf_free(e);
             return -1;
         }
         if (j >= 0 && e[i].off == w[2 * j] + w[2 * j + 1]) {
@@ -81,7 +81,7 @@ static int64_t domain_runs(int64_t *w, int64_t npairs)
             w[2 * j + 1] = e[i].len;
         }
     }
-    free(e);
+    collio__bigbuf_free(e);
     return j + 1;
 }
 
@@ -181,7 +181,8 @@ static int held_runs(MPI_Comm comm, int rc, const collio__ext *e, int64_t ne,
             sc[q] = (int)cnt[q];
             tot += cnt[q];
         }
-        if (rc == COLLIO_OK && (sbuf = malloc((size_t)(tot > 0 ? tot : 1) * 16)) == NULL)
+        if (rc == COLLIO_OK
+            && (sbuf = collio__bigbuf_alloc((size_t)(tot > 0 ? tot : 1) * 16)) == NULL)
             rc = COLLIO_ERR_NOMEM;
         if (rc == COLLIO_OK) {
             memset(cnt, 0, (size_t)P * sizeof *cnt);
@@ -196,7 +197,7 @@ static int held_runs(MPI_Comm comm, int rc, const collio__ext *e, int64_t ne,
     }
     rc = gather_runs(comm, rc, rbuf, mine > 0 ? mine : 0, h);
     free(cnt);
-    free(sbuf);
+    collio__bigbuf_free(sbuf);
     free(rbuf);
     free(sc);
     free(sd);
@@ -270,7 +271,7 @@ int collio_layout_extents(MPI_Comm comm, int64_t n, const int64_t off[],
         rc = COLLIO_ERR_NOMEM;
     if (mism == COLLIO_OK)
         rc = held_runs(comm, rc, e, ne, h);
-    free(e);
+    collio__bigbuf_free(e);
     collio_layout *l = NULL;
     if (rc == COLLIO_OK && mism == COLLIO_OK)
         rc = collio__layout_new(comm, COLLIO__LAYOUT_EXTENTS, h->held, esize, &l);

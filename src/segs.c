@@ -272,10 +272,10 @@ void collio__exts_sort_by_off(collio__ext *e, int64_t n)
         }
         return;
     }
-    collio__ext *tmp = malloc((size_t)n * sizeof(collio__ext));
+    collio__ext *tmp = collio__bigbuf_alloc((size_t)n * sizeof(collio__ext));
     size_t *cnt = malloc(RADIX_SIZE * sizeof(size_t));
     if (!tmp || !cnt) {
-        free(tmp);
+        collio__bigbuf_free(tmp);
         free(cnt);
         qsort(e, (size_t)n, sizeof(collio__ext), ext_cmp);
         return;
@@ -300,7 +300,7 @@ void collio__exts_sort_by_off(collio__ext *e, int64_t n)
     }
     if (src != e)
         memcpy(e, src, (size_t)n * sizeof(collio__ext));
-    free(tmp);
+    collio__bigbuf_free(tmp);
     free(cnt);
 }
 
