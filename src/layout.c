@@ -461,15 +461,14 @@ int64_t collio__exts_to_domains(const collio__ext *e, int64_t n, int64_t nglobal
 }
 
 /* Owner part: sweep [lo, hi) with received (off, len) pairs. */
-static int sweep_domain(const int64_t *w, int64_t npairs, int64_t lo, int64_t hi,
-                        int *overlap, int *gap)
+static int sweep_domain(const int64_t *w, int64_t npairs, const int *rcount,
+                        const int *rdispl, int P, int64_t lo, int64_t hi, int *overlap,
+                        int *gap)
 {
-    collio__ext *e = malloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *e);
+    collio__ext *e = collio__bigbuf_alloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *e);
     if (!e)
         return COLLIO_ERR_NOMEM;
-    for (int64_t i = 0; i < npairs; i++)
-        e[i] = (collio__ext){w[2 * i], w[2 * i + 1], 0};
-    collio__exts_sort_by_off(e, npairs);
+    collio__exts_merge_sorted(e, w, rcount, rdispl, P);
     int64_t cur = lo;
     for (int64_t i = 0; i < npairs; i++) {
         if (e[i].off < cur && !*overlap) {
@@ -489,7 +488,7 @@ static int sweep_domain(const int64_t *w, int64_t npairs, int64_t lo, int64_t hi
         collio__error_set(COLLIO_ERR_COVERAGE, "element %lld is held by no rank",
                           (long long)cur);
     }
-    free(e);
+    collio__bigbuf_free(e);
     return COLLIO_OK;
 }
 
@@ -541,7 +540,7 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l)
     if (rc == COLLIO_OK) {
         int64_t lo, hi;
         collio__domain_range(l->nglobal, P, me, &lo, &hi);
-        rc = sweep_domain(rbuf, nrecv, lo, hi, &overlap, &gap);
+        rc = sweep_domain(rbuf, nrecv, rcn, rd, P, lo, hi, &overlap, &gap);
         /* overlap takes precedence over the gaps it usually causes elsewhere */
         rc = collio__agree(comm, rc ? rc : overlap ? COLLIO_ERR_OVERLAP : COLLIO_OK);
         if (rc == COLLIO_OK)

@@ -57,14 +57,13 @@ static int local_runs(int64_t n, const int64_t off[], const int64_t len[],
 
 /* The domain owner's part: its pairs sorted, checked for overlap between
  * ranks, coalesced in place; returns the number of runs or -1 (OVERLAP). */
-static int64_t domain_runs(int64_t *w, int64_t npairs)
+static int64_t domain_runs(int64_t *w, int64_t npairs, const int *rcount,
+                           const int *rdispl, int P)
 {
     collio__ext *e = collio__bigbuf_alloc((size_t)(npairs > 0 ? npairs : 1) * sizeof *e);
     if (e == NULL)
         return -2;
-    for (int64_t i = 0; i < npairs; i++)
-        e[i] = (collio__ext){w[2 * i], w[2 * i + 1], 0};
-    collio__exts_sort_by_off(e, npairs);
+    collio__exts_merge_sorted(e, w, rcount, rdispl, P);
     int64_t j = -1;
     for (int64_t i = 0; i < npairs; i++) {
         if (j >= 0 && e[i].off < w[2 * j] + w[2 * j + 1]) {
@@ -192,7 +191,7 @@ static int held_runs(MPI_Comm comm, int rc, const collio__ext *e, int64_t ne,
     rc = collio__alltoall_records(comm, rc, sbuf, 2, sc, sd, rcn, rd, &rbuf, &nrecv);
     int64_t mine = 0;
     if (rc == COLLIO_OK) {
-        mine = domain_runs(rbuf, nrecv);
+        mine = domain_runs(rbuf, nrecv, rcn, rd, P);
         rc = mine == -1 ? COLLIO_ERR_OVERLAP : mine < 0 ? COLLIO_ERR_NOMEM : COLLIO_OK;
     }
     rc = gather_runs(comm, rc, rbuf, mine > 0 ? mine : 0, h);

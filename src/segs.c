@@ -304,6 +304,66 @@ void collio__exts_sort_by_off(collio__ext *e, int64_t n)
     free(cnt);
 }
 
+/* Heap of the ranks whose pairs are not all taken, keyed by their next
+ * pair's offset: sift h[i] down. */
+static void heap_down(int *h, int n, int i, const int64_t *pairs, const int64_t *at)
+{
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && pairs[2 * at[h[c + 1]]] < pairs[2 * at[h[c]]])
+            c++;
+        if (pairs[2 * at[h[c]]] >= pairs[2 * at[h[i]]])
+            return;
+        int t = h[i];
+        h[i] = h[c];
+        h[c] = t;
+        i = c;
+    }
+}
+
+void collio__exts_merge_sorted(collio__ext *out, const int64_t *pairs, const int *count,
+                               const int *displ, int P)
+{
+    int64_t n = 0;
+    for (int q = 0; q < P; q++)
+        n += count[q];
+    int *h = malloc((size_t)(P > 0 ? P : 1) * sizeof *h);
+    int64_t *at = malloc((size_t)(P > 0 ? P : 1) * sizeof *at);
+    if (h == NULL || at == NULL) { /* copy, then sort */
+        for (int q = 0, k = 0; q < P; q++)
+            for (int i = 0; i < count[q]; i++, k++)
+                out[k] = (collio__ext){pairs[2 * ((int64_t)displ[q] + i)],
+                                       pairs[2 * ((int64_t)displ[q] + i) + 1], 0};
+        free(h);
+        free(at);
+        collio__exts_sort_by_off(out, n);
+        return;
+    }
+    int nh = 0;
+    for (int q = 0; q < P; q++)
+        if (count[q] > 0) {
+            at[q] = displ[q];
+            h[nh++] = q;
+        }
+    for (int i = nh / 2 - 1; i >= 0; i--)
+        heap_down(h, nh, i, pairs, at);
+    int sorted = 1;
+    for (int64_t k = 0; k < n; k++) {
+        int q = h[0];
+        out[k] = (collio__ext){pairs[2 * at[q]], pairs[2 * at[q] + 1], 0};
+        sorted &= k == 0 || out[k - 1].off <= out[k].off;
+        if (++at[q] == (int64_t)displ[q] + count[q])
+            h[0] = h[--nh];
+        heap_down(h, nh, 0, pairs, at);
+    }
+    free(h);
+    free(at);
+    if (!sorted) /* a rank's pairs were out of order */
+        collio__exts_sort_by_off(out, n);
+}
+
 /* Merge neighbours contiguous in file AND stream; drops empty extents. */
 int64_t collio__exts_coalesce(collio__ext *e, int64_t n)
 {

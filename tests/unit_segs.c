@@ -238,6 +238,68 @@ static void test_sort(void)
     }
 }
 
+/* ---- merge of P ranks' sorted pairs: sorted by off, the same pairs as
+ * went in (against qsort of all of them); some trials with one rank's
+ * pairs out of order (sorted all the same) */
+static int cmp_pair(const void *a, const void *b)
+{
+    const collio__ext *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+static void test_merge(void)
+{
+    for (int trial = 0; trial < 2000; trial++) {
+        int P = 1 + (int)rndr(20), unsorted = trial % 7 == 0;
+        int count[20], displ[20], order[20];
+        int64_t n = 0;
+        for (int q = 0; q < P; q++) {
+            count[q] = rndr(4) == 0 ? 0 : (int)rndr(120);
+            n += count[q];
+            order[q] = q;
+        }
+        for (int q = P - 1; q > 0; q--) { /* the ranks' pairs in any place */
+            int j = (int)rndr((uint64_t)q + 1), t = order[q];
+            order[q] = order[j];
+            order[j] = t;
+        }
+        for (int k = 0, at = 0; k < P; k++) {
+            displ[order[k]] = at;
+            at += count[order[k]];
+        }
+        int64_t *pairs = malloc((size_t)(2 * n + 2) * sizeof *pairs);
+        collio__ext *ref = malloc((size_t)(n + 1) * sizeof *ref);
+        collio__ext *got = malloc((size_t)(n + 1) * sizeof *got);
+        int64_t k = 0;
+        for (int q = 0; q < P; q++) {
+            int64_t off = (int64_t)rndr(50);
+            for (int i = 0; i < count[q]; i++) {
+                off += (int64_t)rndr(trial % 3 == 0 ? 3 : 40); /* ties across ranks */
+                int64_t o = unsorted && q == 0 ? (int64_t)rndr(5000) : off;
+                int64_t len = 1 + (int64_t)rndr(9);
+                pairs[2 * ((int64_t)displ[q] + i)] = o;
+                pairs[2 * ((int64_t)displ[q] + i) + 1] = len;
+                ref[k++] = (collio__ext){o, len, 0};
+            }
+        }
+        collio__exts_merge_sorted(got, pairs, count, displ, P);
+        int ok = 1;
+        for (int64_t i = 1; i < n; i++)
+            ok &= got[i - 1].off <= got[i].off;
+        qsort(ref, (size_t)n, sizeof *ref, cmp_pair);
+        qsort(got, (size_t)n, sizeof *got, cmp_pair);
+        for (int64_t i = 0; i < n; i++)
+            ok &= got[i].off == ref[i].off && got[i].len == ref[i].len;
+        CHECK(ok, "merge trial %d: P=%d n=%lld%s", trial, P, (long long)n,
+              unsorted ? " (one rank unsorted)" : "");
+        free(pairs);
+        free(ref);
+        free(got);
+    }
+}
+
 /* ---- coalesce: same element map, no empty extents, no mergeable pair */
 static void test_coalesce(void)
 {
@@ -326,6 +388,7 @@ int main(void)
     test_push_random();
     test_clip();
     test_sort();
+    test_merge();
     test_coalesce();
     test_big();
     return unit_summary("unit_segs");

@@ -51,6 +51,15 @@ int collio__seg_clip(const collio__seg *s, int64_t lo, int64_t hi, collio__seg o
 /* Sort extents by file offset (stable for equal offsets). */
 void collio__exts_sort_by_off(collio__ext *e, int64_t n);
 
+/* The (off, len) pairs an owner received from P ranks -- rank q's count[q]
+ * pairs at pairs[2 * displ[q]], each rank's sorted by off, as
+ * collio__exts_to_domains sends them -- as extents sorted by off in out
+ * (room for all; mem 0): a P-way merge, O(n log P), where a sort would
+ * pass over the whole n several times; any rank's pairs out of order are
+ * sorted all the same. */
+void collio__exts_merge_sorted(collio__ext *out, const int64_t *pairs, const int *count,
+                               const int *displ, int P);
+
 /* Merge neighbours contiguous in both file and stream; returns new count. */
 int64_t collio__exts_coalesce(collio__ext *e, int64_t n);
 
