@@ -20,6 +20,14 @@
  * (docs/mpiio.md). */
 #define CMIO_CACHE_MAX 16
 
+/* The first call of a pattern whose pieces are this large on every rank
+ * (the mean piece, bytes) goes to the MPI library, and the plan is made at
+ * the pattern's second call: MPI-IO does large pieces well, so a pattern
+ * written once is not charged a plan that would not pay for itself, and a
+ * pattern written again pays one call of MPI's (docs/mpiio.md, "The first
+ * call of a pattern"). */
+#define CMIO_DEFER_PIECE_BYTES 4096
+
 /* COLLIO_MPIIO / info key "collio_mpiio". */
 typedef enum cmio_mode { CMIO_AUTO = 0, CMIO_OFF, CMIO_FORCE } cmio_mode;
 
@@ -37,6 +45,7 @@ typedef enum cmio_why {
     CMIO_WHY_OVERLAP,    /* ranks' extents overlap (or collio refused them) */
     CMIO_WHY_MODEL,      /* auto: MPI-IO's own collective predicted fastest */
     CMIO_WHY_PATH,       /* the file's path is unusable for collio */
+    CMIO_WHY_FIRST,      /* a pattern's first call, large pieces (deferred) */
     CMIO_NWHY
 } cmio_why;
 
@@ -49,6 +58,7 @@ typedef struct cmio_entry {
     uint64_t key, group; /* the pattern's key, the ranks' (cmio_file) */
     uint64_t used;       /* LRU clock */
     collio_plan *plan;
+    int deferred;           /* seen once, no plan yet (CMIO_DEFER_PIECE_BYTES) */
     cmio_why why[2];        /* per write (0) / read (1): CMIO_TAKEN or why not */
     uint64_t decided_on[2]; /* the file (serial) the decision was made for */
 } cmio_entry;

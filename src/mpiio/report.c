@@ -43,6 +43,8 @@ const char *cmio_why_text(cmio_why why)
         [CMIO_WHY_MODEL] =
             "the model predicts MPI-IO's own collective fastest (or no data)",
         [CMIO_WHY_PATH] = "collio could not open the file's path",
+        [CMIO_WHY_FIRST] = "the first call of a pattern of large pieces (planned at its "
+                           "second)",
     };
     return why < CMIO_NWHY ? text[why] : "?";
 }

@@ -23,7 +23,10 @@
  *     files of other groups may have evicted other entries) -- reuses the
  *     plan (the next time step, in this file or the next); a miss makes
  *     the sparse extents layout (collio_layout_extents, rebased to the
- *     lowest byte) and its plan;
+ *     lowest byte) and its plan -- unless every rank's pieces are large
+ *     (CMIO_DEFER_PIECE_BYTES, cmio.h): then the miss only notes the
+ *     pattern and the call goes to MPI, and the pattern's next call makes
+ *     the plan (not forced, no strategy named);
  *  4. take or pass, decided once per pattern and operation: forced
  *     (COLLIO_MPIIO=force, or a strategy named in the info), or, by
  *     default, collio's model (collio_plan_predict): when "auto" would run
@@ -83,6 +86,8 @@ typedef struct summary {
     cmio_why why;
     int64_t lo, hi; /* lowest byte, end of the highest */
     int tz;         /* trailing zero bits common to every offset and length */
+    int large;      /* every rank's mean piece >= CMIO_DEFER_PIECE_BYTES, none
+                       forced */
     uint64_t key;
 } summary;
 
@@ -105,13 +110,18 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
     int rank = 0;
     MPI_Comm_rank(s->comm, &rank);
     int tz = bits == 0 ? 3 : __builtin_ctzll(bits);
-    int64_t in[4] = {(int64_t)why, -lo, hi, -(int64_t)(tz < 3 ? tz : 3)}, o[4];
-    if (MPI_Allreduce(in, o, 4, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
+    /* any rank's small pieces, or collio forced on it, plan at once (a rank
+     * without data has no small pieces) */
+    int64_t small = s->mode == CMIO_FORCE || s->strategy[0] != '\0'
+                    || (fx->n > 0 && fx->bytes < (int64_t)CMIO_DEFER_PIECE_BYTES * fx->n);
+    int64_t in[5] = {(int64_t)why, -lo, hi, -(int64_t)(tz < 3 ? tz : 3), small}, o[5];
+    if (MPI_Allreduce(in, o, 5, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
         return MPI_ERR_OTHER;
     out->why = (cmio_why)o[0];
     out->lo = -o[1];
     out->hi = o[2];
     out->tz = (int)-o[3];
+    out->large = o[4] == 0;
     out->key = 0;
     if (out->why != CMIO_TAKEN || out->hi == 0)
         return MPI_SUCCESS;
@@ -330,6 +340,17 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
     }
     int made = 0;
     cmio_entry *e = lookup(s, g.key, &made);
+    /* (the same on every rank: the lookup and g are agreed, and deferred
+     * was set on all of them) */
+    if (made && g.large) {
+        e->deferred = 1;
+        cmio_count(writing, CMIO_WHY_FIRST, NULL, 0, MPI_Wtime() - t0);
+        return 0;
+    }
+    if (!made && e->deferred) {
+        e->deferred = 0;
+        made = 1;
+    }
     if (made)
         make_plan(s, &g, e);
     const int op = writing ? 0 : 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/mpiio/compare.sh [--kind K] [--bytes] [--writes-taken] [--unreached] [--keep] NP PROGRAM [ARGS...]
+# tests/mpiio/compare.sh [--kind K] [--bytes] [--writes-taken] [--first-deferred] [--unreached] [--keep] NP PROGRAM [ARGS...]
 #
 # Runs PROGRAM (one of tests/mpiio/io_*: it takes the output file as its
 # first argument, writes, reads back and checks itself) on NP ranks twice:
@@ -16,7 +16,10 @@
 # name (io_KIND) unless --kind says it. With --writes-taken, the preloaded
 # run's COLLIO_MPIIO_REPORT must show every collective write taken by
 # collio (none passed to MPI): a regression that hands calls back to MPI
-# leaves the files equal, so only this catches it.
+# leaves the files equal, so only this catches it. With --first-deferred
+# the report must show the first collective write passed to MPI as the
+# first call of a pattern of large pieces (take.c) and every later write
+# taken: at least two writes of one pattern.
 # Each program prints which library MPI_File_open resolves to: the plain
 # run must not get the interposer, the preloaded one must (so a preload the
 # dynamic linker ignored fails the comparison) -- unless --unreached says
@@ -36,7 +39,7 @@
 # (the first difference is printed), 2 usage.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-kind="" bytes=0 keep=0 taken=0 unreached=0
+kind="" bytes=0 keep=0 taken=0 deferred=0 unreached=0
 while [ $# -gt 0 ]; do
   case $1 in
     --kind) kind=$2; shift 2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --bytes) bytes=1; shift ;;
     --keep) keep=1; shift ;;
     --writes-taken) taken=1; shift ;;
+    --first-deferred) deferred=1; shift ;;
     --unreached) unreached=1; shift ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
@@ -51,7 +55,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--writes-taken] [--unreached] [--keep] NP PROGRAM [ARGS...]" >&2
+  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--writes-taken] [--first-deferred] [--unreached] [--keep] NP PROGRAM [ARGS...]" >&2
   exit 2
 fi
 np=$1 prog=$2
@@ -149,6 +153,16 @@ if [ -n "$lib" ]; then
     priced=$((${nums:-0}))
     [ -n "$priced" ] && [ "$priced" -gt 0 ] && [ "$priced" -le $((took + ${rtook:-0})) ] ||
       fail "--writes-taken: the report does not say how auto priced ${priced:-no} of its $((took + ${rtook:-0})) calls (report: $dir/collio.report)"
+  fi
+  if [ $deferred = 1 ]; then
+    w=$(grep -m1 "collective write calls:" "$dir/collio.report" 2>/dev/null)
+    seen=$(sed -n 's/.*calls: \([0-9]*\) seen.*/\1/p' <<<"$w")
+    took=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' <<<"$w")
+    # the write section's lines, up to the read section
+    first=$(sed -n '/collective write calls:/,/collective read calls:/p' "$dir/collio.report" |
+      grep -c "passed to MPI: *1 .*the first call of a pattern of large pieces")
+    [ -n "$seen" ] && [ "$seen" -ge 2 ] && [ "$took" = $((seen - 1)) ] && [ "$first" = 1 ] ||
+      fail "--first-deferred: collio took ${took:-?} of ${seen:-?} collective writes, the first of a pattern deferred: ${first:-0} (report: $dir/collio.report)"
   fi
 else
   run plain2 "" "$@"
