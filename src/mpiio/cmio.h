@@ -20,13 +20,16 @@
  * (docs/mpiio.md). */
 #define CMIO_CACHE_MAX 16
 
-/* The first call of a pattern whose pieces are this large on every rank
- * (the mean piece, bytes) goes to the MPI library, and the plan is made at
- * the pattern's second call: MPI-IO does large pieces well, so a pattern
- * written once is not charged a plan that would not pay for itself, and a
- * pattern written again pays one call of MPI's (docs/mpiio.md, "The first
- * call of a pattern"). */
-#define CMIO_DEFER_PIECE_BYTES 4096
+/* On a file whose ranks span several nodes, the first call of a pattern
+ * whose pieces are this large on every rank (the mean piece, bytes) goes
+ * to the MPI library, and the plan is made at the pattern's second call:
+ * MPI-IO does large pieces well, and there a plan's first call (network
+ * collectives, the link probe, collio's open of the file) costs more than
+ * MPI's whole call, so a pattern written once is not charged a plan that
+ * would not pay for itself; a pattern written again pays one call of
+ * MPI's. On one node the first call with its plan is faster than MPI's
+ * (docs/mpiio.md, "The first call of a pattern"). */
+#define CMIO_DEFER_PIECE_BYTES 1024
 
 /* COLLIO_MPIIO / info key "collio_mpiio". */
 typedef enum cmio_mode { CMIO_AUTO = 0, CMIO_OFF, CMIO_FORCE } cmio_mode;
@@ -82,6 +85,7 @@ typedef struct cmio_file {
     int cf_failed;       /* it could not be opened: pass */
     uint64_t group;      /* digest of the ranks (world ranks) */
     uint64_t serial;     /* this open's number in the process, >= 1 */
+    int nodes;           /* 0 not known yet, 1 one node, 2 several (take.c) */
     cmio_extents fx, mx; /* the last access's extents (arrays reused) */
     struct cmio_file *next;
     /* a split collective in progress (_begin taken: its status) */

@@ -23,10 +23,11 @@
  *     files of other groups may have evicted other entries) -- reuses the
  *     plan (the next time step, in this file or the next); a miss makes
  *     the sparse extents layout (collio_layout_extents, rebased to the
- *     lowest byte) and its plan -- unless every rank's pieces are large
- *     (CMIO_DEFER_PIECE_BYTES, cmio.h): then the miss only notes the
- *     pattern and the call goes to MPI, and the pattern's next call makes
- *     the plan (not forced, no strategy named);
+ *     lowest byte) and its plan -- unless the ranks span several nodes
+ *     and every rank's pieces are large (CMIO_DEFER_PIECE_BYTES, cmio.h):
+ *     then the miss only notes the pattern and the call goes to MPI, and
+ *     the pattern's next call makes the plan (not forced, no strategy
+ *     named);
  *  4. take or pass, decided once per pattern and operation: forced
  *     (COLLIO_MPIIO=force, or a strategy named in the info), or, by
  *     default, collio's model (collio_plan_predict): when "auto" would run
@@ -81,13 +82,32 @@ static cmio_why local_why(const cmio_file *s, int writing)
     return atomic ? CMIO_WHY_ATOMIC : CMIO_TAKEN;
 }
 
+/* Collective over s->comm, once per file: 1 when its ranks run on several
+ * nodes (MPI's shared-memory split; the same answer on every rank). */
+static int spans_nodes(cmio_file *s)
+{
+    if (s->nodes == 0) {
+        MPI_Comm node = MPI_COMM_NULL;
+        int n = 0, P = 0;
+        MPI_Comm_size(s->comm, &P);
+        if (MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)
+                == MPI_SUCCESS
+            && node != MPI_COMM_NULL) {
+            MPI_Comm_size(node, &n);
+            MPI_Comm_free(&node);
+        }
+        s->nodes = n > 0 && n < P ? 2 : 1;
+    }
+    return s->nodes == 2;
+}
+
 /* The pattern's summary, reduced over the file's ranks. */
 typedef struct summary {
     cmio_why why;
     int64_t lo, hi; /* lowest byte, end of the highest */
     int tz;         /* trailing zero bits common to every offset and length */
-    int large;      /* every rank's mean piece >= CMIO_DEFER_PIECE_BYTES, none
-                       forced */
+    int large;      /* several nodes, every rank's mean piece >=
+                       CMIO_DEFER_PIECE_BYTES, none forced */
     uint64_t key;
 } summary;
 
@@ -110,10 +130,12 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
     int rank = 0;
     MPI_Comm_rank(s->comm, &rank);
     int tz = bits == 0 ? 3 : __builtin_ctzll(bits);
-    /* any rank's small pieces, or collio forced on it, plan at once (a rank
-     * without data has no small pieces) */
+    /* any rank's small pieces, or collio forced on it, or one node: plan at
+     * once (a rank without data has no small pieces) */
     int64_t small = s->mode == CMIO_FORCE || s->strategy[0] != '\0'
                     || (fx->n > 0 && fx->bytes < (int64_t)CMIO_DEFER_PIECE_BYTES * fx->n);
+    if (!spans_nodes(s)) /* (on every rank: collective, the first time) */
+        small = 1;
     int64_t in[5] = {(int64_t)why, -lo, hi, -(int64_t)(tz < 3 ? tz : 3), small}, o[5];
     if (MPI_Allreduce(in, o, 5, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
         return MPI_ERR_OTHER;
