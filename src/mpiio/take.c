@@ -82,6 +82,13 @@ static cmio_why local_why(const cmio_file *s, int writing)
     return atomic ? CMIO_WHY_ATOMIC : CMIO_TAKEN;
 }
 
+/* collio forced on this file: every call it can take is taken, planned
+ * at its first call. */
+static int forced(const cmio_file *s)
+{
+    return s->mode == CMIO_FORCE || s->strategy[0] != '\0';
+}
+
 /* Collective over s->comm, once per file: 1 when its ranks run on several
  * nodes (MPI's shared-memory split; the same answer on every rank). */
 static int spans_nodes(cmio_file *s)
@@ -132,8 +139,8 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
     int tz = bits == 0 ? 3 : __builtin_ctzll(bits);
     /* any rank's small pieces, or collio forced on it, or one node: plan at
      * once (a rank without data has no small pieces) */
-    int64_t small = s->mode == CMIO_FORCE || s->strategy[0] != '\0'
-                    || (fx->n > 0 && fx->bytes < (int64_t)CMIO_DEFER_PIECE_BYTES * fx->n);
+    int64_t small =
+        forced(s) || (fx->n > 0 && fx->bytes < (int64_t)CMIO_DEFER_PIECE_BYTES * fx->n);
     if (!spans_nodes(s)) /* (on every rank: collective, the first time) */
         small = 1;
     int64_t in[5] = {(int64_t)why, -lo, hi, -(int64_t)(tz < 3 ? tz : 3), small}, o[5];
@@ -256,7 +263,7 @@ static cmio_why decide(cmio_file *s, cmio_entry *e, int writing)
         return CMIO_WHY_OVERLAP;
     if (!open_cf(s))
         return CMIO_WHY_PATH;
-    if (s->mode == CMIO_FORCE || s->strategy[0] != '\0')
+    if (forced(s))
         return CMIO_TAKEN;
     int cand = -1;
     double secs = 0;

@@ -138,10 +138,11 @@ if [ -n "$lib" ]; then
   [ "$(leaks collio)" -le "$(leaks plain)" ] ||
     fail "the collio run left MPI objects allocated ($(leaks collio) leak lines, plain $(leaks plain))"
   sed "s/^/  [report] /" "$dir/collio.report" 2>/dev/null
+  # the report's collective writes: seen and taken
+  w=$(grep -m1 "collective write calls:" "$dir/collio.report" 2>/dev/null)
+  seen=$(sed -n 's/.*calls: \([0-9]*\) seen.*/\1/p' <<<"$w")
+  took=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' <<<"$w")
   if [ $taken = 1 ]; then
-    w=$(grep -m1 "collective write calls:" "$dir/collio.report" 2>/dev/null)
-    seen=$(sed -n 's/.*calls: \([0-9]*\) seen.*/\1/p' <<<"$w")
-    took=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' <<<"$w")
     [ -n "$seen" ] && [ "$seen" -gt 0 ] && [ "$seen" = "$took" ] ||
       fail "--writes-taken: collio took ${took:-?} of ${seen:-?} collective writes (report: $dir/collio.report)"
     # and it says which file costs auto priced them with: one count per
@@ -155,9 +156,6 @@ if [ -n "$lib" ]; then
       fail "--writes-taken: the report does not say how auto priced ${priced:-no} of its $((took + ${rtook:-0})) calls (report: $dir/collio.report)"
   fi
   if [ $deferred = 1 ]; then
-    w=$(grep -m1 "collective write calls:" "$dir/collio.report" 2>/dev/null)
-    seen=$(sed -n 's/.*calls: \([0-9]*\) seen.*/\1/p' <<<"$w")
-    took=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' <<<"$w")
     # the write section's lines, up to the read section
     first=$(sed -n '/collective write calls:/,/collective read calls:/p' "$dir/collio.report" |
       grep -c "passed to MPI: *1 .*the first call of a pattern of large pieces")
