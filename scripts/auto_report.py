@@ -45,18 +45,44 @@ def label(key):
                                       ("", "1") else "", what, op, fs)
 
 
+# a sweep's values that are the options' defaults (collio-bench's variant
+# labels, docs/benchmarks.md): x = multiphase.exchange, r =
+# multiphase.write_rounds, shm = multiphase.shared_memory
+DEFAULT_VALUES = {"x": "auto", "r": "0", "shm": "1"}
+
+
+def strategy_or_variant(r):
+    """The row's strategy where it ran the strategy's default options (no
+    sweep, or a sweep's default values: "multiphase(x=auto)"), else its
+    variant label ("multiphase(x=hypercube)", "multiphase(r=-1,x=auto)")."""
+    s = r["strategy"]
+    v = r.get("variant") or s
+    if v == s:
+        return s
+    if v.startswith(s + "(") and v.endswith(")"):
+        kvs = [kv.split("=", 1) for kv in v[len(s) + 1:-1].split(",")]
+        if all(len(kv) == 2 and DEFAULT_VALUES.get(kv[0]) == kv[1] for kv in kvs):
+            return s
+    return v
+
+
+def is_variant(name):
+    """A key of load()'s times that is a non-default variant."""
+    return "(" in name or "/" in name
+
+
 def load(path):
     times, preds, choice, inspect = {}, {}, {}, {}
-    for r in csv.DictReader(open(path)):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
         try:
             int(r["rep"])
         except ValueError:
             continue  # warm-up rows
         if r.get("verified") == "0":
             continue
-        s = r["strategy"]
-        if r.get("variant", s) not in (s, ""):
-            continue  # a sweep's variant, not the default options
+        s = strategy_or_variant(r)
         k = case_key(r)
         times.setdefault(k, {}).setdefault(s, []).append(float(r["total_s"]))
         # plan creation, per plan (a case's write and read share one:
@@ -93,7 +119,8 @@ def main(paths):
         rows, chosen = [], {}
         for k in sorted(times):
             med = {s: statistics.median(v) for s, v in times[k].items()}
-            canon = {s: t for s, t in med.items() if s not in ("block", "auto")}
+            canon = {s: t for s, t in med.items()
+                     if s not in ("block", "auto") and not is_variant(s)}
             if "auto" not in med or not canon:
                 continue
             best = min(canon, key=canon.get)

@@ -1290,6 +1290,12 @@ ABBR = {"serial": "S", "independent": "L", "two_phase": "2P", "multiphase": "MP"
 CANDS = auto_report.CANDIDATES
 
 
+def abbr(name):
+    """A candidate's or a variant's short name: MP, MP(x=hypercube)."""
+    base, paren, rest = name.partition("(")
+    return ABBR.get(name) or (ABBR.get(base, base) + paren + rest)
+
+
 def setting_of(path, r):
     fs = {"fuse.glusterfs": "GlusterFS"}.get(r.get("fs_type", ""), r.get("fs_type", "") or "?")
     nodes = r.get("nodes_spanned") or "1"
@@ -1310,8 +1316,10 @@ def has_auto(path):
 
 def auto_cases(paths):
     """Every (setting, workload, P, size, case, op) with auto and the canonical
-    strategies of one run; a case measured in docs/results/seeds/ replaces
-    the same case of an older CSV."""
+    strategies of one run -- their default options, and the variants a sweep
+    measured beside them (multiphase(x=hypercube)): auto is compared with the
+    best of all of them; a case measured in docs/results/seeds/ replaces the
+    same case of an older CSV."""
     found = {}
     for p in paths:
         times, preds, choice, _ = auto_report.load(p)
@@ -1347,6 +1355,11 @@ def auto_cases(paths):
     return [c for _, c in (found[k] for k in sorted(found, key=str))]
 
 
+def ran_best(c):
+    """auto ran the strategy that was best (subgroup: of whatever group)."""
+    return c["ran"] == c["best"] or (c["ran"].startswith("subgroup") and c["best"] == "subgroup")
+
+
 def r_decision(workload):
     def render(paths):
         cases = [c for c in auto_cases(paths) if c["workload"] == workload]
@@ -1372,16 +1385,13 @@ def r_decision(workload):
                     row.append("")
                     continue
                 ratio = c["med"]["auto"] / c["canon"][c["best"]]
-                row.append("%s%s %.2f%s" % (ABBR.get(c["ran"], c["ran"]),
-                                            "" if c["ran"].startswith(c["best"]) or
-                                            c["best"].startswith(c["ran"]) else
-                                            " (best %s)" % ABBR.get(c["best"], c["best"]), ratio,
+                row.append("%s%s %.2f%s" % (abbr(c["ran"]),
+                                            "" if ran_best(c) else " (best %s)" % abbr(c["best"]), ratio,
                                             "" if ratio <= 1.10 else (" !" if ratio <= 1.5 else " !!")))
             body.append(row)
         t = table(["setting, size, P, op"] + ["%s %s" % (colname, c) for c in cols], body)
         ratios = [c["med"]["auto"] / c["canon"][c["best"]] for c in cases]
-        same = sum(1 for c in cases if c["ran"] == c["best"] or
-                   (c["ran"].startswith("subgroup") and c["best"] == "subgroup"))
+        same = sum(1 for c in cases if ran_best(c))
         within = sum(1 for x in ratios if x <= 1.10)
         verdicts = [("info", "%s: auto within 10 %% of the best canonical strategy of the same run in %d "
                      "of %d cases (%.0f %%), within 1.5x in %d; median %.2f, worst %.2f; it ran the "
@@ -1420,7 +1430,7 @@ def r_decision(workload):
                     ratio = c["med"]["auto"] / c["canon"][c["best"]]
                     ax.add_patch(plt.Rectangle((j, i), 1, 1, color=colors.get(c["ran"], "white"),
                                                alpha=0.35 if ratio <= 1.10 else 0.9))
-                    ax.text(j + 0.5, i + 0.5, "%s\n%.2f" % (ABBR.get(c["ran"], c["ran"]), ratio),
+                    ax.text(j + 0.5, i + 0.5, "%s\n%.2f" % (abbr(c["ran"]), ratio),
                             ha="center", va="center", fontsize=6)
             ax.set_xlim(0, len(cols))
             ax.set_ylim(len(rk), 0)
@@ -1432,8 +1442,9 @@ def r_decision(workload):
             ax.set_title("what auto ran, and auto / best of the same run (pale: within 10 %)", fontsize=8)
         md = "\n\n".join([
             "Each cell: what auto ran (S serial, L list I/O, 2P two_phase, MP multiphase, SGg subgroup with "
-            "groups of g), then its median over the best canonical strategy's of the same run; `(best X)` "
-            "where another strategy was best, `!` above 1.10, `!!` above 1.5.", t,
+            "groups of g), then its median over the best canonical strategy's of the same run (a swept variant "
+            "included, as MP(x=hypercube): the others ran their default options); `(best X)` where another "
+            "strategy or variant was best, `!` above 1.10, `!!` above 1.5.", t,
             figure("seed000-decision-" + workload, draw, 10, 0.9 + 0.22 * len(rk)),
             compact_data_block(sorted({c["file"] for c in cases}))])
         return md, verdicts
@@ -1875,10 +1886,9 @@ SECTIONS = [
              "contention between nodes beyond the ranks sharing a link (docs/auto.md, \"How it "
              "decides\"). On one node it underestimates serial about 2x at large sizes: it "
              "serializes on the oversubscribed node more than its CPU factor says. Each base strategy's "
-             "smallest call is calibrated and added as a floor, so small calls are no longer predicted "
-             "at a fraction of their cost, and the MPI library's collective is calibrated per byte as "
-             "well as per piece, so two_phase is no longer predicted at a fraction of its cost where its "
-             "bytes dominate (docs/auto.md, \"Measured\")."),
+             "smallest call is calibrated and added as a floor (what a call costs whatever its size), "
+             "and the MPI library's collective is calibrated per byte as well as per piece (where its "
+             "bytes dominate two_phase's time; docs/auto.md, \"How it decides\")."),
 ]
 
 
