@@ -1726,7 +1726,11 @@ SECTIONS = [
              "one node the phases are memory copies among oversubscribed ranks: the last phase waits for "
              "the slowest partner and is the longest (docs/multiphase.md, \"Where the time goes\"). The "
              "seeds' sequential writes are `serial` here: rank 0 gathers and writes alone; there is no "
-             "separate NFS or /tmp case."),
+             "separate NFS or /tmp case. On this one node `serial` is the fastest writer of these arrays "
+             "(35-71 MB): its gather is one message per rank into rank 0's memory, then one contiguous "
+             "write, where the hypercube copies every byte once per phase among 8 ranks on 2 cores; on "
+             "the seeds' cluster the gather crossed the network into one node, whose link and single "
+             "writer bound it. auto prices both (docs/auto.md, \"How it decides\")."),
     dict(key="seed003", seed="003",
          title="Seed 003, Table 4 and Figs. 8-11: replica policies and IDG",
          claim="Interval Data Grouping (IDG) lets the holder that continues the previous node's interval "
@@ -1837,13 +1841,20 @@ SECTIONS = [
              "networked file system\"). Neither is the best strategy here at small granularity: the "
              "multiphase exchange is, and auto picks it there. auto's model predicts each candidate from "
              "layout statistics that every rank reduces together and the calibration of the file system "
-             "the file is on (docs/auto.md, \"How it decides\"). On one node two misses of choice "
-             "remain, both within 1.17x of the best: the mesh in RCM order at load 1 (reads) and at load "
-             "500 (writes), where three strategies lie within 15 % of each other; on the emulated "
-             "cluster auto is within 10 % of the best in 23 of 24 cases (docs/results/auto/pfs-bytes, "
-             "the cluster cases here; docs/auto.md, \"Measured\"). On an oversubscribed 2-core VM "
-             "two plans of the same strategy also differ by 10-60 % run to run, which puts some of "
-             "auto's cases outside 10 % of the best even where it ran the best strategy."),
+             "the file is on (docs/auto.md, \"How it decides\"). The mesh map in the seed's setting "
+             "(the 33k, 73k and 290k meshes, loads 1-500, P = 4, 8, 16; seed000-decision-mesh) misses "
+             "the target of docs/auto.md by far, and most of the misses are writes of 59 MB to 1.2 GB "
+             "per call (the two larger meshes at loads 50-500). There three reps of one strategy spread "
+             "3-6x on this VM: `block` at 290k nodes, load 500, P = 4 took 0.37, 0.68 and 2.36 s. The "
+             "page cache takes up to a gigabyte per call, and its writeback and reclaim share the 2 cores "
+             "with the exchange. auto ran multiphase there. multiphase's fastest reps beat serial's "
+             "(0.47 against 0.61 s at 290k nodes, load 500, P = 8); its slowest took 5x as long. Three "
+             "reps cannot rank the strategies at these sizes; more reps, or a machine whose page "
+             "cache is not the bottleneck, are the measurement still missing. On the emulated cluster "
+             "(its rows here, from docs/results/auto/pfs-bytes) auto is within 10 % of the best in "
+             "every mesh case. On an oversubscribed 2-core VM two plans of the same strategy also differ by "
+             "10-60 % run to run, which puts some of auto's cases outside 10 % of the best even where "
+             "it ran the best strategy."),
     dict(key="slow-network", seed="000/001/003/004",
          title="The seeds' slow network, with the file on a networked file system",
          claim="The seeds measured on Fast Ethernet with PVFS: BIPS3D's list I/O was the best output "
