@@ -45,8 +45,9 @@ def label(key):
                                       ("", "1") else "", what, op, fs)
 
 
-# a sweep's values that are the options' defaults (collio-bench's variant
-# labels, docs/benchmarks.md): x = multiphase.exchange, r =
+# a sweep's values that are the options' defaults, as the catalogue
+# declares them (docs/options.md), under collio-bench's variant labels
+# (docs/benchmarks.md): x = multiphase.exchange, r =
 # multiphase.write_rounds, shm = multiphase.shared_memory
 DEFAULT_VALUES = {"x": "auto", "r": "0", "shm": "1"}
 

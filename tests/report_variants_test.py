@@ -13,7 +13,9 @@ ratios below are worked out by hand from them, not by the scripts.
     default strategy; results_report's decision map with the best of the
     run, variants included.
 """
+import contextlib
 import csv
+import io
 import os
 import sys
 import tempfile
@@ -91,7 +93,7 @@ class Variants(unittest.TestCase):
                          "multiphase/idg")
 
     def test_load(self):
-        times, _, choice, _ = auto_report.load(self.csv)
+        times, _, _, _ = auto_report.load(self.csv)
         by_bx = {k[3]: v for k, v in times.items()}
         self.assertEqual(sorted(by_bx["16"]), ["auto", "block", "independent", "multiphase",
                                                "multiphase(x=hypercube)"])
@@ -120,8 +122,6 @@ class Variants(unittest.TestCase):
         # auto_report's summary: the best default strategy -- multiphase 1.1
         # at bx = 16 (auto 1.15: within 10 %), independent 0.7 at bx = 256
         # (auto 0.95: 1.36x, a miss of choice)
-        import contextlib
-        import io
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(auto_report.main([self.csv]), 0)
