@@ -388,9 +388,13 @@ int main(void)
         /* P = 8 needs 3 phases: that is multiphase */
         {AUTO_MULTIPHASE_K3, INFINITY},
         /* g = 8, masters by list I/O: 1 master (cpu 1), the gather of 7
-         * ranks (7 * (7.75e-6 + 1e6 / 1e9)) and pack(8e4, 8e6), then 1e4
-         * merged runs * 2e-6 */
-        {AUTO_SUBGROUP_G8_LIST, 7 * 1.00775e-3 + 8.8e-3 + 0.02 + 0.008}};
+         * ranks (7 * 7.75e-6), the master's node partner's 1e6 / 1e9 and
+         * the other 6 ranks' 6e6 over the master's link at 1e8, 0.06, and
+         * pack(8e4, 8e6); then 1e4 merged runs * 2e-6 */
+        {AUTO_SUBGROUP_G8_LIST, 7 * 7.75e-6 + 1e-3 + 0.06 + 8.8e-3 + 0.02 + 0.008},
+        /* g = 2: the partner on the node, no link: 7.75e-6 + 1e-3 +
+         * pack(2e4, 2e6) 2.2e-3, then 4 masters' 1e4 runs * 2e-6 (cpu 1) */
+        {AUTO_SUBGROUP_G2_LIST, 7.75e-6 + 1e-3 + 2.2e-3 + 0.02 + 0.008}};
     expect_some("cluster", t, w8, sizeof w8 / sizeof w8[0]);
     CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE_K1, "cluster: picked %s",
           collio__auto_candidates[collio__auto_pick(t)].label);

@@ -62,12 +62,14 @@
  *                off-node bytes over its node's link and the file's;
  *                not calibrated, (bytes over its link + bytes_total /
  *                copy) * cpu + bytes_total / file_Bps
- *   subgroup g   a gather of g - 1 ranks' bytes to each master (within a
- *                node), then two_phase (with its mpiio_call) among the
- *                P / g masters, or list I/O (subgroup_g*_list), on the
- *                group's pieces: pieces_max of them where consecutive
- *                ranks' pieces adjoin in the file (block-cyclic layouts:
- *                shape.adjoin), g * pieces_max elsewhere
+ *   subgroup g   a gather of g - 1 ranks' bytes to each master (a group
+ *                is g consecutive ranks: those off the master's node send
+ *                over its node's link), then two_phase (with its
+ *                mpiio_call) among the P / g masters, or list I/O
+ *                (subgroup_g*_list), on the group's pieces: pieces_max of
+ *                them where consecutive ranks' pieces adjoin in the file
+ *                (block-cyclic layouts: shape.adjoin), g * pieces_max
+ *                elsewhere
  *   multiphase_k the hypercube stopped after k < ceil(log2 P) phases (seed
  *                001: the number of phases chosen): per phase half of a
  *                rank's bytes to its partner and a copy of the half kept,
@@ -201,9 +203,15 @@ static double subgroup(const model *m, const collio__auto_shape *s,
     double mcpu = (double)masters / nodes / (cores > 0 ? cores : 1);
     if (mcpu < 1)
         mcpu = 1;
-    /* the gather: g - 1 ranks' bytes into the master, within a node; the
-     * master packs the group's pieces into its merged stream */
-    double gather = (g - 1) * (m->lat + s->bytes_max / m->bw0) * m->cpu
+    /* the gather: g - 1 ranks' bytes into the master, then the master
+     * packs the group's pieces into its merged stream. A group is g
+     * consecutive ranks: the aligned 2^intra_phases of them around the
+     * master share its node (every leading hypercube partner does), the
+     * rest may not, and their bytes come in over the node's link */
+    int on =
+        s->intra_phases < 30 && (1 << s->intra_phases) < g ? 1 << s->intra_phases : g;
+    double gather = (g - 1) * m->lat * m->cpu + (on - 1) * s->bytes_max / m->bw0 * m->cpu
+                    + (g - on) * s->bytes_max / m->bw1
                     + pack(m, s->pieces_max * g, s->bytes_max * g) * m->cpu;
     /* the master's runs: its group's pieces, merged where they adjoin */
     double runs = s->adjoin ? s->pieces_max : s->pieces_max * g;
