@@ -123,6 +123,24 @@ const collio_layout *collio__repl_user_layout(const collio__repl *r)
     return r->user;
 }
 
+collio__repl_work collio__repl_work_of(const collio_plan *p)
+{
+    collio__repl_work w = {0, 0, 0, 0, 0};
+    const collio__repl *r = p->repl;
+    if (r == NULL)
+        return w;
+    const double es = (double)r->user->esize;
+    w.runs = r->identity ? 0 : (double)r->nruns;
+    if (!r->any_fill)
+        return w;
+    w.fill_elements = (double)(r->nsend + r->nrecv);
+    w.fill_bytes = w.fill_elements * es;
+    w.fill_sent = (double)r->nsend * es;
+    for (int q = 0; q < p->nranks; q++)
+        w.fill_peers += q != p->rank && r->scount[q] > 0;
+    return w;
+}
+
 /* Global index of every user stream element. */
 static int64_t *stream_indices(const collio_layout *l)
 {

@@ -41,6 +41,9 @@
  *  - auto.only names a candidate: every one of them runs through auto's
  *    plan with its own hints (its group, its phase count) and round-trips
  *    byte-exact, or, where P does not allow it, fails with ARG everywhere.
+ *  - a replicated layout written by its owners against the plain layout
+ *    of the same owned elements: every candidate's predicted time differs
+ *    by the same, the replicas' work, more for a read than for a write.
  *
  * Each case writes the file through a NULL strategy (auto) and checks its
  * bytes against bench/pattern.h with plain POSIX, then reads it back.
@@ -445,6 +448,84 @@ out:
     unsetenv("COLLIO_CALIBRATION");
 }
 
+/* The predicted time of every candidate after a write and after a read
+ * through an auto plan of l with hints (the same on every rank). */
+static int predictions(tu_ctx *t, const collio_layout *l, int64_t nlocal,
+                       const int64_t *idx, const char *hints, double pw[], double pr[])
+{
+    collio_plan *p = NULL;
+    collio_hints *h = TU_HINTS(t, "%s", hints);
+    int rc = collio_plan_create(t->comm, l, NULL, h, &p);
+    collio_hints_free(&h);
+    int ok = TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
+    unsigned char *buf = malloc((size_t)nlocal * 8 + 1);
+    char path[512];
+    tu_temp_path(t, "auto_repl", path, sizeof path);
+    tu_fill(buf, idx, nlocal, 8, 5);
+    for (int writing = 1; ok && writing >= 0; writing--) {
+        ok = tu_plan_io(t, p, path, NULL, writing, buf, (size_t)nlocal * 8);
+        for (int i = 0; ok && collio_auto_candidate_name(i) != NULL; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "auto.predicted_%s_s",
+                     collio_auto_candidate_name(i));
+            (writing ? pw : pr)[i] = same_stat(t, p, key);
+        }
+    }
+    tu_remove(t, path);
+    free(buf);
+    collio_plan_free(&p);
+    return ok;
+}
+
+/* A replicated index list -- each rank's block of 4,000 elements and the
+ * next rank's first 500 -- written by the owners (replicas.policy=owner),
+ * against the plain index list of the same blocks: the writer layouts are
+ * the same, so every candidate's predicted time differs by the replicas'
+ * work alone (docs/auto.md): by the same for every candidate, by more for
+ * a read (its fill) than for a write (the selection), and by more than
+ * nothing. */
+static void run_replicas_priced(tu_ctx *t)
+{
+    const int64_t B = 4000, H = 500, P = t->nranks;
+    int64_t n = B + H, *idx = malloc((size_t)n * sizeof *idx);
+    unsigned char *own = malloc((size_t)n);
+    for (int64_t k = 0; k < n; k++) {
+        idx[k] = k < B ? t->rank * B + k : (t->rank + 1) % P * B + (k - B);
+        own[k] = k < B;
+    }
+    collio_layout *lr = NULL, *lp = NULL;
+    double rw[16], rr[16], pw[16], pr[16];
+    int ok =
+        TU_RC_ALL(
+            t, collio_layout_index_list_replicated(t->comm, B * P, n, idx, own, 8, &lr),
+            COLLIO_OK, "replicated layout")
+        && TU_RC_ALL(t, collio_layout_index_list(t->comm, B * P, B, idx, 8, &lp),
+                     COLLIO_OK, "plain layout")
+        && predictions(t, lr, n, idx, "auto.use_calibration=0,replicas.policy=owner", rw,
+                       rr)
+        && predictions(t, lp, B, idx, "auto.use_calibration=0", pw, pr);
+    for (int i = 0; ok && collio_auto_candidate_name(i) != NULL; i++) {
+        if (isinf(pw[i])) {
+            TU_CHECK(t, isinf(rw[i]) && isinf(rr[i]), "%s: cannot run either way",
+                     collio_auto_candidate_name(i));
+            continue;
+        }
+        double dw = rw[i] - pw[i], dr = rr[i] - pr[i], dw0 = rw[0] - pw[0],
+               dr0 = rr[0] - pr[0];
+        TU_CHECK(
+            t, fabs(dw - dw0) <= 1e-9 * dw0 && fabs(dr - dr0) <= 1e-9 * dr0,
+            "%s: the replicas add %.9g (write) and %.9g (read), serial %.9g and %.9g",
+            collio_auto_candidate_name(i), dw, dr, dw0, dr0);
+        if (i == 0)
+            TU_CHECK(t, dw > 0 && dr > dw,
+                     "the replicas add %.9g to a write, %.9g to a read", dw, dr);
+    }
+    collio_layout_free(&lr);
+    collio_layout_free(&lp);
+    free(idx);
+    free(own);
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
@@ -561,6 +642,14 @@ int main(int argc, char **argv)
     } else {
         tu_skip(&t, "one rank: no rank without the variable");
     }
+
+    tu_case(&t, "a replicated layout: the replicas' work priced alike for every "
+                "candidate");
+    unsetenv("COLLIO_CALIBRATION");
+    if (t.nranks >= 2)
+        run_replicas_priced(&t);
+    else
+        tu_skip(&t, "one rank: no replicas");
 
     tu_case(&t, "every rank favours list I/O");
     setenv("COLLIO_CALIBRATION", favour_list, 1);

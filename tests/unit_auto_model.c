@@ -532,5 +532,29 @@ int main(void)
     tie[AUTO_INDEPENDENT] = tie[AUTO_TWO_PHASE] = tie[AUTO_MULTIPHASE] = 2;
     tie[AUTO_SUBGROUP_G2_LIST] = 2;
     CHECK(collio__auto_pick(tie) == AUTO_INDEPENDENT, "tie: the earlier");
+    /* 12. replicas: case 1's shape, 2,000 runs selected; a read fills
+     *     3,000 elements of 100 B (3e5 B copied into and out of the fill's
+     *     buffers), 1.5e5 B sent to 3 ranks. Every candidate alike gets,
+     *     writing: pack(2e3, 1e6) * cpu 2 = (2e-5 + 1e-3) * 2 = 2.04e-3;
+     *     reading: that + pack(3e3, 3e5) * 2 = (3e-5 + 3e-4) * 2 = 6.6e-4
+     *     + exchange(1.5e5, 3) = 3 * 1e-6 * 2 + 1.5e5 * 2 / 1e9 = 3.06e-4 */
+    {
+        const double add[2] = {2.04e-3 + 6.6e-4 + 3.06e-4, 2.04e-3}; /* read, write */
+        for (int writing = 0; writing < 2; writing++) {
+            collio__auto_shape plain = one_node(1e4), repl = plain;
+            repl.repl_runs = 2e3;
+            repl.fill_elements = 3e3;
+            repl.fill_bytes = 3e5;
+            repl.fill_sent = 1.5e5;
+            repl.fill_peers = 3;
+            double t0[AUTO_NCAND], t1[AUTO_NCAND];
+            collio__auto_predict(&plain, &c, &fs, writing, t0);
+            collio__auto_predict(&repl, &c, &fs, writing, t1);
+            for (int i = 0; i < AUTO_NCAND; i++)
+                CHECK(isinf(t0[i]) ? isinf(t1[i]) : near(t1[i] - t0[i], add[writing]),
+                      "replicas, %s: %s adds %.9g, want %.9g", writing ? "write" : "read",
+                      collio__auto_candidates[i].label, t1[i] - t0[i], add[writing]);
+        }
+    }
     return unit_summary("unit_auto_model");
 }

@@ -183,6 +183,16 @@ int collio__repl_fill(collio_plan *p, const char *writer_stream, char *user_stre
  * in that order: no copy needed). */
 int collio__repl_identity(const collio__repl *r);
 const collio_layout *collio__repl_user_layout(const collio__repl *r);
+/* Local: what this rank's share of the replicas' work around a strategy
+ * moves (the cost model of strategy auto prices it): the runs a write's
+ * selection and a read's own-element copy take (0 where the writer
+ * stream is the user stream), and a read's fill -- the elements this rank
+ * copies into and out of the fill's buffers, their bytes, the bytes it
+ * sends and the ranks it sends to (all 0 where no read fills). */
+typedef struct collio__repl_work {
+    double runs, fill_elements, fill_bytes, fill_sent, fill_peers;
+} collio__repl_work;
+collio__repl_work collio__repl_work_of(const collio_plan *p);
 void collio__repl_free(collio__repl **r);
 
 /* Stream <-> user buffer, for layouts whose memory is not packed. */

@@ -383,6 +383,7 @@ static int auto_plan_create(collio_plan *p)
     if (ap != NULL) {
         memset(ap->choice, -1, sizeof ap->choice);
         local_shape(p, &in.bytes, &in.pieces, &in.moved);
+        in.repl = collio__repl_work_of(p);
         in.pieces_total = in.pieces;
         in.elements_total = (double)p->layout->nlocal;
         for (int q = 0; q < p->nranks; q++)
@@ -443,6 +444,11 @@ static int auto_plan_create(collio_plan *p)
         const collio__exec_profile pr = mp_profile(p, &in);
         s->mp_rounds = pr.sync_rounds;
         s->mp_copies = pr.shared_copies;
+        s->repl_runs = in.repl.runs;
+        s->fill_elements = in.repl.fill_elements;
+        s->fill_bytes = in.repl.fill_bytes;
+        s->fill_sent = in.repl.fill_sent;
+        s->fill_peers = in.repl.fill_peers;
         ap->calib = in.calib;
         memcpy(ap->fs_key, in.fs_key, sizeof ap->fs_key);
     }

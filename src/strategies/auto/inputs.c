@@ -16,7 +16,7 @@
 #include <string.h>
 
 enum {
-    NMAX = 6,
+    NMAX = 11,
     IL = 13,                                     /* where the interleaved sizes start */
     CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
     SERIAL = CALLS + 2 + 2 * COLLIO_CAL_NCALLS,  /* serial's costs per byte */
@@ -29,7 +29,8 @@ enum {
  * node) and costs (writes, reads), serial's costs per byte and
  * multiphase's per pull round (write, read). */
 typedef struct wire {
-    double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code */
+    double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code,
+                         the replicas' work (collio__repl_work's order) */
     double pieces_total, elements_total;
     double net[6]; /* latency x2, bandwidth x2, copy, piece */
     double cores_per_node, shm_window, nfs, error, dir_entry;
@@ -146,8 +147,12 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
 {
     wire w;
     memset(&w, 0, sizeof w);
-    double mx[NMAX] = {in->bytes,      in->pieces, in->moved,
-                       in->node_ranks, -in->cores, (double)in->code};
+    double mx[NMAX] = {in->bytes,           in->pieces,
+                       in->moved,           in->node_ranks,
+                       -in->cores,          (double)in->code,
+                       in->repl.runs,       in->repl.fill_elements,
+                       in->repl.fill_bytes, in->repl.fill_sent,
+                       in->repl.fill_peers};
     memcpy(w.max, mx, sizeof mx);
     w.pieces_total = in->pieces_total;
     w.elements_total = in->elements_total;
@@ -172,6 +177,7 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
     in->bytes = w.max[0], in->pieces = w.max[1], in->moved = w.max[2];
     in->node_ranks = w.max[3], in->cores = -w.max[4];
     in->code = (int)w.max[5];
+    in->repl = (collio__repl_work){w.max[6], w.max[7], w.max[8], w.max[9], w.max[10]};
     in->pieces_total = w.pieces_total;
     in->elements_total = w.elements_total;
     collio_calibration *c = &in->calib;

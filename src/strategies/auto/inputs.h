@@ -13,10 +13,12 @@
 typedef struct collio__auto_inputs {
     /* in: this rank's part; out: the maxima over ranks */
     double bytes, pieces, moved, node_ranks, cores;
-    double pieces_total;   /* in: this rank's pieces; out: their sum */
-    double elements_total; /* in: this rank's elements; out: their sum */
-    int code;              /* in: this rank's code so far; out: the largest (codes are
-                              positive): nonzero where some rank failed */
+    collio__repl_work repl; /* the replicas' work around the strategy (all 0
+                               without replicas) */
+    double pieces_total;    /* in: this rank's pieces; out: their sum */
+    double elements_total;  /* in: this rank's elements; out: their sum */
+    int code;               /* in: this rank's code so far; out: the largest (codes are
+                               positive): nonzero where some rank failed */
     /* in: rank 0's (the others' are ignored); out: rank 0's everywhere */
     collio_calibration calib; /* the file systems' ids stay blank elsewhere */
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* collio__fs_key of calib.fs[k] */

@@ -88,6 +88,14 @@
  * added to the base strategy's prediction, scaled from the calibration's
  * oversubscription (call_ranks_per_node / cores) to the plan's (cpu);
  * subgroup adds its inner strategy's, multiphase_k multiphase's.
+ *
+ * Last, on replicated layouts, the replicas' work that every candidate
+ * does alike around its own (shape.repl_runs, fill_*): a write selects
+ * the elements it writes from the user's stream, pack(repl_runs,
+ * bytes_max) * cpu; a read copies them back the same way and fills the
+ * copies it does not write from their writers -- single elements packed
+ * and unpacked, pack(fill_elements, fill_bytes) * cpu, around one
+ * exchange of fill_sent bytes to fill_peers ranks.
  */
 #include "model.h"
 
@@ -371,6 +379,16 @@ static void floors(const model *m, const collio__auto_shape *s, const collio_fs_
     }
 }
 
+/* The replicas' work around every candidate (above). */
+static double replicas(const model *m, const collio__auto_shape *s, int writing)
+{
+    double t = s->repl_runs > 0 ? pack(m, s->repl_runs, s->bytes_max) * m->cpu : 0;
+    if (!writing && s->fill_elements > 0)
+        t += pack(m, s->fill_elements, s->fill_bytes) * m->cpu
+             + exchange(m, s->fill_sent, s->fill_peers);
+    return t;
+}
+
 void collio__auto_predict(const collio__auto_shape *s, const collio_calibration *c,
                           const collio_fs_costs *fs, int writing, double t[AUTO_NCAND])
 {
@@ -379,8 +397,9 @@ void collio__auto_predict(const collio__auto_shape *s, const collio_calibration 
     terms(&m, s, fs, writing, t);
     double f[COLLIO_CAL_NCALLS];
     floors(&m, s, fs, writing, f);
+    const double repl = replicas(&m, s, writing);
     for (int i = 0; i < AUTO_NCAND; i++)
-        t[i] += f[call_of(&collio__auto_candidates[i])];
+        t[i] += f[call_of(&collio__auto_candidates[i])] + repl;
 }
 
 int collio__auto_pick(const double t[AUTO_NCAND])

@@ -66,6 +66,12 @@ typedef struct collio__auto_shape {
     int mp_copies;    /* > 0: multiphase's exchange copies every byte
                          this many times into the node's shared window
                          (its table's profile), 0: the general terms */
+    /* replicated layouts, the most of one rank (0 without replicas): the
+     * runs of the written elements' selection (writes) and copy (reads),
+     * and a read's fill of the replicas a rank does not write -- elements
+     * and bytes copied into and out of its buffers, bytes sent, ranks sent
+     * to */
+    double repl_runs, fill_elements, fill_bytes, fill_sent, fill_peers;
 } collio__auto_shape;
 
 /* The predicted time (seconds) of one write (writing = 1) or read by every
