@@ -145,6 +145,23 @@ static double same_stat(tu_ctx *t, const collio_plan *p, const char *key)
     return v;
 }
 
+/* The last call's predicted time of every candidate into t[] (checked
+ * the same on every rank); returns how many candidates there are, all of
+ * them held in t[] (MAX_CANDIDATES: more fail the test). */
+enum { MAX_CANDIDATES = 32 };
+static int predicted(tu_ctx *t, const collio_plan *p, double out[MAX_CANDIDATES])
+{
+    int n = 0;
+    for (; collio_auto_candidate_name(n) != NULL && n < MAX_CANDIDATES; n++) {
+        char key[64];
+        snprintf(key, sizeof key, "auto.predicted_%s_s", collio_auto_candidate_name(n));
+        out[n] = same_stat(t, p, key);
+    }
+    TU_CHECK(t, collio_auto_candidate_name(n) == NULL, "more than %d candidates",
+             MAX_CANDIDATES);
+    return n;
+}
+
 /* 1 if statfs(2) says path's directory is on a local file system. */
 static int local_fs(const char *path)
 {
@@ -214,17 +231,12 @@ static int run(tu_ctx *t, const char *strategy, const char *hints, double *calib
         double networked = same_stat(t, p, "auto.networked");
         TU_CHECK(t, !local_fs(path) || networked == 0,
                  "auto.networked %g on a local file system", networked);
-        double least = 0; /* the write's predictions: the cheapest */
-        for (int i = 0; collio_auto_candidate_name(i) != NULL; i++) {
-            char key[64];
-            snprintf(key, sizeof key, "auto.predicted_%s_s",
-                     collio_auto_candidate_name(i));
-            double v = same_stat(t, p, key);
-            if (i == 0 || v < least) {
-                least = v;
+        double pw[MAX_CANDIDATES]; /* the write's predictions: the cheapest */
+        int nc = predicted(t, p, pw);
+        g_cheapest = 0;
+        for (int i = 1; i < nc; i++)
+            if (pw[i] < pw[g_cheapest])
                 g_cheapest = i;
-            }
-        }
         memset(back, 0, (size_t)n * 4 + 1);
         if (tu_plan_io(t, p, path, NULL, 0, back, (size_t)n * 4)) {
             int64_t first = -1;
@@ -451,7 +463,8 @@ out:
 /* The predicted time of every candidate after a write and after a read
  * through an auto plan of l with hints (the same on every rank). */
 static int predictions(tu_ctx *t, const collio_layout *l, int64_t nlocal,
-                       const int64_t *idx, const char *hints, double pw[], double pr[])
+                       const int64_t *idx, const char *hints, double pw[MAX_CANDIDATES],
+                       double pr[MAX_CANDIDATES])
 {
     collio_plan *p = NULL;
     collio_hints *h = TU_HINTS(t, "%s", hints);
@@ -464,12 +477,8 @@ static int predictions(tu_ctx *t, const collio_layout *l, int64_t nlocal,
     tu_fill(buf, idx, nlocal, 8, 5);
     for (int writing = 1; ok && writing >= 0; writing--) {
         ok = tu_plan_io(t, p, path, NULL, writing, buf, (size_t)nlocal * 8);
-        for (int i = 0; ok && collio_auto_candidate_name(i) != NULL; i++) {
-            char key[64];
-            snprintf(key, sizeof key, "auto.predicted_%s_s",
-                     collio_auto_candidate_name(i));
-            (writing ? pw : pr)[i] = same_stat(t, p, key);
-        }
+        if (ok)
+            predicted(t, p, writing ? pw : pr);
     }
     tu_remove(t, path);
     free(buf);
@@ -494,7 +503,7 @@ static void run_replicas_priced(tu_ctx *t)
         own[k] = k < B;
     }
     collio_layout *lr = NULL, *lp = NULL;
-    double rw[16], rr[16], pw[16], pr[16];
+    double rw[MAX_CANDIDATES], rr[MAX_CANDIDATES], pw[MAX_CANDIDATES], pr[MAX_CANDIDATES];
     int ok =
         TU_RC_ALL(
             t, collio_layout_index_list_replicated(t->comm, B * P, n, idx, own, 8, &lr),
@@ -504,7 +513,8 @@ static void run_replicas_priced(tu_ctx *t)
         && predictions(t, lr, n, idx, "auto.use_calibration=0,replicas.policy=owner", rw,
                        rr)
         && predictions(t, lp, B, idx, "auto.use_calibration=0", pw, pr);
-    for (int i = 0; ok && collio_auto_candidate_name(i) != NULL; i++) {
+    for (int i = 0; ok && i < MAX_CANDIDATES && collio_auto_candidate_name(i) != NULL;
+         i++) {
         if (isinf(pw[i])) {
             TU_CHECK(t, isinf(rw[i]) && isinf(rr[i]), "%s: cannot run either way",
                      collio_auto_candidate_name(i));

@@ -16,7 +16,8 @@
 #include <string.h>
 
 enum {
-    NMAX = 11,
+    REPL = 6, /* where the replicas' work starts among the maxima */
+    NMAX = REPL + (int)(sizeof(collio__repl_work) / sizeof(double)),
     IL = 13,                                     /* where the interleaved sizes start */
     CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
     SERIAL = CALLS + 2 + 2 * COLLIO_CAL_NCALLS,  /* serial's costs per byte */
@@ -37,6 +38,9 @@ typedef struct wire {
     double fs[COLLIO_CALIBRATION_MAX_FS][NFSV];
 } wire;
 #define WIRE_N ((int)(sizeof(wire) / sizeof(double)))
+
+_Static_assert(sizeof(collio__repl_work) % sizeof(double) == 0,
+               "the replicas' work travels as doubles");
 
 static void max_then_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
@@ -147,13 +151,10 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
 {
     wire w;
     memset(&w, 0, sizeof w);
-    double mx[NMAX] = {in->bytes,           in->pieces,
-                       in->moved,           in->node_ranks,
-                       -in->cores,          (double)in->code,
-                       in->repl.runs,       in->repl.fill_elements,
-                       in->repl.fill_bytes, in->repl.fill_sent,
-                       in->repl.fill_peers};
+    double mx[REPL] = {in->bytes,      in->pieces, in->moved,
+                       in->node_ranks, -in->cores, (double)in->code};
     memcpy(w.max, mx, sizeof mx);
+    memcpy(w.max + REPL, &in->repl, sizeof in->repl);
     w.pieces_total = in->pieces_total;
     w.elements_total = in->elements_total;
     if (p->rank == 0) {
@@ -177,7 +178,7 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
     in->bytes = w.max[0], in->pieces = w.max[1], in->moved = w.max[2];
     in->node_ranks = w.max[3], in->cores = -w.max[4];
     in->code = (int)w.max[5];
-    in->repl = (collio__repl_work){w.max[6], w.max[7], w.max[8], w.max[9], w.max[10]};
+    memcpy(&in->repl, w.max + REPL, sizeof in->repl);
     in->pieces_total = w.pieces_total;
     in->elements_total = w.elements_total;
     collio_calibration *c = &in->calib;
