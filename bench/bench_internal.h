@@ -218,17 +218,4 @@ void bench_print_table(FILE *out, const collio_bench_config *cfg, const bench_fs
                        const bench_variant *vars, int nvars, const bench_row *rows,
                        int nrows);
 
-/* ---- calibrate_calls.c: the calibration's "calls" stage */
-/* Collective: the smallest call (one 4-byte element per rank) of each
- * base strategy, write and read, on the file at path: the medians into
- * fs->write_call_s / read_call_s, fs->call_ranks (this communicator's
- * size) and call_ranks_per_node (rpn_max: the fullest node's); then
- * serial's cost per byte beyond that call, in calls of about serial_bytes
- * in all (the same on every rank), into fs->serial_*_byte_s, and
- * multiphase's per pull round into fs->multiphase_*_round_s. 1 if it
- * worked (the same on every rank), else 0 and err says why. */
-int collio_bench_calibrate_calls(MPI_Comm comm, const char *path, int rpn_max,
-                                 int64_t serial_bytes, collio_fs_costs *fs, char *err,
-                                 size_t errlen);
-
 #endif /* COLLIO_BENCH_INTERNAL_H */

@@ -9,13 +9,16 @@ piece_s may be 0, it is clamped there --, one file system entry whose type
 is DIR's in /proc/self/mountinfo with the smallest call of every base
 strategy timed with N ranks, no scratch file left), and through the
 library (CHECKER: collio_calibration_load gives from_file = 1 and DIR's
-entry). --bad-dir: calibrate a directory that does not exist -- exit
-status 1 and rank 0's message, on every rank count, no hang.
+entry). DIR's subdirectory the run calibrates does not exist before it:
+calibrate makes it. --bad-dir: calibrate a directory that cannot be made
+(under a regular file) -- exit status 1 and rank 0's message, on every
+rank count, no hang.
 """
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -102,14 +105,22 @@ def main():
     out = os.path.join(d, f"cal-{n}{'-bad' if bad else ''}.json")
     if os.path.exists(out):
         os.unlink(out)
-    run_dir = os.path.join(d, "no-such-dir") if bad else d
+    if bad:
+        blocker = os.path.join(d, "a-regular-file")
+        with open(blocker, "w") as f:
+            f.write("not a directory\n")
+        run_dir = os.path.join(blocker, "sub")
+    else:
+        run_dir = os.path.join(d, "made-by-calibrate")
+        shutil.rmtree(run_dir, ignore_errors=True)
     cmd = [mpirun, n, bench, "calibrate", "--mb", "1", "--pieces", "2048",
            "--dir", run_dir, "--out", out]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     print(p.stdout, end="")
     print(p.stderr, end="", file=sys.stderr)
     if bad:
-        if p.returncode == 0 or "collio-bench calibrate: rank " not in p.stderr:
+        if p.returncode == 0 or "collio-bench calibrate: " not in p.stderr \
+                or "rank " not in p.stderr:
             sys.exit(f"FAIL: exit {p.returncode} without the error message")
         if os.path.exists(out):
             sys.exit("FAIL: a calibration file was written after a failure")
@@ -117,11 +128,13 @@ def main():
         return
     if p.returncode != 0:
         sys.exit(f"FAIL: calibrate exited {p.returncode}")
-    left = [f for f in os.listdir(d) if f.startswith(".collio-calibrate.")]
+    if not os.path.isdir(run_dir):
+        sys.exit(f"FAIL: {run_dir} was not made")
+    left = [f for f in os.listdir(run_dir) if f.startswith(".collio-calibrate.")]
     if left:
         sys.exit(f"FAIL: scratch files left: {left}")
-    check_json(out, d, int(n))
-    subprocess.run([checker, out, d], check=True)
+    check_json(out, run_dir, int(n))
+    subprocess.run([checker, out, run_dir], check=True)
     print(f"ok: {out}")
 
 

@@ -427,6 +427,11 @@ typedef struct collio_fs_costs {
      * measured. */
     double multiphase_write_round_s;
     double multiphase_read_round_s;
+    /* 1: measured by strategy auto itself at a first call on a file system
+     * no calibration covered (COLLIO_CALIBRATE_QUICK: fewer and shorter
+     * runs); 0: by `collio-bench calibrate` (COLLIO_CALIBRATE_FULL). The
+     * file's "method": "quick" or "full". */
+    int quick;
 } collio_fs_costs;
 
 #define COLLIO_CALIBRATION_MAX_FS 16
@@ -471,9 +476,91 @@ int collio_calibration_load(const char *path, collio_calibration *out);
  *  Errors: COLLIO_ERR_IO, COLLIO_ERR_ARG, COLLIO_ERR_UNSUPPORTED. */
 int collio_calibration_save(const char *path, const collio_calibration *c);
 
+/** How much collio_calibrate measures (docs/auto.md, "Calibration"). */
+typedef enum collio_calibrate_level {
+    COLLIO_CALIBRATE_FULL = 0, /* `collio-bench calibrate`: 3-5 s on 8 ranks here */
+    COLLIO_CALIBRATE_QUICK = 1 /* the same measurements, fewer and shorter runs:
+                                  what strategy auto measures at a first call on
+                                  a file system no calibration covers (0.3-0.5 s) */
+} collio_calibrate_level;
+
+/** Options of collio_calibrate (NULL: COLLIO_CALIBRATE_FULL, its sizes). */
+typedef struct collio_calibrate_opts {
+    collio_calibrate_level level;
+    int mb;     /* MiB per rank of the large requests (0: the level's, 8 full) */
+    int pieces; /* pieces per rank of the MPI library's collective (0: the
+                   level's, 16384 full) */
+} collio_calibrate_opts;
+
+#define COLLIO_CALIBRATE_MAX_STAGES 12
+/** What collio_calibrate did (the same on every rank). */
+typedef struct collio_calibrate_info {
+    int nodes, ranks_per_node;          /* the job's placement (fullest node) */
+    int measured_intra, measured_inter; /* 1: that link was measured */
+    int nstages;
+    const char *stage[COLLIO_CALIBRATE_MAX_STAGES]; /* "network", "list i/o", ... */
+    double stage_s[COLLIO_CALIBRATE_MAX_STAGES];    /* seconds each */
+    double total_s;
+} collio_calibrate_info;
+
+/** Collective over comm. Measures the constants of strategy auto's cost
+ *  model on this machine (docs/auto.md, "Calibration"): the network
+ *  within and between nodes, memory copies and packing, the node's cores
+ *  and shared-memory windows, and the file system of directory `dir` --
+ *  small and large requests, list I/O at four piece sizes, the MPI
+ *  library's collective I/O, and the smallest call of each base strategy
+ *  -- on a scratch file DIR/.collio-calibrate.PID, removed after. `dir` is
+ *  created (with its parents) where it does not exist. *cal gives the
+ *  constants to start from (collio_calibration_defaults, or a loaded
+ *  file): what cannot be measured (the link between nodes, on one node)
+ *  keeps its value; on return it holds rank 0's measurements on every
+ *  rank, and *fs the entry of dir's file system (its call_ranks and
+ *  call_ranks_per_node: this job's layout; quick: 1 at
+ *  COLLIO_CALIBRATE_QUICK). Nothing is saved: collio_calibration_store
+ *  adds the result to a file. info may be NULL. Errors, the same on every
+ *  rank: COLLIO_ERR_IO (the directory or the scratch file; which rank and
+ *  stage in collio_last_error), COLLIO_ERR_MPI, COLLIO_ERR_NOMEM,
+ *  COLLIO_ERR_ARG, COLLIO_ERR_MISMATCH (dir or opts differ between
+ *  ranks). */
+int collio_calibrate(MPI_Comm comm, const char *dir, const collio_calibrate_opts *opts,
+                     collio_calibration *cal, collio_fs_costs *fs,
+                     collio_calibrate_info *info);
+
 /** Local. The entry of c for the file system `id` (same type, source and
  *  mount point), or -1. */
 int collio_calibration_find_fs(const collio_calibration *c, const collio_fs_id *id);
+
+/** Local. 1 if entry fs was measured with the rank layout of a job of
+ *  `ranks` ranks, `ranks_per_node` of them on its fullest node: the same
+ *  ranks per node, and one node or several alike (its calls' call_ranks
+ *  and call_ranks_per_node); an entry without them (older files) covers
+ *  every layout. Strategy auto prices a call with an entry that covers its
+ *  plan's layout, and measures the file system where none does
+ *  (docs/auto.md, "Calibration"). */
+int collio_calibration_covers(const collio_fs_costs *fs, int ranks, int ranks_per_node);
+
+/** Local. The first entry of c for file system `id` that covers a job of
+ *  `ranks` ranks, `ranks_per_node` on the fullest node
+ *  (collio_calibration_covers), or -1. */
+int collio_calibration_find_covering(const collio_calibration *c, const collio_fs_id *id,
+                                     int ranks, int ranks_per_node);
+
+/** Local. Adds one measurement to the calibration file at path (NULL: the
+ *  default path, collio_calibration_path; its directory is created): the
+ *  file system entry fs replaces the file's entry for the same file system
+ *  and rank layout (collio_calibration_covers), or is appended (the oldest
+ *  entry dropped when the file holds COLLIO_CALIBRATION_MAX_FS); where
+ *  `machine` is not NULL, its network, memory and node constants replace
+ *  the file's. Every other entry is kept. The read, the merge and the
+ *  write run under an exclusive lock of PATH.lock (flock(2); without one
+ *  where the file system has no locks), and the write is a temporary
+ *  renamed over the file: jobs storing at once keep every entry, and a
+ *  reader sees one whole file. A corrupt file is replaced; a path that is
+ *  not a regular file is refused. Errors: COLLIO_ERR_IO (not writable, not
+ *  a regular file, locked by another process for 10 s), COLLIO_ERR_ARG,
+ *  COLLIO_ERR_UNSUPPORTED (built without json-c). */
+int collio_calibration_store(const char *path, const collio_calibration *machine,
+                             const collio_fs_costs *fs);
 
 /* ------------------------------------------------------------------ plans */
 

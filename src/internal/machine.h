@@ -22,6 +22,83 @@ void collio__fs_costs_default(collio_fs_costs *fs, int networked);
  * figures on every rank. Agreed code. */
 int collio__link_probe(collio_plan *p, double *net_bw, double *mem_bw);
 
+/* A number of a file system's entry in the calibration file: its key,
+ * its field in collio_fs_costs (a double), and whether a file may lack it
+ * (files of older collios; 0 then). The table (calibration.c) gives the
+ * file's order; reading and writing both walk it. */
+typedef struct collio__cal_num {
+    const char *key;
+    size_t offset;
+    int optional;
+} collio__cal_num;
+extern const collio__cal_num collio__cal_fs_nums[];
+extern const int collio__cal_fs_nnums;
+
+/* ------------------------------------------ measuring (machine/measure*.c)
+ *
+ * The measurements of a calibration (collio_calibrate, docs/auto.md
+ * "Calibration"), at a level's budget: COLLIO_CALIBRATE_FULL as
+ * `collio-bench calibrate` runs them, COLLIO_CALIBRATE_QUICK as strategy
+ * auto runs them at the first call on a file system no calibration covers
+ * -- the same measurements with fewer and shorter runs, whose amounts per
+ * rank do not grow with P. */
+typedef struct collio__cal_budget {
+    int quick;
+    int pingpong_small, pingpong_big; /* iterations of 8 B and of big_bytes */
+    int big_bytes;
+    int64_t copy_bytes, pack_pieces; /* memory: rank 0's copy, its pack */
+    int requests;                    /* rank 0's small requests */
+    int64_t stream_bytes;            /* per rank, in 1 MiB requests or fewer */
+    int stream_reps;                 /* the median of these passes */
+    double list_s;                   /* seconds aimed at per list I/O run */
+    int list_reps, list_max;         /* the least of reps; most pieces per rank */
+    int mpiio_pieces;                /* MPI-IO collective: pieces per rank */
+    double mpiio_bytes_s;            /* ... per byte: seconds of bytes aimed at */
+    int mpiio_reps;
+    int call_warm, call_reps;    /* the smallest calls: untimed, timed rounds */
+    double serial_bytes_s;       /* serial's large calls: seconds of bytes */
+    int serial_reps, round_reps; /* ... and multiphase's pull rounds: calls */
+} collio__cal_budget;
+
+/* The budget of a level, with --mb / --pieces overrides (0: the level's). */
+void collio__cal_budget_of(int level, int mb, int pieces, collio__cal_budget *b);
+
+#define COLLIO__CAL_ERR_LEN 512
+/* One calibration in progress, on every rank. Rank 0's constants are the
+ * ones kept (cal, fs); stages agree on failure (collio__cal_failed). */
+typedef struct collio__cal_ctx {
+    MPI_Comm comm, node;
+    int rank, size, nnodes, rpn_max; /* rpn_max: most ranks on one node */
+    int intra, inter;                /* partners of rank 0, -1: none */
+    collio__cal_budget b;
+    char path[4200];               /* the scratch file */
+    collio_calibration cal;        /* network, memory, node */
+    collio_fs_costs fs;            /* the scratch file's file system */
+    char err[COLLIO__CAL_ERR_LEN]; /* this rank's last failure */
+} collio__cal_ctx;
+
+/* Collective: the ranks' placement into x (node communicator, partners of
+ * rank 0, nodes, ranks per node); x->comm, rank and size set. Agreed. */
+int collio__cal_topology(collio__cal_ctx *x);
+/* Collective: 0 if ok on every rank; else 1 on every rank, and x->err
+ * every rank's copy of the first failing rank's message. */
+int collio__cal_failed(collio__cal_ctx *x, int ok);
+/* Local: records a failed system call on x->path; returns 0 (not ok). */
+int collio__cal_errno(collio__cal_ctx *x, const char *what);
+/* Collective: the largest v over the ranks. */
+double collio__cal_max(collio__cal_ctx *x, double v);
+/* Local: the median of t[0..n) (sorts t). */
+double collio__cal_median(double *t, int n);
+/* The stages, collective, in this order; each 1 on (agreed) failure. */
+int collio__cal_network(collio__cal_ctx *x);
+int collio__cal_memory(collio__cal_ctx *x);
+int collio__cal_node(collio__cal_ctx *x);
+int collio__cal_requests(collio__cal_ctx *x);
+int collio__cal_fs_write(collio__cal_ctx *x);
+int collio__cal_fs_read(collio__cal_ctx *x);
+int collio__cal_list(collio__cal_ctx *x);
+int collio__cal_mpiio(collio__cal_ctx *x);
+
 /* A 64-bit key of a file system's identity (type, mount point, source):
  * equal for equal identities (but for collisions), never 0. */
 uint64_t collio__fs_key(const collio_fs_id *id);

@@ -12,6 +12,7 @@
 #include "collio_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
@@ -114,6 +115,51 @@ int collio_calibration_find_fs(const collio_calibration *c, const collio_fs_id *
     return -1;
 }
 
+int collio_calibration_covers(const collio_fs_costs *fs, int ranks, int ranks_per_node)
+{
+    if (fs == NULL)
+        return 0;
+    if (fs->call_ranks <= 0) /* no layout recorded (older files): any */
+        return 1;
+    return fs->call_ranks_per_node == ranks_per_node
+           && (fs->call_ranks > fs->call_ranks_per_node) == (ranks > ranks_per_node);
+}
+
+int collio_calibration_find_covering(const collio_calibration *c, const collio_fs_id *id,
+                                     int ranks, int ranks_per_node)
+{
+    if (c == NULL || id == NULL)
+        return -1;
+    for (int i = 0; i < c->nfs && i < COLLIO_CALIBRATION_MAX_FS; i++)
+        if (strcmp(c->fs[i].id.type, id->type) == 0
+            && strcmp(c->fs[i].id.source, id->source) == 0
+            && strcmp(c->fs[i].id.mount, id->mount) == 0
+            && collio_calibration_covers(&c->fs[i], ranks, ranks_per_node))
+            return i;
+    return -1;
+}
+
+/* A file system entry's costs, in the file's order: its key, its field,
+ * and whether it may be missing (files of older collios have none: 0,
+ * not measured) -- optional ones may also be 0. Parsing and saving
+ * (calibration_store.c) both walk this table. */
+const collio__cal_num collio__cal_fs_nums[] = {
+#define FS_NUM(field, optional)                                                          \
+    {                                                                                    \
+#field, offsetof(collio_fs_costs, field), optional                               \
+    }
+    FS_NUM(write_request_s, 0),          FS_NUM(write_Bps, 0),
+    FS_NUM(read_request_s, 0),           FS_NUM(read_Bps, 0),
+    FS_NUM(mpiio_write_piece_s, 0),      FS_NUM(mpiio_read_piece_s, 0),
+    FS_NUM(mpiio_write_call_s, 1),       FS_NUM(mpiio_read_call_s, 1),
+    FS_NUM(mpiio_write_byte_s, 1),       FS_NUM(mpiio_read_byte_s, 1),
+    FS_NUM(serial_write_byte_s, 1),      FS_NUM(serial_read_byte_s, 1),
+    FS_NUM(multiphase_write_round_s, 1), FS_NUM(multiphase_read_round_s, 1),
+#undef FS_NUM
+};
+const int collio__cal_fs_nnums =
+    (int)(sizeof collio__cal_fs_nums / sizeof collio__cal_fs_nums[0]);
+
 #ifdef COLLIO_HAVE_JSONC
 
 /* The number at `key` of object o into *v: finite, and > 0 (>= 0 where
@@ -136,6 +182,37 @@ static int get_num(json_object *o, const char *where, const char *key, int zero_
                           where[0] ? "" : "the top level", key, *v);
         return COLLIO_ERR_ARG;
     }
+    return COLLIO_OK;
+}
+
+/* The integer at `key` of o into *v: a JSON number with no fraction,
+ * lo <= v <= hi (a count, a magic number). Records what is wrong. */
+static int get_int(json_object *o, const char *where, const char *key, double lo,
+                   double hi, double *v)
+{
+    int rc = get_num(o, where, key, 1, v);
+    if (rc == COLLIO_OK && (*v != floor(*v) || *v < lo || *v > hi)) {
+        collio__error_set(COLLIO_ERR_ARG,
+                          "calibration file: %s%s: %s = %g is no integer in [%g, %g]",
+                          where, where[0] ? "" : "the top level", key, *v, lo, hi);
+        rc = COLLIO_ERR_ARG;
+    }
+    return rc;
+}
+
+/* The optional boolean at `key` of o into *v (kept where absent): JSON
+ * true or false, never a string or a number. */
+static int get_bool(json_object *o, const char *key, int *v)
+{
+    json_object *x = NULL;
+    if (!json_object_object_get_ex(o, key, &x))
+        return COLLIO_OK;
+    if (!json_object_is_type(x, json_type_boolean)) {
+        collio__error_set(COLLIO_ERR_ARG,
+                          "calibration file: '%s' is no boolean (true or false)", key);
+        return COLLIO_ERR_ARG;
+    }
+    *v = json_object_get_boolean(x);
     return COLLIO_OK;
 }
 
@@ -222,10 +299,10 @@ static int parse_calls(json_object *o, collio_fs_costs *fs)
         return COLLIO_ERR_ARG;
     }
     double ranks = 0, rpn = 0;
-    int rc = get_num(calls, w, "ranks", 0, &ranks);
+    int rc = get_int(calls, w, "ranks", 1, 1e9, &ranks);
     if (rc == COLLIO_OK)
-        rc = get_num(calls, w, "ranks_per_node", 0, &rpn);
-    if (rc == COLLIO_OK && (ranks > 1e9 || rpn > ranks)) {
+        rc = get_int(calls, w, "ranks_per_node", 1, 1e9, &rpn);
+    if (rc == COLLIO_OK && rpn > ranks) {
         rc = COLLIO_ERR_ARG;
         collio__error_set(rc, "calibration file: %s: ranks %g, ranks_per_node %g", w,
                           ranks, rpn);
@@ -244,37 +321,9 @@ static int parse_calls(json_object *o, collio_fs_costs *fs)
     return rc;
 }
 
-/* A file system entry's costs, in the file's order: its key, its field,
- * and whether it may be missing (files of older collios have none: 0,
- * not measured) -- optional ones may also be 0. Parsing and saving both
- * walk this table. */
-static const struct fs_num_key {
-    const char *key;
-    size_t offset;
-    int optional;
-} fs_nums[] = {
-#define FS_NUM(field, optional)                                                          \
-    {                                                                                    \
-#field, offsetof(collio_fs_costs, field), optional                               \
-    }
-    FS_NUM(write_request_s, 0),          FS_NUM(write_Bps, 0),
-    FS_NUM(read_request_s, 0),           FS_NUM(read_Bps, 0),
-    FS_NUM(mpiio_write_piece_s, 0),      FS_NUM(mpiio_read_piece_s, 0),
-    FS_NUM(mpiio_write_call_s, 1),       FS_NUM(mpiio_read_call_s, 1),
-    FS_NUM(mpiio_write_byte_s, 1),       FS_NUM(mpiio_read_byte_s, 1),
-    FS_NUM(serial_write_byte_s, 1),      FS_NUM(serial_read_byte_s, 1),
-    FS_NUM(multiphase_write_round_s, 1), FS_NUM(multiphase_read_round_s, 1),
-#undef FS_NUM
-};
-
-static double *fs_num(collio_fs_costs *fs, const struct fs_num_key *n)
+static double *fs_num(collio_fs_costs *fs, const collio__cal_num *n)
 {
     return (double *)((char *)fs + n->offset);
-}
-
-static const double *fs_num_c(const collio_fs_costs *fs, const struct fs_num_key *n)
-{
-    return (const double *)((const char *)fs + n->offset);
 }
 
 static int parse_fs(json_object *o, collio_fs_costs *fs)
@@ -286,14 +335,27 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
         rc = get_str(o, "source", fs->id.source, sizeof fs->id.source);
     double magic = 0;
     if (rc == COLLIO_OK)
-        rc = get_num(o, "filesystems[]", "magic", 1, &magic);
+        rc = get_int(o, "filesystems[]", "magic", 0, 18446744073709549568.0, &magic);
     fs->id.magic = (unsigned long)magic;
-    for (size_t i = 0; rc == COLLIO_OK && i < sizeof fs_nums / sizeof fs_nums[0]; i++) {
+    json_object *m = NULL;
+    fs->quick = 0;
+    if (rc == COLLIO_OK && json_object_object_get_ex(o, "method", &m)) {
+        const char *v =
+            json_object_is_type(m, json_type_string) ? json_object_get_string(m) : "";
+        fs->quick = strcmp(v, "quick") == 0;
+        if (!fs->quick && strcmp(v, "full") != 0) {
+            rc = COLLIO_ERR_ARG;
+            collio__error_set(rc, "calibration file: filesystems[].method is neither "
+                                  "\"full\" nor \"quick\"");
+        }
+    }
+    for (int i = 0; rc == COLLIO_OK && i < collio__cal_fs_nnums; i++) {
+        const collio__cal_num *k = &collio__cal_fs_nums[i];
         json_object *x = NULL;
-        double *v = fs_num(fs, &fs_nums[i]);
+        double *v = fs_num(fs, k);
         *v = 0;
-        if (!fs_nums[i].optional || json_object_object_get_ex(o, fs_nums[i].key, &x))
-            rc = get_num(o, "filesystems[]", fs_nums[i].key, fs_nums[i].optional, v);
+        if (!k->optional || json_object_object_get_ex(o, k->key, &x))
+            rc = get_num(o, "filesystems[]", k->key, k->optional, v);
     }
     if (rc == COLLIO_OK)
         rc = parse_calls(o, fs);
@@ -312,10 +374,11 @@ static int parse(json_object *root, collio_calibration *c)
                           "\"collio-calibration\")");
         return COLLIO_ERR_ARG;
     }
-    if (!json_object_object_get_ex(root, "version", &x) || json_object_get_int(x) != 1) {
+    if (!json_object_object_get_ex(root, "version", &x)
+        || !json_object_is_type(x, json_type_int) || json_object_get_int(x) != 1) {
         collio__error_set(COLLIO_ERR_ARG,
-                          "calibration file: version %d, this collio reads 1",
-                          x != NULL ? json_object_get_int(x) : 0);
+                          "calibration file: version %s, this collio reads 1",
+                          x != NULL ? json_object_to_json_string(x) : "missing");
         return COLLIO_ERR_ARG;
     }
     if (!json_object_object_get_ex(root, "network", &net)
@@ -332,10 +395,10 @@ static int parse(json_object *root, collio_calibration *c)
         rc = get_num(root, "", "piece_s", 1, &c->piece_s);
     double cores = 0;
     if (rc == COLLIO_OK)
-        rc = get_num(root, "", "cores_per_node", 1, &cores);
-    c->cores_per_node = cores < 1e6 ? (int)cores : 0;
-    if (rc == COLLIO_OK && json_object_object_get_ex(root, "shm_window", &x))
-        c->shm_window = json_object_get_boolean(x);
+        rc = get_int(root, "", "cores_per_node", 0, 1e6, &cores);
+    c->cores_per_node = (int)cores;
+    if (rc == COLLIO_OK)
+        rc = get_bool(root, "shm_window", &c->shm_window);
     if (rc == COLLIO_OK
         && (!json_object_object_get_ex(root, "filesystems", &fss)
             || !json_object_is_type(fss, json_type_array))) {
@@ -373,24 +436,56 @@ int collio_calibration_load(const char *path, collio_calibration *out)
             return rc;
         path = def;
     }
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
+    /* non-blocking, and only a regular file: a FIFO or a device at the
+     * path would block the open or the read (and rank 0 with it, the
+     * other ranks waiting in the plan's reduction) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
         collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path,
-                          strerror(errno));
+                          strerror(e));
+        return COLLIO_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        collio__error_set(COLLIO_ERR_IO,
+                          "calibration file %.900s: not a regular file (%s)", path,
+                          S_ISFIFO(st.st_mode)   ? "a FIFO"
+                          : S_ISDIR(st.st_mode)  ? "a directory"
+                          : S_ISCHR(st.st_mode)  ? "a character device"
+                          : S_ISBLK(st.st_mode)  ? "a block device"
+                          : S_ISSOCK(st.st_mode) ? "a socket"
+                                                 : "not a file");
         return COLLIO_ERR_IO;
     }
     /* small by design: a few kilobytes; refuse anything absurd */
     enum { MAX_BYTES = 1 << 20 };
-    char *text = malloc(MAX_BYTES + 1);
-    size_t n = text != NULL ? fread(text, 1, MAX_BYTES + 1, f) : 0;
-    int rd_err = ferror(f);
-    fclose(f);
+    char *text = st.st_size <= MAX_BYTES ? malloc(MAX_BYTES + 1) : NULL;
+    size_t n = 0;
+    int rd_err = 0;
+    while (text != NULL && n <= MAX_BYTES) {
+        ssize_t got = read(fd, text + n, MAX_BYTES + 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            rd_err = got < 0;
+            break;
+        }
+        n += (size_t)got;
+    }
+    close(fd);
     if (text == NULL || rd_err || n > MAX_BYTES) {
+        const int big = st.st_size > MAX_BYTES || n > MAX_BYTES;
+        const int code = big || text != NULL ? COLLIO_ERR_IO : COLLIO_ERR_NOMEM;
         free(text);
-        collio__error_set(text == NULL ? COLLIO_ERR_NOMEM : COLLIO_ERR_IO,
-                          "calibration file %.900s: %s", path,
-                          rd_err ? "read error" : "larger than 1 MiB");
-        return text == NULL ? COLLIO_ERR_NOMEM : COLLIO_ERR_IO;
+        collio__error_set(code, "calibration file %.900s: %s", path,
+                          big      ? "larger than 1 MiB"
+                          : rd_err ? "read error"
+                                   : "no memory");
+        return code;
     }
     text[n] = '\0';
     json_tokener *tok = json_tokener_new();
@@ -418,127 +513,6 @@ int collio_calibration_load(const char *path, collio_calibration *out)
     return rc;
 }
 
-static json_object *link_json(double lat, double bw)
-{
-    json_object *l = json_object_new_object();
-    json_object_object_add(l, "latency_s", json_object_new_double(lat));
-    json_object_object_add(l, "bandwidth_Bps", json_object_new_double(bw));
-    return l;
-}
-
-static json_object *calls_json(const collio_fs_costs *fs)
-{
-    static const char *const names[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
-    json_object *calls = json_object_new_object();
-    json_object_object_add(calls, "ranks", json_object_new_int(fs->call_ranks));
-    json_object_object_add(calls, "ranks_per_node",
-                           json_object_new_int(fs->call_ranks_per_node));
-    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
-        json_object *e = json_object_new_object();
-        json_object_object_add(e, "write_s", json_object_new_double(fs->write_call_s[i]));
-        json_object_object_add(e, "read_s", json_object_new_double(fs->read_call_s[i]));
-        json_object_object_add(calls, names[i], e);
-    }
-    return calls;
-}
-
-static json_object *to_json(const collio_calibration *c)
-{
-    json_object *root = json_object_new_object();
-    json_object *net = json_object_new_object();
-    json_object_object_add(root, "format", json_object_new_string("collio-calibration"));
-    json_object_object_add(root, "version", json_object_new_int(1));
-    json_object_object_add(net, "intra_node",
-                           link_json(c->latency_s[0], c->bandwidth_Bps[0]));
-    json_object_object_add(net, "inter_node",
-                           link_json(c->latency_s[1], c->bandwidth_Bps[1]));
-    json_object_object_add(root, "network", net);
-    json_object_object_add(root, "copy_Bps", json_object_new_double(c->copy_Bps));
-    json_object_object_add(root, "piece_s", json_object_new_double(c->piece_s));
-    json_object_object_add(root, "cores_per_node",
-                           json_object_new_int(c->cores_per_node));
-    json_object_object_add(root, "shm_window",
-                           json_object_new_boolean(c->shm_window != 0));
-    json_object *fss = json_object_new_array();
-    for (int i = 0; i < c->nfs && i < COLLIO_CALIBRATION_MAX_FS; i++) {
-        const collio_fs_costs *fs = &c->fs[i];
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "type", json_object_new_string(fs->id.type));
-        json_object_object_add(o, "mount", json_object_new_string(fs->id.mount));
-        json_object_object_add(o, "source", json_object_new_string(fs->id.source));
-        json_object_object_add(o, "magic", json_object_new_int64((int64_t)fs->id.magic));
-        for (size_t k = 0; k < sizeof fs_nums / sizeof fs_nums[0]; k++)
-            json_object_object_add(o, fs_nums[k].key,
-                                   json_object_new_double(*fs_num_c(fs, &fs_nums[k])));
-        if (fs->call_ranks > 0)
-            json_object_object_add(o, "calls", calls_json(fs));
-        if (fs->ninterleaved > 0) {
-            json_object *arr = json_object_new_array();
-            for (int k = 0; k < fs->ninterleaved && k < COLLIO_CAL_INTERLEAVED_MAX; k++) {
-                json_object *e = json_object_new_object();
-                json_object_object_add(e, "bytes",
-                                       json_object_new_double(fs->interleaved_bytes[k]));
-                json_object_object_add(
-                    e, "write_s", json_object_new_double(fs->write_interleaved_s[k]));
-                json_object_object_add(e, "read_s",
-                                       json_object_new_double(fs->read_interleaved_s[k]));
-                json_object_array_add(arr, e);
-            }
-            json_object_object_add(o, "interleaved", arr);
-        }
-        json_object_array_add(fss, o);
-    }
-    json_object_object_add(root, "filesystems", fss);
-    return root;
-}
-
-/* mkdir -p of the directory part of path. */
-static void make_parent_dirs(const char *path)
-{
-    char d[4096];
-    snprintf(d, sizeof d, "%s", path);
-    for (char *s = d + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        mkdir(d, 0755);
-        *s = '/';
-    }
-}
-
-int collio_calibration_save(const char *path, const collio_calibration *c)
-{
-    char def[4096], tmp[4200];
-    if (c == NULL) {
-        collio__error_set(COLLIO_ERR_ARG, "collio_calibration_save: c is NULL");
-        return COLLIO_ERR_ARG;
-    }
-    if (path == NULL) {
-        int rc = collio_calibration_path(def, sizeof def);
-        if (rc != COLLIO_OK)
-            return rc;
-        path = def;
-    }
-    make_parent_dirs(path);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    json_object *root = to_json(c);
-    const char *text = json_object_to_json_string_ext(
-        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
-    FILE *f = fopen(tmp, "w");
-    int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    ok = (f != NULL && fclose(f) == 0) && ok;
-    int err = errno;
-    json_object_put(root);
-    if (!ok || rename(tmp, path) != 0) {
-        err = ok ? errno : err;
-        unlink(tmp);
-        collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: %s", path,
-                          strerror(err));
-        return COLLIO_ERR_IO;
-    }
-    return COLLIO_OK;
-}
-
 #else /* !COLLIO_HAVE_JSONC */
 
 int collio_calibration_load(const char *path, collio_calibration *out)
@@ -547,15 +521,6 @@ int collio_calibration_load(const char *path, collio_calibration *out)
     collio_calibration_defaults(out);
     collio__error_set(COLLIO_ERR_UNSUPPORTED,
                       "collio was built without json-c: no calibration file is read");
-    return COLLIO_ERR_UNSUPPORTED;
-}
-
-int collio_calibration_save(const char *path, const collio_calibration *c)
-{
-    (void)path;
-    (void)c;
-    collio__error_set(COLLIO_ERR_UNSUPPORTED,
-                      "collio was built without json-c: no calibration file is written");
     return COLLIO_ERR_UNSUPPORTED;
 }
 
