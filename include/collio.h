@@ -864,6 +864,19 @@ int collio_stat_describe(int i, collio_stat_info *out);
 int collio_plan_predict(const collio_plan *plan, const collio_file *f, int writing,
                         int *candidate, double *seconds);
 
+/**
+ * Collective over the plan's ranks. Does now what the first write
+ * (writing = 1) or read of f would do before moving any data, so that the
+ * call itself runs as the executor alone: for strategy "auto", measures
+ * f's file system where no calibration covers it (auto.calibrate,
+ * docs/auto.md), chooses, and makes the chosen candidate's plan; nothing
+ * for other strategies. After it, collio_plan_predict gives that choice.
+ * Errors, the same on every rank: COLLIO_ERR_ARG (NULL; a NULL plan is
+ * local), COLLIO_ERR_MISMATCH (writing or f differ between ranks), or a
+ * candidate's plan creation's.
+ */
+int collio_plan_prepare(collio_plan *plan, collio_file *f, int writing);
+
 /** Local. The plan's strategy name. */
 const char *collio_plan_strategy(const collio_plan *plan);
 

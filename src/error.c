@@ -145,15 +145,21 @@ static int first_differing(MPI_Comm comm, const int64_t *v, int n);
 static int mismatch(int first, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-int collio__agree_same(MPI_Comm comm, int rc, int64_t value, const char *what)
+int collio__agree_same(MPI_Comm comm, int rc, int64_t value, const char *what,
+                       int64_t *also_max)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     /* one Allreduce(MAX): the code in the high half of a key whose low
-     * half prefers the lowest rank, then {value, ~value} (max and min) */
-    int64_t in[3] = {((int64_t)rc << 32) | (INT32_MAX - rank), value, ~value}, out[3];
-    if (MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+     * half prefers the lowest rank, then {value, ~value} (max and min),
+     * then the caller's value to take the maximum of */
+    int64_t in[4] = {((int64_t)rc << 32) | (INT32_MAX - rank), value, ~value,
+                     also_max != NULL ? *also_max : 0},
+            out[4];
+    if (MPI_Allreduce(in, out, 4, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         return agree_failed_mpi(rank);
+    if (also_max != NULL)
+        *also_max = out[3];
     int code = (int)(out[0] >> 32);
     if (code != COLLIO_OK)
         return agree_text(comm, rank, rc, code, INT32_MAX - (int)(out[0] & 0xffffffff));

@@ -136,6 +136,7 @@ static int plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
     collio_plan *p = calloc(1, sizeof *p);
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;
+        p->exec_s = p->exec_prev_max_s = -1;
         p->statv = calloc((size_t)collio__nstats_all() + 1, sizeof *p->statv);
         rc = p->statv != NULL ? collio__optvals_resolve(hints, with_env, &p->opts)
                               : COLLIO_ERR_NOMEM;
@@ -252,6 +253,34 @@ int collio_plan_predict(const collio_plan *plan, const collio_file *f, int writi
     if (plan->strategy->predict != NULL)
         plan->strategy->predict(plan, f, writing, candidate, seconds);
     return COLLIO_OK;
+}
+
+int collio_plan_prepare(collio_plan *plan, collio_file *f, int writing)
+{
+    collio__error_begin();
+    int rc = collio__mpi_usable("collio_plan_prepare");
+    if (rc == COLLIO_OK && plan == NULL) {
+        rc = COLLIO_ERR_ARG; /* (no communicator to tell the others: local) */
+        collio__error_set(rc, "collio_plan_prepare: the plan is NULL");
+    }
+    if (rc != COLLIO_OK)
+        return rc;
+    if (f == NULL) {
+        rc = COLLIO_ERR_ARG;
+        collio__error_set(rc, "collio_plan_prepare: the file is NULL");
+    }
+    const int64_t same[2] = {writing != 0, f != NULL ? (int64_t)f->id : -1};
+    if (!collio__all_ok_and_same(plan->comm, rc, same, 2)) {
+        rc = collio__agree(plan->comm, rc);
+        if (rc == COLLIO_OK)
+            rc = collio__check_same_i64(plan->comm, same[0], "writing");
+        if (rc == COLLIO_OK)
+            rc = collio__check_same_i64(plan->comm, same[1], "the file");
+        return rc;
+    }
+    if (plan->strategy->prepare != NULL)
+        rc = collio__agree(plan->comm, plan->strategy->prepare(plan, f, writing != 0));
+    return rc;
 }
 
 const char *collio_plan_strategy(const collio_plan *plan)

@@ -271,13 +271,30 @@ static void call_end(collio_file *f)
     }
 }
 
-/* The file and the offset of this call: one digest, the same everywhere. */
+/* The file and the offset of this call: one digest, the same everywhere;
+ * in the same reduction, the last execution's time (p->exec_s) becomes
+ * its maximum over the ranks (p->exec_prev_max_s). */
 static int agree_target(collio_plan *p, int rc, const collio_file *f, int64_t offset)
 {
     uint64_t h = collio__hash_mix((uint64_t)(f != NULL ? f->id : -1), (uint64_t)offset);
-    int64_t v;
+    int64_t v, ns = p->exec_s >= 0 ? (int64_t)(p->exec_s * 1e9) : -1;
     memcpy(&v, &h, sizeof v);
-    return collio__agree_same(p->comm, rc, v, "the file or the offset");
+    rc = collio__agree_same(p->comm, rc, v, "the file or the offset", &ns);
+    p->exec_prev_max_s = rc == COLLIO_OK && ns >= 0 ? (double)ns * 1e-9 : -1;
+    p->exec_s = -1;
+    return rc;
+}
+
+/* The execution's time on this rank (p->exec_s): from the reduction
+ * that starts it (agree_target: every rank is in the call) to the
+ * agreement that ends it -- both synchronise the ranks, so what a rank
+ * measures is the collective's time, not the application's skew in
+ * arriving --, less what the strategy set aside (auto's choosing). */
+static void exec_timed(collio_plan *p, double since)
+{
+    p->exec_s = collio__now() - since - p->exec_skip_s;
+    if (p->exec_s < 0)
+        p->exec_s = 0;
 }
 
 static int write_at(collio_plan *plan, collio_file *f, int64_t offset, const void *buf,
@@ -298,11 +315,14 @@ static int write_at(collio_plan *plan, collio_file *f, int64_t offset, const voi
     if (rc == COLLIO_OK) {
         /* the user's packed buffer is scratch only if the user said so */
         int ours = s.own_strat || s.own_user;
+        double ts = collio__now();
+        plan->exec_skip_s = 0;
         call_begin(plan, f, offset);
         rc = run_strategy(plan, f, s.strat, 1,
                           ours || collio__plan_opt(plan, COLLIO__PLAN_DESTROY_INPUT));
         call_wrote(plan, f, offset);
         call_end(f);
+        exec_timed(plan, ts);
     }
     streams_done(plan);
     plan->stats.total_s = collio__now() - t0;
@@ -325,6 +345,8 @@ static int read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
         rc = streams_alloc(plan, buf, &s);
     rc = agree_target(plan, rc, f, offset);
     if (rc == COLLIO_OK) {
+        double ts = collio__now();
+        plan->exec_skip_s = 0;
         call_begin(plan, f, offset);
         rc = run_strategy(plan, f, s.strat, 0, 1); /* output: ours until return */
         call_end(f);
@@ -337,6 +359,7 @@ static int read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
             plan->stats.copy_s += collio__now() - tp;
         }
         rc = collio__agree(plan->comm, rc);
+        exec_timed(plan, ts);
     }
     streams_done(plan);
     plan->stats.total_s = collio__now() - t0;

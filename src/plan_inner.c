@@ -18,6 +18,7 @@ int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
     *out = NULL;
     if (p != NULL) {
         p->comm = MPI_COMM_NULL;
+        p->exec_s = p->exec_prev_max_s = -1;
         p->rank = outer->rank;
         p->nranks = outer->nranks;
         p->oversubscribed = outer->oversubscribed;

@@ -540,6 +540,10 @@ int main(int argc, char **argv)
 {
     tu_ctx t;
     tu_init(&t, &argc, &argv, "mpi_auto");
+    /* the choices from the calibrations crafted here and from the built-in
+     * costs: auto measures no file system itself here (tests/mpi_autocal.c
+     * tests that) */
+    setenv("COLLIO_AUTO_CALIBRATE", "0", 1);
     tu_node_map nodes;
     tu_node_map_make(&t, &nodes);
     g_nodes = nodes.M;

@@ -17,8 +17,10 @@ int collio__agree(MPI_Comm comm, int rc);
  * comparison of `value` (the identity of an object every rank must pass
  * the same of) in the same single MPI_Allreduce: COLLIO_ERR_MISMATCH on
  * every rank if it differs, "rank F: WHAT differs between rank 0 and rank
- * F". */
-int collio__agree_same(MPI_Comm comm, int rc, int64_t value, const char *what);
+ * F". Where also_max is not NULL, *also_max (this rank's) becomes its
+ * maximum over the ranks, in the same reduction. */
+int collio__agree_same(MPI_Comm comm, int rc, int64_t value, const char *what,
+                       int64_t *also_max);
 
 /* Local: records this thread's error detail for collio_last_error (one
  * line, printf format; no rank: collio__agree adds it). Call it where a

@@ -69,6 +69,11 @@ typedef struct collio__strategy {
      * would run for a write / read of f (collio_plan_predict) */
     void (*predict)(const collio_plan *p, const collio_file *f, int writing,
                     int *candidate, double *seconds);
+    /* optional, collective: do now what the first write (read) of f would
+     * do before it runs -- auto: measure f's file system where no
+     * calibration covers it, choose, make the chosen plan
+     * (collio_plan_prepare). This rank's code (agreed by the caller) */
+    int (*prepare)(collio_plan *p, collio_file *f, int writing);
     /* optional, local, pure: what auto's model counts of an execution
      * with the strategy's default options beyond its general terms, for a
      * layout of nglobal elements over nranks whose blocks hold mean_block
@@ -136,6 +141,14 @@ struct collio_plan {
      * replicated layout; made at first use, kept between calls under
      * plan.keep_buffers, else freed at each call's end. */
     char *user_stream, *strat_stream;
+    /* The last execution's time on this rank, seconds, from the
+     * reduction that starts it to the agreement that ends it (plan_exec.c:
+     * both synchronise the ranks), less exec_skip_s, what the strategy set
+     * aside (auto: its choosing); and at the next execution's start its
+     * maximum over the ranks, agreed in the reduction the call makes
+     * anyway (agree_target): a strategy learns its calls' times from it
+     * without a message of its own. -1: none. */
+    double exec_s, exec_prev_max_s, exec_skip_s;
 };
 
 /* A strategy's own option i (its table's index) and stat i. */

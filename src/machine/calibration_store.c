@@ -87,8 +87,9 @@ static json_object *to_json(const collio_calibration *c)
         json_object_object_add(o, "method",
                                json_object_new_string(fs->quick ? "quick" : "full"));
         for (int k = 0; k < collio__cal_fs_nnums; k++)
-            json_object_object_add(o, collio__cal_fs_nums[k].key,
-                                   json_object_new_double(fs_num(fs, &collio__cal_fs_nums[k])));
+            json_object_object_add(
+                o, collio__cal_fs_nums[k].key,
+                json_object_new_double(fs_num(fs, &collio__cal_fs_nums[k])));
         if (fs->call_ranks > 0)
             json_object_object_add(o, "calls", calls_json(fs));
         if (fs->ninterleaved > 0) {
@@ -132,7 +133,8 @@ static int regular_or_none(const char *path)
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)
         && !(S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))) {
         collio__error_set(COLLIO_ERR_IO,
-                          "calibration file %.900s: not a regular file: not replaced", path);
+                          "calibration file %.900s: not a regular file: not replaced",
+                          path);
         return COLLIO_ERR_IO;
     }
     return COLLIO_OK;
@@ -220,8 +222,9 @@ static int lock_path(const char *path)
         nanosleep(&(struct timespec){0, 20000000}, NULL);
     }
     close(fd);
-    collio__error_set(COLLIO_ERR_IO, "calibration file %.900s: locked by another process "
-                                     "for %.0f s",
+    collio__error_set(COLLIO_ERR_IO,
+                      "calibration file %.900s: locked by another process "
+                      "for %.0f s",
                       path, LOCK_WAIT_S);
     return -2;
 }
@@ -232,7 +235,8 @@ static int slot_for(collio_calibration *c, const collio_fs_costs *fs)
 {
     for (int i = 0; i < c->nfs; i++) {
         const collio_fs_costs *e = &c->fs[i];
-        if (strcmp(e->id.type, fs->id.type) == 0 && strcmp(e->id.source, fs->id.source) == 0
+        if (strcmp(e->id.type, fs->id.type) == 0
+            && strcmp(e->id.source, fs->id.source) == 0
             && strcmp(e->id.mount, fs->id.mount) == 0
             && (e->call_ranks <= 0
                 || collio_calibration_covers(e, fs->call_ranks, fs->call_ranks_per_node)))

@@ -24,25 +24,48 @@
 
 void collio__cal_budget_of(int level, int mb, int pieces, collio__cal_budget *b)
 {
-    static const collio__cal_budget full = {
-        .pingpong_small = 200, .pingpong_big = 10,     .big_bytes = 4 * MIB,
-        .copy_bytes = 64 * MIB, .pack_pieces = 1 << 20, .requests = 20000,
-        .stream_bytes = 8 * MIB, .stream_reps = 5,      .list_s = 0.05,
-        .list_reps = 5,         .list_max = 4096,       .mpiio_pieces = 16384,
-        .mpiio_bytes_s = 0.05,  .mpiio_reps = 5,        .call_warm = 3,
-        .call_reps = 25,        .serial_bytes_s = 0.02, .serial_reps = 7,
-        .round_reps = 7};
+    static const collio__cal_budget full = {.pingpong_small = 200,
+                                            .pingpong_big = 10,
+                                            .big_bytes = 4 * MIB,
+                                            .copy_bytes = 64 * MIB,
+                                            .pack_pieces = 1 << 20,
+                                            .requests = 20000,
+                                            .stream_bytes = 8 * MIB,
+                                            .stream_reps = 5,
+                                            .list_s = 0.05,
+                                            .list_reps = 5,
+                                            .list_max = 4096,
+                                            .mpiio_pieces = 16384,
+                                            .mpiio_bytes_s = 0.05,
+                                            .mpiio_reps = 5,
+                                            .call_warm = 3,
+                                            .call_reps = 25,
+                                            .serial_bytes_s = 0.02,
+                                            .serial_reps = 7,
+                                            .round_reps = 7};
     /* a fifth to a tenth of the runs, each shorter; per rank, never more
      * than the full budget's (docs/auto.md, "Calibration": what the first
      * call on an uncalibrated file system measures) */
-    static const collio__cal_budget quick = {
-        .quick = 1,             .pingpong_small = 30,    .pingpong_big = 3,
-        .big_bytes = MIB,       .copy_bytes = 32 * MIB,   .pack_pieces = 1 << 17,
-        .requests = 1000,       .stream_bytes = MIB,     .stream_reps = 3,
-        .list_s = 0.006,        .list_reps = 2,          .list_max = 1024,
-        .mpiio_pieces = 1024,   .mpiio_bytes_s = 0.01,   .mpiio_reps = 2,
-        .call_warm = 1,         .call_reps = 5,          .serial_bytes_s = 0.005,
-        .serial_reps = 3,       .round_reps = 3};
+    static const collio__cal_budget quick = {.quick = 1,
+                                             .pingpong_small = 30,
+                                             .pingpong_big = 3,
+                                             .big_bytes = MIB,
+                                             .copy_bytes = 32 * MIB,
+                                             .pack_pieces = 1 << 17,
+                                             .requests = 1000,
+                                             .stream_bytes = MIB,
+                                             .stream_reps = 3,
+                                             .list_s = 0.006,
+                                             .list_reps = 2,
+                                             .list_max = 1024,
+                                             .mpiio_pieces = 1024,
+                                             .mpiio_bytes_s = 0.01,
+                                             .mpiio_reps = 2,
+                                             .call_warm = 1,
+                                             .call_reps = 5,
+                                             .serial_bytes_s = 0.005,
+                                             .serial_reps = 3,
+                                             .round_reps = 3};
     *b = level == COLLIO_CALIBRATE_QUICK ? quick : full;
     if (mb > 0)
         b->stream_bytes = (int64_t)mb * MIB;

@@ -224,8 +224,8 @@ int collio__cal_list(collio__cal_ctx *x)
         memset(buf, 0x3c, most);
     int failed = collio__cal_failed(x, ok);
     for (int i = 0; i < NPIECE && !failed; i++) {
-        failed = list_size(x, fd, (size_t)piece_bytes[i], buf, &x->fs.write_interleaved_s[i],
-                           &x->fs.read_interleaved_s[i]);
+        failed = list_size(x, fd, (size_t)piece_bytes[i], buf,
+                           &x->fs.write_interleaved_s[i], &x->fs.read_interleaved_s[i]);
         x->fs.interleaved_bytes[i] = piece_bytes[i];
     }
     x->fs.ninterleaved = failed ? 0 : NPIECE;
@@ -306,7 +306,8 @@ static int mpiio_bytes(collio__cal_ctx *x, MPI_File fh, double cpu)
     const double b = (double)n * MPIIO_PIECE, total = b * x->size;
     float *buf = calloc((size_t)n * (size_t)e, sizeof *buf);
     errno = ENOMEM;
-    if (collio__cal_failed(x, buf != NULL || collio__cal_errno(x, "a buffer of pieces for"))
+    if (collio__cal_failed(x,
+                           buf != NULL || collio__cal_errno(x, "a buffer of pieces for"))
         || set_cyclic(x, fh, n, e)) {
         free(buf);
         return 1;
@@ -315,8 +316,8 @@ static int mpiio_bytes(collio__cal_ctx *x, MPI_File fh, double cpu)
     const int reps = x->b.mpiio_reps < 16 ? x->b.mpiio_reps : 16;
     int failed = 0;
     for (int k = 0; k < reps && !failed; k++)
-        failed = collio__cal_failed(x, mpi_ok(x, MPI_File_set_size(fh, 0),
-                                              "MPI_File_set_size"))
+        failed = collio__cal_failed(
+                     x, mpi_ok(x, MPI_File_set_size(fh, 0), "MPI_File_set_size"))
                  || collective(x, fh, 1, buf, n * e, &tw[k])
                  || collective(x, fh, 0, buf, n * e, &tr[k]);
     free(buf);
@@ -357,12 +358,13 @@ int collio__cal_mpiio(collio__cal_ctx *x)
     MPI_File fh = MPI_FILE_NULL;
     float *buf = calloc((size_t)x->b.mpiio_pieces, sizeof *buf);
     errno = ENOMEM;
-    if (collio__cal_failed(x, buf != NULL || collio__cal_errno(x, "a buffer of pieces for"))) {
+    if (collio__cal_failed(x, buf != NULL
+                                  || collio__cal_errno(x, "a buffer of pieces for"))) {
         free(buf);
         return 1;
     }
-    int rc = MPI_File_open(x->comm, x->path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                           &fh);
+    int rc = MPI_File_open(x->comm, x->path, MPI_MODE_RDWR | MPI_MODE_CREATE,
+                           MPI_INFO_NULL, &fh);
     /* a handle that opened where another rank's open failed is left
      * open: closing it is collective and would hang */
     if (collio__cal_failed(x, mpi_ok(x, rc, "MPI_File_open"))) {

@@ -85,8 +85,8 @@ static int time_pair(MPI_Comm comm, int rank, collio_plan *plan, const char *pat
 static int time_smallest(collio__cal_ctx *x, collio_plan **plans, int *bad)
 {
     static double tw[COLLIO_CAL_NCALLS][MAX_REPS], tr[COLLIO_CAL_NCALLS][MAX_REPS];
-    const int warm = x->b.call_warm, reps = x->b.call_reps < MAX_REPS ? x->b.call_reps
-                                                                        : MAX_REPS;
+    const int warm = x->b.call_warm,
+              reps = x->b.call_reps < MAX_REPS ? x->b.call_reps : MAX_REPS;
     int rc = COLLIO_OK;
     double dt = 0;
     for (int k = 0; k < warm + reps && rc == COLLIO_OK; k++)
@@ -181,8 +181,8 @@ static int time_mp_rounds(collio__cal_ctx *x)
     int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
     MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, x->comm);
     for (int k = 0; k < 2 && rc == COLLIO_OK; k++)
-        rc = mp_layout(x->comm, x->size, k == 0 ? sizeof(float) : MP_BLOCK, &l[k], &plan[k],
-                       &rounds[k]);
+        rc = mp_layout(x->comm, x->size, k == 0 ? sizeof(float) : MP_BLOCK, &l[k],
+                       &plan[k], &rounds[k]);
     const int measure = rc == COLLIO_OK && rounds[0] > rounds[1];
     for (int i = 0; measure && i < 1 + reps && rc == COLLIO_OK; i++)
         for (int k = 0; k < 2 && rc == COLLIO_OK; k++)
@@ -191,9 +191,10 @@ static int time_mp_rounds(collio__cal_ctx *x)
     x->fs.multiphase_write_round_s = x->fs.multiphase_read_round_s = 0;
     if (measure && rc == COLLIO_OK) {
         const double dr = rounds[0] - rounds[1];
-        x->fs.multiphase_write_round_s = fmax(0, collio__cal_median(tw[0] + 1, reps)
-                                                     - collio__cal_median(tw[1] + 1, reps))
-                                         / dr;
+        x->fs.multiphase_write_round_s =
+            fmax(0, collio__cal_median(tw[0] + 1, reps)
+                        - collio__cal_median(tw[1] + 1, reps))
+            / dr;
         x->fs.multiphase_read_round_s = fmax(0, collio__cal_median(tr[0] + 1, reps)
                                                     - collio__cal_median(tr[1] + 1, reps))
                                         / dr;
@@ -252,14 +253,19 @@ typedef struct stage {
 } stage;
 
 static const stage stages[] = {
-    {"network", collio__cal_network},       {"memory", collio__cal_memory},
-    {"node", collio__cal_node},             {"requests", collio__cal_requests},
-    {"file write", collio__cal_fs_write},   {"file read", collio__cal_fs_read},
-    {"list i/o", collio__cal_list},         {"mpi-io", collio__cal_mpiio},
+    {"network", collio__cal_network},
+    {"memory", collio__cal_memory},
+    {"node", collio__cal_node},
+    {"requests", collio__cal_requests},
+    {"file write", collio__cal_fs_write},
+    {"file read", collio__cal_fs_read},
+    {"list i/o", collio__cal_list},
+    {"mpi-io", collio__cal_mpiio},
     {"calls", stage_calls},
 };
 #define NSTAGES ((int)(sizeof stages / sizeof stages[0]))
-_Static_assert(NSTAGES <= COLLIO_CALIBRATE_MAX_STAGES, "collio_calibrate_info holds them");
+_Static_assert(NSTAGES <= COLLIO_CALIBRATE_MAX_STAGES,
+               "collio_calibrate_info holds them");
 
 /* Collective: dir made where missing (rank 0, with its parents), and the
  * scratch path in it, named by rank 0's process id; agreed. */
@@ -320,7 +326,8 @@ int collio_calibrate(MPI_Comm comm, const char *dir, const collio_calibrate_opts
     int64_t same[4] = {o->level, o->mb, o->pieces, 0}, key[2];
     collio__str_key(dir, key);
     same[3] = key[1];
-    const int known = o->level == COLLIO_CALIBRATE_FULL || o->level == COLLIO_CALIBRATE_QUICK;
+    const int known =
+        o->level == COLLIO_CALIBRATE_FULL || o->level == COLLIO_CALIBRATE_QUICK;
     rc = !known || o->mb < 0 || o->pieces < 0 ? COLLIO_ERR_ARG : COLLIO_OK;
     if (rc != COLLIO_OK)
         collio__error_set(rc, "collio_calibrate: a level, mb or pieces out of range");

@@ -22,19 +22,21 @@ enum {
     CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
     SERIAL = CALLS + 2 + 2 * COLLIO_CAL_NCALLS,  /* serial's costs per byte */
     ROUND = SERIAL + 2,                          /* multiphase's per pull round */
-    NFSV = ROUND + 2
+    MEASURED = ROUND + 2,                        /* 1: measured by this process */
+    NFSV = MEASURED + 1
 };
 
 /* A file system's entry on the wire: key halves, ninterleaved, the ten
  * costs, the interleaved sizes and costs, the calls' ranks (all, per
  * node) and costs (writes, reads), serial's costs per byte and
- * multiphase's per pull round (write, read). */
+ * multiphase's per pull round (write, read), and whether rank 0's process
+ * measured it (not from the file). */
 typedef struct wire {
     double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code,
                          the replicas' work (collio__repl_work's order) */
     double pieces_total, elements_total;
     double net[6]; /* latency x2, bandwidth x2, copy, piece */
-    double cores_per_node, shm_window, nfs, error, dir_entry;
+    double cores_per_node, shm_window, nfs, error, dir_entry, autocal;
     double fs[COLLIO_CALIBRATION_MAX_FS][NFSV];
 } wire;
 #define WIRE_N ((int)(sizeof(wire) / sizeof(double)))
@@ -90,7 +92,7 @@ static int wire_ops(MPI_Datatype *t, MPI_Op *op)
     return COLLIO_OK;
 }
 
-static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
+static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key, int measured)
 {
     int n = fs->ninterleaved < COLLIO_CAL_INTERLEAVED_MAX ? fs->ninterleaved
                                                           : COLLIO_CAL_INTERLEAVED_MAX;
@@ -119,10 +121,11 @@ static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key)
     }
     v[SERIAL] = fs->serial_write_byte_s, v[SERIAL + 1] = fs->serial_read_byte_s;
     v[ROUND] = fs->multiphase_write_round_s, v[ROUND + 1] = fs->multiphase_read_round_s;
+    v[MEASURED] = measured;
     memcpy(w, v, sizeof v);
 }
 
-static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
+static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key, char *measured)
 {
     memset(fs, 0, sizeof *fs);
     *key = (uint64_t)w[0] << 32 | (uint64_t)w[1];
@@ -145,6 +148,7 @@ static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key)
     fs->serial_write_byte_s = w[SERIAL], fs->serial_read_byte_s = w[SERIAL + 1];
     fs->multiphase_write_round_s = w[ROUND];
     fs->multiphase_read_round_s = w[ROUND + 1];
+    *measured = (char)(w[MEASURED] != 0);
 }
 
 int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
@@ -164,8 +168,9 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
         memcpy(w.net, net, sizeof net);
         w.cores_per_node = c->cores_per_node, w.shm_window = c->shm_window;
         w.nfs = c->nfs, w.error = in->error, w.dir_entry = in->dir_entry;
+        w.autocal = in->autocal;
         for (int k = 0; k < c->nfs && k < COLLIO_CALIBRATION_MAX_FS; k++)
-            put_fs(w.fs[k], &c->fs[k], collio__fs_key(&c->fs[k].id));
+            put_fs(w.fs[k], &c->fs[k], collio__fs_key(&c->fs[k].id), in->measured[k]);
     }
     MPI_Datatype t;
     MPI_Op op;
@@ -190,8 +195,9 @@ int collio__auto_share(collio_plan *p, collio__auto_inputs *in)
     c->cores_per_node = (int)w.cores_per_node, c->shm_window = (int)w.shm_window;
     c->nfs = (int)w.nfs;
     for (int k = 0; k < c->nfs && k < COLLIO_CALIBRATION_MAX_FS; k++)
-        get_fs(w.fs[k], &c->fs[k], &in->fs_key[k]);
+        get_fs(w.fs[k], &c->fs[k], &in->fs_key[k], &in->measured[k]);
     in->error = (int)w.error;
     in->dir_entry = (int)w.dir_entry;
+    in->autocal = (int)w.autocal;
     return COLLIO_OK;
 }

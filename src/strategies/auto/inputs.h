@@ -22,6 +22,10 @@ typedef struct collio__auto_inputs {
     /* in: rank 0's (the others' are ignored); out: rank 0's everywhere */
     collio_calibration calib; /* the file systems' ids stay blank elsewhere */
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* collio__fs_key of calib.fs[k] */
+    char measured[COLLIO_CALIBRATION_MAX_FS];   /* 1: calib.fs[k] was measured by
+                                                    rank 0's process, not read */
+    int autocal;   /* 1: measure a file system no entry covers (rank 0's
+                      options and environment decide) */
     int error;     /* the calibration's load code, -1: not asked */
     int dir_entry; /* auto.dir's file system's entry, else -1 (a local one)
                       or -2 (a networked one) without an entry; -3: no dir */

@@ -410,3 +410,37 @@ int collio__auto_pick(const double t[AUTO_NCAND])
             best = i;
     return best;
 }
+
+/* The constants of each group (model.h), scaled: costs times corr[g],
+ * rates divided by it. */
+static void scale(collio_calibration *c, collio_fs_costs *fs,
+                  const double corr[AUTO_NTERMS])
+{
+    const double rq = corr[AUTO_TERM_REQUEST], by = corr[AUTO_TERM_BYTE],
+                 ca = corr[AUTO_TERM_CALL];
+    fs->write_request_s *= rq, fs->read_request_s *= rq;
+    fs->mpiio_write_piece_s *= rq, fs->mpiio_read_piece_s *= rq;
+    for (int i = 0; i < COLLIO_CAL_INTERLEAVED_MAX; i++)
+        fs->write_interleaved_s[i] *= rq, fs->read_interleaved_s[i] *= rq;
+    c->piece_s *= rq;
+    fs->write_Bps /= by, fs->read_Bps /= by;
+    fs->mpiio_write_byte_s *= by, fs->mpiio_read_byte_s *= by;
+    fs->serial_write_byte_s *= by, fs->serial_read_byte_s *= by;
+    c->copy_Bps /= by, c->bandwidth_Bps[0] /= by, c->bandwidth_Bps[1] /= by;
+    fs->mpiio_write_call_s *= ca, fs->mpiio_read_call_s *= ca;
+    fs->multiphase_write_round_s *= ca, fs->multiphase_read_round_s *= ca;
+    for (int i = 0; i < COLLIO_CAL_NCALLS; i++)
+        fs->write_call_s[i] *= ca, fs->read_call_s[i] *= ca;
+    c->latency_s[0] *= ca, c->latency_s[1] *= ca;
+}
+
+void collio__auto_predict_scaled(const collio__auto_shape *s, const collio_calibration *c,
+                                 const collio_fs_costs *fs, int writing,
+                                 const double corr[AUTO_NTERMS], double t[AUTO_NCAND])
+{
+    static collio_calibration cc; /* (large; plan calls are not thread safe) */
+    collio_fs_costs f = *fs;
+    cc = *c;
+    scale(&cc, &f, corr);
+    collio__auto_predict(s, &cc, &f, writing, t);
+}

@@ -81,6 +81,21 @@ typedef struct collio__auto_shape {
 void collio__auto_predict(const collio__auto_shape *s, const collio_calibration *c,
                           const collio_fs_costs *fs, int writing, double t[AUTO_NCAND]);
 
+/* The model's constants in three groups, for what a plan learns from its
+ * own calls (learn.c): per request (list I/O's requests, the MPI
+ * library's collective per piece, packing per piece), per byte (the
+ * file's, memory's and the links' rates, the MPI library's and serial's
+ * costs per byte) and per call (the smallest calls' floors, the MPI
+ * library's cost per call, multiphase's rounds, message latencies). */
+enum { AUTO_TERM_REQUEST, AUTO_TERM_BYTE, AUTO_TERM_CALL, AUTO_NTERMS };
+
+/* collio__auto_predict with each group's constants scaled by corr[g]
+ * (costs multiplied, rates divided: corr[g] > 1 makes that group's terms
+ * dearer; all 1: the model as calibrated). */
+void collio__auto_predict_scaled(const collio__auto_shape *s, const collio_calibration *c,
+                                 const collio_fs_costs *fs, int writing,
+                                 const double corr[AUTO_NTERMS], double t[AUTO_NCAND]);
+
 /* The candidate of least predicted time (the earlier on a tie). */
 int collio__auto_pick(const double t[AUTO_NCAND]);
 

@@ -1,0 +1,118 @@
+/*
+ * strategies/auto/tables.c -- strategy auto's options and statistics
+ * (the catalogue's "auto" section; docs/auto.md explains each).
+ */
+#include "tables.h"
+
+const collio__option collio__auto_options[AUTO_NOPTIONS] = {
+    [OPT_USE_CALIBRATION] =
+        {"use_calibration", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+         "read the calibration file (COLLIO_CALIBRATION, docs/auto.md); "
+         "0: the built-in constants"},
+    [OPT_DIR] = {"dir", COLLIO__OPT_PATH, 0, 0, 0, NULL, NULL,
+                 "where the files will be (a directory or a file): the choice for "
+                 "its file system is made at plan creation, not at the first call"},
+    [OPT_ONLY] = {"only", COLLIO__OPT_NAME, 0, 0, AUTO_NCAND, collio__auto_only_names,
+                  NULL,
+                  "any: choose; a candidate (multiphase_k2, subgroup_g4_list, ...): run "
+                  "that one, predicted all the same (ARG where it cannot run)"},
+    [OPT_CALIBRATE] = {"calibrate", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+                       "measure a file system no calibration covers at the first call "
+                       "there (collio_calibrate's quick level) and keep it in the "
+                       "calibration file; 0: its built-in costs (so does "
+                       "COLLIO_AUTO_CALIBRATE=0)"},
+    [OPT_LEARN] = {"learn", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+                   "correct the model from the plan's own calls and try a close "
+                   "runner-up once (docs/auto.md); 0: the first choice stays"},
+};
+
+const collio__stat collio__auto_stats[AUTO_NSTATS] = {
+    [ST_WRITE_CHOICE] = {"write_choice", 0, 0,
+                         "the candidate the last write ran (collio_auto_candidate_name; "
+                         "-1: none yet)"},
+    [ST_READ_CHOICE] = {"read_choice", 0, 0,
+                        "the candidate the last read ran (-1: none yet)"},
+    [ST_CALIBRATED] = {"calibrated", 0, 0,
+                       "1: the last call's file system has costs from the calibration "
+                       "file; 0: the built-in ones (auto.networked says which)"},
+    [ST_NETWORKED] = {"networked", 0, 0,
+                      "1: the last call's file system is a networked one "
+                      "(collio_fs_is_networked: NFS, Lustre, GPFS, GlusterFS, ...), "
+                      "priced, where it has no calibration entry, with the networked "
+                      "built-in costs; 0: a local one"},
+    [ST_CALIBRATION_ERROR] =
+        {"calibration_error", 0, 0,
+         "0: the calibration file was read; else why not (a "
+         "collio_error code: IO missing, ARG corrupt); -1: not asked"},
+    [ST_LINK_BPS] = {"link_Bps", 0, 0,
+                     "the link between nodes the model prices, bytes/s: the "
+                     "calibration file's, or without one measured at plan creation "
+                     "(a 1 MiB ping-pong, once per process); 0: the plan's ranks share "
+                     "one node"},
+    [ST_CHOOSE_S] = {"choose_s", 1, 0,
+                     "last call: looking up the file system's choice, and making it "
+                     "where no call or the plan's creation made it before"},
+    [ST_MADE_S] = {"made_s", 0, 0,
+                   "choices made at calls (the first per file system and operation "
+                   "not made at plan creation): wall time, this plan's total -- with "
+                   "collio_plan_create's, what creating an auto plan cost"},
+    [ST_PREDICTED +
+        AUTO_SERIAL] = {"predicted_serial_s", 0, 0, "last call: serial's predicted time"},
+    [ST_PREDICTED + AUTO_INDEPENDENT] = {"predicted_independent_s", 0, 0,
+                                         "last call: independent's predicted time"},
+    [ST_PREDICTED + AUTO_TWO_PHASE] = {"predicted_two_phase_s", 0, 0,
+                                       "last call: two_phase's predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE] = {"predicted_multiphase_s", 0, 0,
+                                        "last call: multiphase's predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G2] = {"predicted_subgroup_g2_s", 0, 0,
+                                         "last call: subgroup (g = 2)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G4] = {"predicted_subgroup_g4_s", 0, 0,
+                                         "last call: subgroup (g = 4)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G8] = {"predicted_subgroup_g8_s", 0, 0,
+                                         "last call: subgroup (g = 8)'s predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE_K1] =
+        {"predicted_multiphase_k1_s", 0, 0,
+         "last call: multiphase (1 phase, then list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE_K2] =
+        {"predicted_multiphase_k2_s", 0, 0,
+         "last call: multiphase (2 phases, then list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_MULTIPHASE_K3] =
+        {"predicted_multiphase_k3_s", 0, 0,
+         "last call: multiphase (3 phases, then list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G2_LIST] =
+        {"predicted_subgroup_g2_list_s", 0, 0,
+         "last call: subgroup (g = 2, masters by list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G4_LIST] =
+        {"predicted_subgroup_g4_list_s", 0, 0,
+         "last call: subgroup (g = 4, masters by list I/O)'s predicted time"},
+    [ST_PREDICTED + AUTO_SUBGROUP_G8_LIST] =
+        {"predicted_subgroup_g8_list_s", 0, 0,
+         "last call: subgroup (g = 8, masters by list I/O)'s predicted time"},
+    [ST_PRICED_BY] = {"priced_by", 0, 0,
+                      "the file costs the last call was priced with: 1 a calibration "
+                      "file's entry, 2 one this process measured (auto.calibrate), 0 "
+                      "the built-in ones"},
+    [ST_CALIBRATE_S] = {"calibrate_s", 0, 0,
+                        "time this plan spent measuring file systems no calibration "
+                        "covered (auto.calibrate; 0: none)"},
+    [ST_CALIBRATE_ERROR] = {"calibrate_error", 0, 0,
+                            "0, or the code of the last measurement that failed (the "
+                            "built-in costs then priced that file system)"},
+    [ST_SWITCHES] = {"switches", 0, 0,
+                     "choices changed by what the plan learned from its own calls "
+                     "(auto.learn), every file system and operation"},
+    [ST_SWITCH_FROM] = {"switch_from", 0, 0,
+                        "the last switch: the candidate it left (-1: none yet)"},
+    [ST_SWITCH_TO] = {"switch_to", 0, 0, "the last switch: the candidate it took"},
+    [ST_SWITCH_WHY] = {"switch_why", 0, 0,
+                       "the last switch: 1 the corrected model ranked another first, "
+                       "2 a runner-up within the margin tried, 3 another ranked faster "
+                       "than the one that ran measured"},
+    [ST_SWITCH_MEASURED_S] = {"switch_measured_s", 0, 0,
+                              "the last switch: the median time the candidate it left "
+                              "was measured at"},
+    [ST_SWITCH_PREDICTED_S] = {"switch_predicted_s", 0, 0,
+                               "the last switch: ... and what the model had predicted "
+                               "for it"},
+};
+
