@@ -245,7 +245,8 @@ static void case_learning(tu_ctx *t, const char *cal, const char *path)
     collio_plan *p = auto_plan(t, &v, "auto.learn=0");
     for (int i = 0; p != NULL && i < LEARN_BOUND; i++) /* learn=0: list I/O to the end */
         write_checked(t, p, &v, path);
-    TU_CHECK(t, same_stat(t, p, "auto.write_choice") == INDEPENDENT, "auto.learn=0 moved");
+    TU_CHECK(t, same_stat(t, p, "auto.write_choice") == INDEPENDENT,
+             "auto.learn=0 moved");
     TU_CHECK(t, same_stat(t, p, "auto.switches") == 0, "auto.learn=0 switched");
     collio_plan_free(&p);
 

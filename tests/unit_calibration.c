@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *good =
@@ -118,6 +120,163 @@ static void check_networked(void)
     CHECK(collio_fs_identify("/proc", &proc) == COLLIO_OK
               && collio_fs_is_networked(&proc) == 0,
           "/proc (%s) is local", proc.type);
+}
+
+/* good with `from` replaced by `to` (the first occurrence), into path. */
+static void put_replaced(const char *path, const char *from, const char *to)
+{
+    char text[4096];
+    const char *at = strstr(good, from);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, to,
+             at + strlen(from));
+    put(path, text);
+}
+
+/* Whatever is not a regular file is refused at once (IO), never read: a
+ * FIFO (its open would block without a writer; the load returns, the
+ * test is alarmed if it hangs), a directory, a character device. */
+static void check_not_regular(const char *dir)
+{
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+    CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+    alarm(20); /* a hang fails the test */
+    bad(fifo, NULL, COLLIO_ERR_IO, "a FIFO");
+    CHECK(strstr(collio_last_error(), "FIFO") != NULL, "the reason names the FIFO: %s",
+          collio_last_error());
+    bad(dir, NULL, COLLIO_ERR_IO, "a directory");
+    bad("/dev/zero", NULL, COLLIO_ERR_IO, "a character device");
+    alarm(0);
+    collio_calibration c;
+    collio_calibration_defaults(&c);
+    CHECK(collio_calibration_store(fifo, NULL, &c.fs[0]) == COLLIO_ERR_IO,
+          "no store over a FIFO");
+    struct stat st;
+    CHECK(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is left alone");
+    unlink(fifo);
+}
+
+/* Values of the wrong JSON type are refused (ARG) where a lenient reader
+ * would coerce them: a string or a number for a boolean, a string version,
+ * a fractional count, a method of another name. */
+static void check_ill_typed(const char *path)
+{
+    static const char *const cases[][3] = {
+        {"\"shm_window\": false", "\"shm_window\": \"false\"", "a string boolean"},
+        {"\"shm_window\": false", "\"shm_window\": 0", "a number for a boolean"},
+        {"\"version\": 1", "\"version\": \"1\"", "a string version"},
+        {"\"version\": 1", "\"version\": 1.0", "a fractional version"},
+        {"\"cores_per_node\": 2", "\"cores_per_node\": 2.5", "half a core"},
+        {"\"cores_per_node\": 2", "\"cores_per_node\": \"2\"", "a string count"},
+        {"\"ranks\": 8,", "\"ranks\": 8.5,", "a fractional rank count"},
+        {"\"magic\": 61267", "\"magic\": -1", "a negative magic number"},
+        {"\"magic\": 61267", "\"magic\": 61267, \"method\": \"guess\"", "a method"},
+        {"\"type\": \"ext4\"", "\"type\": 4", "a number for a name"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        put_replaced(path, cases[i][0], cases[i][1]);
+        bad(path, NULL, COLLIO_ERR_ARG, cases[i][2]);
+    }
+    put_replaced(path, "\"magic\": 61267", "\"magic\": 61267, \"method\": \"quick\"");
+    collio_calibration c;
+    CHECK(collio_calibration_load(path, &c) == COLLIO_OK && c.fs[0].quick == 1
+              && c.fs[1].quick == 0,
+          "method quick read, full by default");
+}
+
+/* collio_calibration_store merges one entry into the file: the entry of
+ * the same file system and rank layout replaced, another layout's or file
+ * system's kept, the network constants replaced only where given, a
+ * corrupt file replaced whole; collio_calibration_covers by layout. */
+static void check_store(const char *dir)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/store/cal.json", dir);
+    collio_calibration m;
+    collio_calibration_defaults(&m);
+    m.copy_Bps = 1.25e9;
+    collio_fs_costs a = {0};
+    snprintf(a.id.type, sizeof a.id.type, "ext4");
+    snprintf(a.id.mount, sizeof a.id.mount, "/");
+    snprintf(a.id.source, sizeof a.id.source, "/dev/x");
+    a.write_request_s = a.read_request_s = 1e-6;
+    a.write_Bps = a.read_Bps = a.mpiio_write_piece_s = a.mpiio_read_piece_s = 1;
+    a.call_ranks = 8, a.call_ranks_per_node = 8, a.quick = 1;
+    CHECK(collio_calibration_store(path, &m, &a) == COLLIO_OK,
+          "store into a new file: %s", collio_last_error());
+    collio_fs_costs b = a; /* another layout of the same file system */
+    b.call_ranks = 4, b.call_ranks_per_node = 4, b.write_Bps = 2;
+    collio_calibration other = m;
+    other.copy_Bps = 7e9;
+    CHECK(collio_calibration_store(path, NULL, &b) == COLLIO_OK, "store b");
+    collio_fs_costs a2 = a; /* the same layout again: replaces a */
+    a2.write_Bps = 3;
+    CHECK(collio_calibration_store(path, NULL, &a2) == COLLIO_OK, "store a again");
+    collio_calibration c;
+    CHECK(collio_calibration_load(path, &c) == COLLIO_OK && c.nfs == 2, "two entries: %d",
+          c.nfs);
+    CHECK(c.copy_Bps == 1.25e9, "the first store's machine kept: %g", c.copy_Bps);
+    int ia = collio_calibration_find_covering(&c, &a.id, 8, 8);
+    int ib = collio_calibration_find_covering(&c, &a.id, 4, 4);
+    CHECK(ia >= 0 && c.fs[ia].write_Bps == 3, "8 ranks: the replaced entry");
+    CHECK(ib >= 0 && c.fs[ib].write_Bps == 2, "4 ranks: its own entry");
+    CHECK(collio_calibration_find_covering(&c, &a.id, 16, 8) == -1,
+          "16 ranks on 2 nodes: not covered by one node's");
+    CHECK(collio_calibration_covers(&c.fs[ia], 8, 8)
+              && !collio_calibration_covers(&c.fs[ia], 8, 4),
+          "covers: the same ranks per node");
+    CHECK(collio_calibration_store(path, &other, &b) == COLLIO_OK, "store a machine");
+    CHECK(collio_calibration_load(path, &c) == COLLIO_OK && c.copy_Bps == 7e9
+              && c.nfs == 2,
+          "the machine replaced, entries kept");
+    put(path, "{ corrupt");
+    CHECK(collio_calibration_store(path, NULL, &a) == COLLIO_OK
+              && collio_calibration_load(path, &c) == COLLIO_OK && c.nfs == 1,
+          "a corrupt file replaced");
+}
+
+/* Many processes store an entry each into one file at the same moment
+ * (released together through a pipe), rounds times: every entry is in
+ * the file after each round -- the lock serialises the read-merge-writes
+ * (without it, concurrent merges drop entries). */
+static void check_store_concurrent(const char *dir)
+{
+    enum { PROCS = 12, ROUNDS = 10 };
+    char path[300];
+    for (int r = 0; r < ROUNDS; r++) {
+        snprintf(path, sizeof path, "%s/race-%d.json", dir, r);
+        int go[2];
+        if (pipe(go) != 0)
+            return;
+        pid_t kids[PROCS];
+        for (int k = 0; k < PROCS; k++) {
+            kids[k] = fork();
+            if (kids[k] == 0) {
+                char c;
+                close(go[1]);
+                if (read(go[0], &c, 1) < 0) /* (EOF: all released at once) */
+                    _exit(3);
+                collio_fs_costs e = {0};
+                snprintf(e.id.type, sizeof e.id.type, "racefs%d", k);
+                e.write_request_s = e.read_request_s = 1e-6;
+                e.write_Bps = e.read_Bps = e.mpiio_write_piece_s = e.mpiio_read_piece_s =
+                    1;
+                _exit(collio_calibration_store(path, NULL, &e) == COLLIO_OK ? 0 : 1);
+            }
+        }
+        close(go[0]);
+        close(go[1]);
+        int ok = 1;
+        for (int k = 0; k < PROCS; k++) {
+            int st = 0;
+            waitpid(kids[k], &st, 0);
+            ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        }
+        collio_calibration c;
+        CHECK(ok && collio_calibration_load(path, &c) == COLLIO_OK && c.nfs == PROCS,
+              "round %d: %d processes stored, the file holds %d entries", r, PROCS,
+              c.nfs);
+    }
 }
 
 int main(void)
@@ -303,6 +462,11 @@ int main(void)
     CHECK(collio_calibration_load(path, &e) == COLLIO_OK && e.fs[0].ninterleaved == 0,
           "an empty interleaved list: none");
     CHECK(COLLIO_CAL_INTERLEAVED_MAX == 4, "the test above writes 5 sizes");
+
+    check_not_regular(dir);
+    check_ill_typed(path);
+    check_store(dir);
+    check_store_concurrent(dir);
 
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -31,6 +31,33 @@
  * (docs/mpiio.md, "The first call of a pattern"). */
 #define CMIO_DEFER_PIECE_BYTES 1024
 
+/* The take-or-pass policy (policy.c; docs/mpiio.md, "Never slower than
+ * the MPI library"). MPI's own collective is a candidate like collio's:
+ *  - a pattern collio is predicted to do this many times faster than the
+ *    MPI library's collective (strategy auto's two_phase, the MPI
+ *    library's own cost) is taken at once, measured against nothing: the
+ *    model's error on two_phase stays well inside it (its predictions were
+ *    0.5-2.5x the measured times here, quickly calibrated: a factor of 2
+ *    let MPI's 8 ms calls of 16 KiB pieces pass as collio's clear wins),
+ *    and a call of MPI's where it is that slow costs seconds;
+ *  - any other -- and every pattern on one rank -- hands its second call
+ *    to MPI, timed, then runs collio on the next ones: once
+ *    CMIO_JUDGE_CALLS of collio's calls after that are timed, the faster of
+ *    the two by those times keeps the pattern; */
+#define CMIO_CLEAR_WIN 10.0
+#define CMIO_JUDGE_CALLS 2
+/*  - a file whose last CMIO_PASS_STREAK calls all went to MPI sends its
+ *    calls straight to MPI, without the pattern's agreement (flattening,
+ *    allreduces), but for every CMIO_RESAMPLE-th call of the file, which
+ *    decides in full again (a call collio takes ends the streak);
+ *  - a pattern of fewer bytes than CMIO_MEASURE_BYTES in all is not worth
+ *    measuring its file system for: its plan prices it with what the
+ *    calibration has or the built-in costs (auto.calibrate=0), and the
+ *    timed calls decide. */
+#define CMIO_PASS_STREAK 8
+#define CMIO_RESAMPLE 64
+#define CMIO_MEASURE_BYTES ((int64_t)1 << 20)
+
 /* COLLIO_MPIIO / info key "collio_mpiio". */
 typedef enum cmio_mode { CMIO_AUTO = 0, CMIO_OFF, CMIO_FORCE } cmio_mode;
 
@@ -49,6 +76,9 @@ typedef enum cmio_why {
     CMIO_WHY_MODEL,      /* auto: MPI-IO's own collective predicted fastest */
     CMIO_WHY_PATH,       /* the file's path is unusable for collio */
     CMIO_WHY_FIRST,      /* a pattern's first call, large pieces (deferred) */
+    CMIO_WHY_TRIAL,      /* MPI's own collective timed, against collio's */
+    CMIO_WHY_MEASURED,   /* collio's calls measured slower than MPI's */
+    CMIO_WHY_STREAK,     /* the file's calls go to MPI (CMIO_PASS_STREAK) */
     CMIO_NWHY
 } cmio_why;
 
@@ -57,6 +87,8 @@ typedef enum cmio_why {
  * any file of those ranks (the next time step, in the same file at
  * another offset or in the next file). plan NULL: the pattern goes to
  * MPI. */
+typedef enum { CMIO_JUDGING = 0, CMIO_KEEP_COLLIO, CMIO_KEEP_MPI } cmio_verdict;
+
 typedef struct cmio_entry {
     uint64_t key, group; /* the pattern's key, the ranks' (cmio_file) */
     uint64_t used;       /* LRU clock */
@@ -64,6 +96,13 @@ typedef struct cmio_entry {
     int deferred;           /* seen once, no plan yet (CMIO_DEFER_PIECE_BYTES) */
     cmio_why why[2];        /* per write (0) / read (1): CMIO_TAKEN or why not */
     uint64_t decided_on[2]; /* the file (serial) the decision was made for */
+    /* what was measured of the pattern (policy.c), per operation: MPI's
+     * calls (the least of them), collio's after the one that made the plan
+     * (the first CMIO_JUDGE_CALLS), and what they decided */
+    int clear[2]; /* collio predicted CMIO_CLEAR_WIN times faster */
+    int mpi_n[2], col_n[2];
+    double mpi_s[2], col_s[2][CMIO_JUDGE_CALLS];
+    cmio_verdict verdict[2];
 } cmio_entry;
 
 /* One open MPI file. */
@@ -91,6 +130,12 @@ typedef struct cmio_file {
     /* a split collective in progress (_begin taken: its status) */
     int split_taken;
     MPI_Status split_status;
+    /* policy.c: the file's collective data calls (the same count on every
+     * rank: collective calls come in one order), how many of the last went
+     * to MPI in a row, and a call to MPI being timed (its start) */
+    uint64_t calls;
+    int streak;
+    double pass_t0;
 } cmio_file;
 
 /* Calls of the interposer's own (collio's opens of the file) go straight to
@@ -103,9 +148,43 @@ cmio_mode cmio_env_mode(void);
 /* take.c: one collective data access on s (explicit offset in etypes, or
  * at < 0: the individual file pointer). Returns 1 when collio did it (*err
  * then the MPI error code, the same on every rank), 0 when the caller must
- * hand the call to the MPI library. Collective over s->comm. */
-int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datatype dt,
-                    MPI_Status *st, int writing, int *err);
+ * hand the call to the MPI library -- through CMIO_PASS, which times it
+ * where the policy measures MPI's calls. Collective over s->comm. */
+int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
+                    MPI_Datatype dt, MPI_Status *st, int writing, int *err);
+
+/* policy.c: what take.c asks of the policy. */
+/* Local (agreed by construction): 1 when s's call goes straight to MPI
+ * (a streak of passes, CMIO_PASS_STREAK), counting the call. */
+int cmio_policy_streak(cmio_file *s);
+/* Local: this rank's elapsed time of the group's last timed call, in ns
+ * (-1: none), for the pattern's summary reduction to agree on. */
+int64_t cmio_policy_pending_ns(const cmio_file *s);
+/* Local, with the agreed maximum of the pending times: the group's last
+ * timed call credited to its pattern, where e is that pattern and was
+ * found on every rank (made 0). */
+void cmio_policy_credit(const cmio_file *s, cmio_entry *e, int made, int64_t max_ns);
+/* Local: the first call of a pattern deferred to MPI (CMIO_DEFER_PIECE_
+ * BYTES): timed as MPI's. */
+void cmio_policy_arm_mpi(cmio_file *s, const cmio_entry *e, int op);
+/* Collective (the plan's prepare): where the model takes the pattern, what
+ * it predicted (a clear win or not); once per pattern and operation. */
+void cmio_policy_predicted(cmio_file *s, cmio_entry *e, int op);
+/* Local (from agreed state): CMIO_TAKEN, or why this call of a pattern the
+ * model takes goes to MPI (a trial of MPI's, or measured slower); arms
+ * the timing of the call. made: the plan was made in this call. */
+cmio_why cmio_policy_route(cmio_file *s, cmio_entry *e, int op, int made);
+/* Local: a taken call ended, t_sync seconds after the ranks' last
+ * agreement, made: its plan was made in it (not timed for judging). */
+void cmio_policy_taken(cmio_file *s, const cmio_entry *e, int op, int made, double secs);
+/* Local: the outcome of a call for the streak: 1 passed, 0 taken. */
+void cmio_policy_outcome(cmio_file *s, int passed);
+/* Local: the timing of a call handed to MPI (CMIO_PASS). */
+void cmio_policy_pass_begin(cmio_file *s);
+int cmio_policy_pass_end(cmio_file *s, int rc);
+/* Hands a call to MPI: `call` (the PMPI_ call) timed where the policy
+ * armed it; its return code. */
+#define CMIO_PASS(s, call) (cmio_policy_pass_begin(s), cmio_policy_pass_end((s), (call)))
 /* take.c: frees collio's open of s (collective over s->comm). */
 void cmio_release(cmio_file *s);
 /* take.c: frees every cached plan (local; at MPI_Finalize). */
@@ -117,9 +196,10 @@ void cmio_count(int writing, cmio_why why, const char *strategy, int first,
 /* The file costs strategy auto priced a taken call with (its stats
  * auto.calibrated and auto.networked): counted for the report. */
 typedef enum {
-    CMIO_PRICED_CALIBRATED,
-    CMIO_PRICED_LOCAL,
-    CMIO_PRICED_NETWORKED,
+    CMIO_PRICED_CALIBRATED, /* a calibration file's entry */
+    CMIO_PRICED_MEASURED,   /* an entry this process measured (auto.calibrate) */
+    CMIO_PRICED_LOCAL,      /* the built-in costs of a local file system */
+    CMIO_PRICED_NETWORKED,  /* ... of a networked one */
     CMIO_NPRICED
 } cmio_priced_by;
 void cmio_priced(cmio_priced_by by);

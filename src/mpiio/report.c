@@ -45,6 +45,10 @@ const char *cmio_why_text(cmio_why why)
         [CMIO_WHY_PATH] = "collio could not open the file's path",
         [CMIO_WHY_FIRST] = "the first call of a pattern of large pieces (planned at its "
                            "second)",
+        [CMIO_WHY_TRIAL] = "MPI's own collective timed, to compare collio's with",
+        [CMIO_WHY_MEASURED] = "collio's calls measured slower than MPI's own collective",
+        [CMIO_WHY_STREAK] = "the file's calls all went to MPI of late: straight there "
+                            "(every 64th decided again)",
     };
     return why < CMIO_NWHY ? text[why] : "?";
 }
@@ -116,18 +120,20 @@ void cmio_report(MPI_Comm comm)
                 fprintf(out, "    passed to MPI: %6.0f  %10.6f s  %s\n", n_why[op][w],
                         s1[op][w], cmio_why_text((cmio_why)w));
     }
-    if (n_priced[CMIO_PRICED_CALIBRATED] + n_priced[CMIO_PRICED_LOCAL]
-            + n_priced[CMIO_PRICED_NETWORKED]
-        > 0)
+    double priced = 0;
+    for (int k = 0; k < CMIO_NPRICED; k++)
+        priced += n_priced[k];
+    if (priced > 0)
         fprintf(out,
-                "  auto priced the file system of the calls it took with: a calibration "
-                "entry %.0f, the built-in local costs %.0f, the built-in networked costs "
-                "%.0f\n",
-                n_priced[CMIO_PRICED_CALIBRATED], n_priced[CMIO_PRICED_LOCAL],
-                n_priced[CMIO_PRICED_NETWORKED]);
+                "  auto priced the file system of the calls it took with: a stored "
+                "calibration %.0f, one measured by this run %.0f, the built-in local "
+                "costs %.0f, the built-in networked costs %.0f\n",
+                n_priced[CMIO_PRICED_CALIBRATED], n_priced[CMIO_PRICED_MEASURED],
+                n_priced[CMIO_PRICED_LOCAL], n_priced[CMIO_PRICED_NETWORKED]);
     if (n_priced[CMIO_PRICED_LOCAL] + n_priced[CMIO_PRICED_NETWORKED] > 0)
-        fprintf(out, "  (built-in costs are a guess: `collio-bench calibrate --dir DIR` "
-                     "measures a file system's, docs/auto.md)\n");
+        fprintf(out, "  (built-in costs are a guess: a pattern of 1 MiB or more measures "
+                     "its file system itself, or `collio-bench calibrate --dir DIR` "
+                     "measures it fully, docs/auto.md)\n");
     if (!to_stderr)
         fclose(out);
 }

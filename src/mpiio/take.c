@@ -116,6 +116,7 @@ typedef struct summary {
     int large;      /* several nodes, every rank's mean piece >=
                        CMIO_DEFER_PIECE_BYTES, none forced */
     uint64_t key;
+    int64_t pend_ns; /* the group's last timed call: the slowest rank's (policy.c) */
 } summary;
 
 static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
@@ -143,14 +144,18 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
         forced(s) || (fx->n > 0 && fx->bytes < (int64_t)CMIO_DEFER_PIECE_BYTES * fx->n);
     if (!spans_nodes(s)) /* (on every rank: collective, the first time) */
         small = 1;
-    int64_t in[5] = {(int64_t)why, -lo, hi, -(int64_t)(tz < 3 ? tz : 3), small}, o[5];
-    if (MPI_Allreduce(in, o, 5, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
+    int64_t in[6] = {(int64_t)why, -lo,
+                     hi,           -(int64_t)(tz < 3 ? tz : 3),
+                     small,        cmio_policy_pending_ns(s)},
+            o[6];
+    if (MPI_Allreduce(in, o, 6, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
         return MPI_ERR_OTHER;
     out->why = (cmio_why)o[0];
     out->lo = -o[1];
     out->hi = o[2];
     out->tz = (int)-o[3];
     out->large = o[4] == 0;
+    out->pend_ns = o[5];
     out->key = 0;
     if (out->why != CMIO_TAKEN || out->hi == 0)
         return MPI_SUCCESS;
@@ -222,11 +227,14 @@ static void make_plan(cmio_file *s, const summary *g, cmio_entry *e)
     collio_hints *h = NULL;
     cmio_inside++;
     int rc = collio_layout_extents(s->comm, ok ? n : -1, off, len, (size_t)es, &l);
-    if (rc == COLLIO_OK && s->hints[0] != '\0') {
+    if (rc == COLLIO_OK)
         rc = collio_hints_create(&h);
-        if (rc == COLLIO_OK)
-            rc = collio_hints_parse(h, s->hints);
-    }
+    /* a small pattern: not worth measuring its file system (the timed
+     * calls decide, policy.c); the application's hints may say otherwise */
+    if (rc == COLLIO_OK && g->hi - g->lo < CMIO_MEASURE_BYTES)
+        rc = collio_hints_set(h, "auto.calibrate", "0");
+    if (rc == COLLIO_OK && s->hints[0] != '\0')
+        rc = collio_hints_parse(h, s->hints);
     if (rc == COLLIO_OK)
         rc = collio_plan_create(s->comm, l, s->strategy[0] ? s->strategy : NULL, h,
                                 &e->plan);
@@ -263,14 +271,25 @@ static cmio_why decide(cmio_file *s, cmio_entry *e, int writing)
         return CMIO_WHY_OVERLAP;
     if (!open_cf(s))
         return CMIO_WHY_PATH;
-    if (forced(s))
+    if (forced(s)) {
+        e->verdict[writing ? 0 : 1] = CMIO_KEEP_COLLIO;
         return CMIO_TAKEN;
+    }
+    /* the choice the first call would make, now: an uncalibrated file
+     * system measured (auto.calibrate), the plan chosen */
+    cmio_inside++;
+    int rc = collio_plan_prepare(e->plan, s->cf, writing);
+    cmio_inside--;
+    if (rc != COLLIO_OK)
+        return CMIO_WHY_OVERLAP; /* (refused: as a plan collio could not make) */
     int cand = -1;
     double secs = 0;
     collio_plan_predict(e->plan, s->cf, writing, &cand, &secs);
     const char *name = cand >= 0 ? collio_auto_candidate_name(cand) : NULL;
-    return name != NULL && collio_strategy_is_mpi_collective(name) == 1 ? CMIO_WHY_MODEL
-                                                                        : CMIO_TAKEN;
+    if (name != NULL && collio_strategy_is_mpi_collective(name) == 1)
+        return CMIO_WHY_MODEL;
+    cmio_policy_predicted(s, e, writing ? 0 : 1);
+    return CMIO_TAKEN;
 }
 
 /* The strategy a taken call ran (auto: its candidate). */
@@ -339,8 +358,28 @@ static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off
     return MPI_SUCCESS;
 }
 
-int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datatype dt,
-                    MPI_Status *st, int writing, int *err)
+/* The file costs strategy auto priced a taken call with, for the report. */
+static void count_priced(const collio_plan *p)
+{
+    double by = -1, net = -1; /* (an auto plan's; a forced strategy has neither) */
+    if (collio_plan_stat(p, "auto.priced_by", &by) == COLLIO_OK
+        && collio_plan_stat(p, "auto.networked", &net) == COLLIO_OK)
+        cmio_priced(by == 1   ? CMIO_PRICED_CALIBRATED
+                    : by == 2 ? CMIO_PRICED_MEASURED
+                    : net > 0 ? CMIO_PRICED_NETWORKED
+                              : CMIO_PRICED_LOCAL);
+}
+
+/* A call handed to MPI (why): counted, and for the streak. */
+static int pass(cmio_file *s, int writing, cmio_why why, int made, double t0)
+{
+    cmio_count(writing, why, NULL, made, MPI_Wtime() - t0);
+    cmio_policy_outcome(s, 1);
+    return 0;
+}
+
+int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
+                    MPI_Datatype dt, MPI_Status *st, int writing, int *err)
 {
     double t0 = MPI_Wtime();
     cmio_why why = local_why(s, writing);
@@ -348,6 +387,8 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
         cmio_count(writing, why, NULL, 0, 0);
         return 0;
     }
+    if (cmio_policy_streak(s)) /* (the same on every rank: no message) */
+        return pass(s, writing, CMIO_WHY_STREAK, 0, t0);
     MPI_Offset pos = at;
     if (why == CMIO_TAKEN && at < 0 && PMPI_File_get_position(s->fh, &pos) != MPI_SUCCESS)
         why = CMIO_WHY_TYPE;
@@ -363,18 +404,19 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
     summary g;
     if (summarize(s, why, writing, &g) != MPI_SUCCESS)
         return 0; /* MPI itself failed: let it say so on the real call */
-    if (g.why != CMIO_TAKEN || g.hi == 0) {
-        cmio_count(writing, g.why != CMIO_TAKEN ? g.why : CMIO_WHY_MODEL, NULL, 0, 0);
-        return 0;
-    }
+    const double t_sync = MPI_Wtime(); /* (every rank is in the call) */
+    if (g.why != CMIO_TAKEN || g.hi == 0)
+        return pass(s, writing, g.why != CMIO_TAKEN ? g.why : CMIO_WHY_MODEL, 0, t0);
     int made = 0;
     cmio_entry *e = lookup(s, g.key, &made);
+    cmio_policy_credit(s, e, made, g.pend_ns);
+    const int op = writing ? 0 : 1;
     /* (the same on every rank: the lookup and g are agreed, and deferred
      * was set on all of them) */
     if (made && g.large) {
         e->deferred = 1;
-        cmio_count(writing, CMIO_WHY_FIRST, NULL, 0, MPI_Wtime() - t0);
-        return 0;
+        cmio_policy_arm_mpi(s, e, op); /* MPI's call, timed */
+        return pass(s, writing, CMIO_WHY_FIRST, 0, t0);
     }
     if (!made && e->deferred) {
         e->deferred = 0;
@@ -382,23 +424,18 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int count, MPI_Datat
     }
     if (made)
         make_plan(s, &g, e);
-    const int op = writing ? 0 : 1;
     if (e->decided_on[op] != s->serial) { /* per file: its file system */
         e->why[op] = decide(s, e, writing);
         e->decided_on[op] = s->serial;
     }
-    if (e->why[op] != CMIO_TAKEN) {
-        cmio_count(writing, e->why[op], NULL, made, MPI_Wtime() - t0);
-        return 0;
-    }
+    why = e->why[op] != CMIO_TAKEN ? e->why[op] : cmio_policy_route(s, e, op, made);
+    if (why != CMIO_TAKEN)
+        return pass(s, writing, why, made, t0);
     *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
+    cmio_policy_taken(s, e, op, made, MPI_Wtime() - t_sync);
+    cmio_policy_outcome(s, 0);
     cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
-    double cal = -1, net = -1; /* (an auto plan's; a forced strategy has neither) */
-    if (collio_plan_stat(e->plan, "auto.calibrated", &cal) == COLLIO_OK
-        && collio_plan_stat(e->plan, "auto.networked", &net) == COLLIO_OK)
-        cmio_priced(cal > 0   ? CMIO_PRICED_CALIBRATED
-                    : net > 0 ? CMIO_PRICED_NETWORKED
-                              : CMIO_PRICED_LOCAL);
+    count_priced(e->plan);
     return 1;
 }
 

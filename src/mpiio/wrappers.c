@@ -222,50 +222,51 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
  * into it. */
 #define BUF(b) ((void *)(uintptr_t)(b))
 
+/* The body of a collective data call: collio's (take.c), or else the MPI
+ * library's `call`, timed where the policy measures it (CMIO_PASS). at:
+ * the explicit offset, -1 for the individual file pointer; a negative
+ * explicit offset is MPI's to refuse (AT). */
+#define DATA_CALL(at, buf, count, dt, st, writing, call)                                 \
+    do {                                                                                 \
+        cmio_file *s_ = find(fh);                                                        \
+        int err_ = MPI_SUCCESS;                                                          \
+        if (s_ != NULL && (at) >= -1                                                     \
+            && cmio_collective(s_, (at), (buf), (count), (dt), (st), (writing), &err_))  \
+            return err_;                                                                 \
+        return CMIO_PASS(s_, call);                                                      \
+    } while (0)
+#define AT(off) ((off) >= 0 ? (off) : -2)
+
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt,
                        MPI_Status *st)
 {
-    cmio_file *s = find(fh);
-    int err = MPI_SUCCESS;
-    if (s != NULL && cmio_collective(s, -1, BUF(buf), count, dt, st, 1, &err))
-        return err;
-    return PMPI_File_write_all(fh, buf, count, dt, st);
+    DATA_CALL(-1, BUF(buf), count, dt, st, 1,
+              PMPI_File_write_all(fh, buf, count, dt, st));
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count,
                           MPI_Datatype dt, MPI_Status *st)
 {
-    cmio_file *s = find(fh);
-    int err = MPI_SUCCESS;
-    if (s != NULL && off >= 0
-        && cmio_collective(s, off, BUF(buf), count, dt, st, 1, &err))
-        return err;
-    return PMPI_File_write_at_all(fh, off, buf, count, dt, st);
+    DATA_CALL(AT(off), BUF(buf), count, dt, st, 1,
+              PMPI_File_write_at_all(fh, off, buf, count, dt, st));
 }
 
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
 {
-    cmio_file *s = find(fh);
-    int err = MPI_SUCCESS;
-    if (s != NULL && cmio_collective(s, -1, buf, count, dt, st, 0, &err))
-        return err;
-    return PMPI_File_read_all(fh, buf, count, dt, st);
+    DATA_CALL(-1, buf, count, dt, st, 0, PMPI_File_read_all(fh, buf, count, dt, st));
 }
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count,
                          MPI_Datatype dt, MPI_Status *st)
 {
-    cmio_file *s = find(fh);
-    int err = MPI_SUCCESS;
-    if (s != NULL && off >= 0 && cmio_collective(s, off, buf, count, dt, st, 0, &err))
-        return err;
-    return PMPI_File_read_at_all(fh, off, buf, count, dt, st);
+    DATA_CALL(AT(off), buf, count, dt, st, 0,
+              PMPI_File_read_at_all(fh, off, buf, count, dt, st));
 }
 
 /* Split collectives: collio does the access in _begin; _end returns its
  * status. A passed _begin is the MPI library's, and so is its _end. */
-static int split_begin(MPI_File fh, MPI_Offset at, void *buf, int count, MPI_Datatype dt,
-                       int writing)
+static int split_begin(MPI_File fh, MPI_Offset at, void *buf, int64_t count,
+                       MPI_Datatype dt, int writing)
 {
     cmio_file *s = find(fh);
     int err = MPI_SUCCESS;
@@ -289,10 +290,18 @@ static int split_end(MPI_File fh, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
+/* A split _begin: collio's, or the MPI library's (its time not a
+ * measure of the access: no timing). */
+#define SPLIT_BEGIN(at, buf, count, dt, writing, call)                                   \
+    do {                                                                                 \
+        int rc_ = split_begin(fh, (at), (buf), (count), (dt), (writing));                \
+        return rc_ >= 0 ? rc_ : (call);                                                  \
+    } while (0)
+
 int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
 {
-    int rc = split_begin(fh, -1, BUF(buf), count, dt, 1);
-    return rc >= 0 ? rc : PMPI_File_write_all_begin(fh, buf, count, dt);
+    SPLIT_BEGIN(-1, BUF(buf), count, dt, 1,
+                PMPI_File_write_all_begin(fh, buf, count, dt));
 }
 
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *st)
@@ -304,8 +313,8 @@ int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *st)
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const void *buf, int count,
                                 MPI_Datatype dt)
 {
-    int rc = off >= 0 ? split_begin(fh, off, BUF(buf), count, dt, 1) : -1;
-    return rc >= 0 ? rc : PMPI_File_write_at_all_begin(fh, off, buf, count, dt);
+    SPLIT_BEGIN(AT(off), BUF(buf), count, dt, 1,
+                PMPI_File_write_at_all_begin(fh, off, buf, count, dt));
 }
 
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *st)
@@ -316,8 +325,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *st)
 
 int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
 {
-    int rc = split_begin(fh, -1, buf, count, dt, 0);
-    return rc >= 0 ? rc : PMPI_File_read_all_begin(fh, buf, count, dt);
+    SPLIT_BEGIN(-1, buf, count, dt, 0, PMPI_File_read_all_begin(fh, buf, count, dt));
 }
 
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st)
@@ -329,8 +337,8 @@ int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st)
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf, int count,
                                MPI_Datatype dt)
 {
-    int rc = off >= 0 ? split_begin(fh, off, buf, count, dt, 0) : -1;
-    return rc >= 0 ? rc : PMPI_File_read_at_all_begin(fh, off, buf, count, dt);
+    SPLIT_BEGIN(AT(off), buf, count, dt, 0,
+                PMPI_File_read_at_all_begin(fh, off, buf, count, dt));
 }
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
@@ -338,6 +346,63 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
     int rc = split_end(fh, st);
     return rc >= 0 ? rc : PMPI_File_read_at_all_end(fh, buf, st);
 }
+
+#if MPI_VERSION >= 4
+/* MPI-4's large-count forms (MPI_Count counts), where the MPI library has
+ * them: taken as their classic forms are. */
+int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt,
+                         MPI_Status *st)
+{
+    DATA_CALL(-1, BUF(buf), count, dt, st, 1,
+              PMPI_File_write_all_c(fh, buf, count, dt, st));
+}
+
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset off, const void *buf, MPI_Count count,
+                            MPI_Datatype dt, MPI_Status *st)
+{
+    DATA_CALL(AT(off), BUF(buf), count, dt, st, 1,
+              PMPI_File_write_at_all_c(fh, off, buf, count, dt, st));
+}
+
+int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
+                        MPI_Status *st)
+{
+    DATA_CALL(-1, buf, count, dt, st, 0, PMPI_File_read_all_c(fh, buf, count, dt, st));
+}
+
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
+                           MPI_Datatype dt, MPI_Status *st)
+{
+    DATA_CALL(AT(off), buf, count, dt, st, 0,
+              PMPI_File_read_at_all_c(fh, off, buf, count, dt, st));
+}
+
+int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                               MPI_Datatype dt)
+{
+    SPLIT_BEGIN(-1, BUF(buf), count, dt, 1,
+                PMPI_File_write_all_begin_c(fh, buf, count, dt));
+}
+
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset off, const void *buf,
+                                  MPI_Count count, MPI_Datatype dt)
+{
+    SPLIT_BEGIN(AT(off), BUF(buf), count, dt, 1,
+                PMPI_File_write_at_all_begin_c(fh, off, buf, count, dt));
+}
+
+int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt)
+{
+    SPLIT_BEGIN(-1, buf, count, dt, 0, PMPI_File_read_all_begin_c(fh, buf, count, dt));
+}
+
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
+                                 MPI_Datatype dt)
+{
+    SPLIT_BEGIN(AT(off), buf, count, dt, 0,
+                PMPI_File_read_at_all_begin_c(fh, off, buf, count, dt));
+}
+#endif
 
 int MPI_Finalize(void)
 {

@@ -112,9 +112,10 @@ static void keep(const collio_calibration *machine, const collio_fs_costs *fs)
     if (collio_calibration_store(NULL, machine, fs) == COLLIO_OK)
         return;
     int i = 0;
-    while (i < nkept && !(collio__fs_key(&kept[i].id) == collio__fs_key(&fs->id)
-                          && collio_calibration_covers(&kept[i], fs->call_ranks,
-                                                       fs->call_ranks_per_node)))
+    while (i < nkept
+           && !(collio__fs_key(&kept[i].id) == collio__fs_key(&fs->id)
+                && collio_calibration_covers(&kept[i], fs->call_ranks,
+                                             fs->call_ranks_per_node)))
         i++;
     if (i == KEPT_MAX)
         i = KEPT_MAX - 1;

@@ -37,8 +37,9 @@ void collio__auto_predict_for(const auto_plan *ap, int k, int op, double t[AUTO_
 {
     collio_fs_costs generic;
     collio__fs_costs_default(&generic, k == FS_NETWORKED);
-    collio__auto_predict_scaled(&ap->shape, &ap->calib, k >= 0 ? &ap->calib.fs[k] : &generic,
-                                op == 0, ap->learned[op][KEY(k)].corr, t);
+    collio__auto_predict_scaled(&ap->shape, &ap->calib,
+                                k >= 0 ? &ap->calib.fs[k] : &generic, op == 0,
+                                ap->learned[op][KEY(k)].corr, t);
 }
 
 int collio__auto_keep_only(const collio_plan *p, double t[AUTO_NCAND])
@@ -189,10 +190,11 @@ static int fs_entry(const auto_plan *ap, const collio_file *f)
     return f->fs_networked ? FS_NETWORKED : FS_LOCAL;
 }
 
-static const char *const why_text[] = {
-    [AUTO_SWITCH_NONE] = "", [AUTO_SWITCH_CORRECTED] = "the model corrected",
-    [AUTO_SWITCH_TRIAL] = "a close runner-up tried",
-    [AUTO_SWITCH_MEASURED] = "another ranks faster than it measured"};
+static const char *const why_text[] = {[AUTO_SWITCH_NONE] = "",
+                                       [AUTO_SWITCH_CORRECTED] = "the model corrected",
+                                       [AUTO_SWITCH_TRIAL] = "a close runner-up tried",
+                                       [AUTO_SWITCH_MEASURED] =
+                                           "another ranks faster than it measured"};
 static const char *const term_text[AUTO_NTERMS] = {"per-request", "per-byte", "per-call"};
 
 /* Collective (every rank decides alike, from agreed figures): the last
@@ -239,8 +241,9 @@ static int learn_from_last(collio_plan *p, auto_plan *ap)
     say(p, "%s: %s -> %s (%s; %s measured %.3g s, %s %s %.3g s)",
         op == 0 ? "write" : "read", collio__auto_candidates[cur].label,
         collio__auto_candidates[to].label, why_text[ev.why],
-        collio__auto_candidates[cur].label, ev.measured_s, collio__auto_candidates[to].label,
-        ev.to_measured ? "measured" : "predicted", ev.to_s);
+        collio__auto_candidates[cur].label, ev.measured_s,
+        collio__auto_candidates[to].label, ev.to_measured ? "measured" : "predicted",
+        ev.to_s);
     return COLLIO_OK;
 }
 

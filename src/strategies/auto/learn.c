@@ -12,14 +12,12 @@
  *    (model.h) -- whose terms set the candidate apart from the others most
  *    (found by doubling each group in turn: a term every candidate pays
  *    alike, the file's bytes, ranks nothing), and the factor on it that
- *    would make the model predict the median, are noted. Where the median departs from the
- *    prediction by more than the model's typical error
- *    (AUTO_LEARN_ERROR, either way), that group is corrected by the
- *    geometric mean of the factors every candidate measured so far
- *    implies for it -- one noisy candidate does not undo another's
- *    evidence -- and every candidate is predicted again (a correction of
- *    list I/O's request costs also prices the list I/O that multiphase_k
- *    and subgroup's masters do);
+ *    would make the model predict the median, are noted. Where the median departs from
+ * the prediction by more than the model's typical error (AUTO_LEARN_ERROR, either way),
+ * that group is corrected by the geometric mean of the factors every candidate measured
+ * so far implies for it -- one noisy candidate does not undo another's evidence -- and
+ * every candidate is predicted again (a correction of list I/O's request costs also
+ * prices the list I/O that multiphase_k and subgroup's masters do);
  *  - candidates then rank by their measured medians where they have run,
  *    by their corrected predictions where not: one that ranks first by
  *    more than AUTO_LEARN_MARGIN runs from the next call;
@@ -89,8 +87,8 @@ static int judged(const collio__auto_learn *l, int c)
  * measurement can be blamed on -- and the factor on that group that would
  * predict m. */
 static void evidence(collio__auto_learn *l, int c, double m, const collio__auto_shape *s,
-                     const collio_calibration *cal, const collio_fs_costs *fs, int writing,
-                     const char *refused)
+                     const collio_calibration *cal, const collio_fs_costs *fs,
+                     int writing, const char *refused)
 {
     double one[AUTO_NTERMS] = {1, 1, 1}, base[AUTO_NCAND], excess = 0, part = 0;
     collio__auto_predict_scaled(s, cal, fs, writing, one, base);

@@ -54,14 +54,14 @@ typedef struct collio__auto_learn {
 
 /* One decision, for the stats and the log. */
 typedef struct collio__auto_event {
-    int from, to;               /* candidates (to == from: no switch) */
+    int from, to; /* candidates (to == from: no switch) */
     collio__auto_switch_why why;
-    int term;                   /* the group corrected, -1: none */
-    double factor;              /* ... by this factor */
-    double measured_s;          /* from's median */
-    double predicted_s;         /* from's prediction before the correction */
-    double to_s;                /* to's median where it ran before, else its
-                                   prediction (to_measured 0) */
+    int term;           /* the group corrected, -1: none */
+    double factor;      /* ... by this factor */
+    double measured_s;  /* from's median */
+    double predicted_s; /* from's prediction before the correction */
+    double to_s;        /* to's median where it ran before, else its
+                           prediction (to_measured 0) */
     int to_measured;
 } collio__auto_event;
 

@@ -23,15 +23,15 @@ enum { NKEYS = COLLIO_CALIBRATION_MAX_FS + 2 };
 
 typedef struct auto_plan {
     collio__auto_shape shape;
-    collio_calibration calib;       /* the entries that cover the plan's layout */
+    collio_calibration calib; /* the entries that cover the plan's layout */
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* of calib.fs[k] (ids: rank 0's) */
     char measured[COLLIO_CALIBRATION_MAX_FS];   /* 1: calib.fs[k] measured by this
                                                    process, not read from the file */
-    int autocal;                    /* measure a file system no entry covers */
-    int learn;                      /* learn from the calls (learn.c) */
-    int choice[2][NKEYS];           /* candidate, or -1 before the first call */
-    collio_plan *inner[AUTO_NCAND]; /* made on first use */
-    char refused[AUTO_NCAND];       /* its plan creation said ARG (everywhere) */
+    int autocal;                            /* measure a file system no entry covers */
+    int learn;                              /* learn from the calls (learn.c) */
+    int choice[2][NKEYS];                   /* candidate, or -1 before the first call */
+    collio_plan *inner[AUTO_NCAND];         /* made on first use */
+    char refused[AUTO_NCAND];               /* its plan creation said ARG (everywhere) */
     double predicted[2][NKEYS][AUTO_NCAND]; /* with the learned corrections */
     collio__auto_learn learned[2][NKEYS];
     struct {

@@ -115,4 +115,3 @@ const collio__stat collio__auto_stats[AUTO_NSTATS] = {
                                "the last switch: ... and what the model had predicted "
                                "for it"},
 };
-

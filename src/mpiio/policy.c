@@ -1,0 +1,205 @@
+/*
+ * policy.c -- whether collio or the MPI library does a pattern's calls,
+ * from what the calls measure (docs/mpiio.md, "Never slower than the MPI
+ * library"; the constants in cmio.h).
+ *
+ * Strategy auto's model prices MPI's own collective as its candidate
+ * two_phase; where auto would run it, the call goes to MPI (take.c,
+ * decide). Where the model prefers collio, it may still be wrong about
+ * this program on this machine -- and collio's calls carry the
+ * interposer's own work besides. So, per pattern and operation:
+ *
+ *  - predicted CMIO_CLEAR_WIN times faster than MPI's collective (a
+ *    vector in blocks of one element: hundreds of times), the calls are
+ *    collio's from the first, and kept once CMIO_JUDGE_CALLS are timed;
+ *  - otherwise -- and always on one rank, where there is nothing to
+ *    aggregate -- the call after collio's first (which made its plan) goes
+ *    to MPI, timed (or the first call of a pattern deferred to MPI on
+ *    several nodes), and once CMIO_JUDGE_CALLS of collio's calls after
+ *    those are timed, the faster keeps the pattern: collio's mean against
+ *    MPI's time. MPI's time counts from after the pattern's agreement,
+ *    collio's too (both paid it); neither counts the application's skew.
+ *    MPI's trial comes after collio's first call so that both rewrite
+ *    blocks a call wrote before, as later calls do: a first call into a
+ *    new file allocates its blocks, slower whoever makes it.
+ *
+ * Times are agreed without a message of their own: each rank's time of
+ * a timed call waits, per group of ranks, for the group's next call,
+ * whose summary reduction takes their maximum (take.c) -- the next call
+ * of any file of the same ranks (a program that writes a file per time
+ * step still gets its measurements), credited where that call is of the
+ * same pattern, found on every rank. Everything decided here follows from
+ * agreed values and the order of collective calls, the same on every
+ * rank.
+ *
+ * Files whose last CMIO_PASS_STREAK calls all went to MPI send their
+ * calls straight there, without the pattern's agreement, but for every
+ * CMIO_RESAMPLE-th call, which decides in full: a call that small costs
+ * MPI microseconds, and the agreement would be most of it.
+ */
+#include "cmio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The last timed call of each group of ranks. */
+#define PEND_MAX 16
+typedef struct pend {
+    uint64_t group, key;
+    int op;
+    int kind;       /* 0 none, 1 a call to MPI, 2 one of collio's */
+    double t0, secs; /* (secs < 0: not done yet) */
+} pend;
+static pend pends[PEND_MAX];
+
+static pend *pend_of(uint64_t group, int make)
+{
+    pend *free_slot = NULL;
+    for (int i = 0; i < PEND_MAX; i++) {
+        if (pends[i].kind != 0 && pends[i].group == group)
+            return &pends[i];
+        if (pends[i].kind == 0 && free_slot == NULL)
+            free_slot = &pends[i];
+    }
+    if (!make)
+        return NULL;
+    if (free_slot == NULL) /* (more groups timing at once than slots: drop one) */
+        free_slot = &pends[group % PEND_MAX];
+    return free_slot;
+}
+
+static void arm(const cmio_file *s, const cmio_entry *e, int op, int kind, double secs)
+{
+    pend *p = pend_of(s->group, 1);
+    *p = (pend){s->group, e->key, op, kind, 0, secs};
+}
+
+int cmio_policy_streak(cmio_file *s)
+{
+    s->calls++;
+    return s->streak >= CMIO_PASS_STREAK && s->calls % CMIO_RESAMPLE != 0;
+}
+
+void cmio_policy_outcome(cmio_file *s, int passed)
+{
+    s->streak = passed ? s->streak + 1 : 0;
+}
+
+int64_t cmio_policy_pending_ns(const cmio_file *s)
+{
+    const pend *p = pend_of(s->group, 0);
+    return p != NULL && p->secs >= 0 ? (int64_t)(p->secs * 1e9) : -1;
+}
+
+/* COLLIO_MPIIO_LOG=1: each verdict on standard error (rank 0 of the
+ * file's ranks). */
+static void say(const cmio_file *s, const cmio_entry *e, int op, double mean)
+{
+    static int on = -1;
+    int rank = 0;
+    if (on < 0) {
+        const char *v = getenv("COLLIO_MPIIO_LOG");
+        on = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+    }
+    MPI_Comm_rank(s->comm, &rank);
+    if (on && rank == 0)
+        fprintf(stderr,
+                "collio_mpiio: pattern %016llx %s: collio %.3g s (the mean of %d), MPI "
+                "%.3g s%s: %s keeps it\n",
+                (unsigned long long)e->key, op == 0 ? "write" : "read", mean,
+                CMIO_JUDGE_CALLS, e->mpi_n[op] > 0 ? e->mpi_s[op] : 0.0,
+                e->mpi_n[op] > 0 ? "" : " (not timed: predicted 10x collio's or more)",
+                e->verdict[op] == CMIO_KEEP_COLLIO ? "collio" : "MPI");
+}
+
+static void judge(const cmio_file *s, cmio_entry *e, int op)
+{
+    if (e->verdict[op] != CMIO_JUDGING || e->col_n[op] < CMIO_JUDGE_CALLS)
+        return;
+    double mean = 0;
+    for (int i = 0; i < CMIO_JUDGE_CALLS; i++)
+        mean += e->col_s[op][i] / CMIO_JUDGE_CALLS;
+    if (e->mpi_n[op] > 0)
+        e->verdict[op] = mean <= e->mpi_s[op] ? CMIO_KEEP_COLLIO : CMIO_KEEP_MPI;
+    else if (e->clear[op])
+        e->verdict[op] = CMIO_KEEP_COLLIO;
+    if (e->verdict[op] != CMIO_JUDGING)
+        say(s, e, op, mean);
+}
+
+void cmio_policy_credit(const cmio_file *s, cmio_entry *e, int made, int64_t max_ns)
+{
+    pend *p = pend_of(s->group, 0);
+    if (p == NULL)
+        return;
+    const pend got = *p;
+    p->kind = 0; /* consumed, credited or not */
+    if (made || e->key != got.key || max_ns < 0)
+        return;
+    const int op = got.op;
+    const double t = (double)max_ns * 1e-9;
+    if (got.kind == 1) {
+        e->mpi_s[op] = e->mpi_n[op] == 0 || t < e->mpi_s[op] ? t : e->mpi_s[op];
+        e->mpi_n[op]++;
+    } else if (got.kind == 2 && e->col_n[op] < CMIO_JUDGE_CALLS) {
+        e->col_s[op][e->col_n[op]++] = t;
+    }
+    judge(s, e, op);
+}
+
+void cmio_policy_arm_mpi(cmio_file *s, const cmio_entry *e, int op)
+{
+    arm(s, e, op, 1, -1);
+}
+
+void cmio_policy_predicted(cmio_file *s, cmio_entry *e, int op)
+{
+    int cand = -1, P = 1;
+    double secs = 0, mpi = -1;
+    MPI_Comm_size(s->comm, &P);
+    collio_plan_predict(e->plan, s->cf, op == 0, &cand, &secs);
+    collio_plan_stat(e->plan, "auto.predicted_two_phase_s", &mpi);
+    /* one rank: nothing to aggregate, MPI's own until measured slower */
+    e->clear[op] = P > 1 && secs > 0 && mpi >= CMIO_CLEAR_WIN * secs;
+}
+
+cmio_why cmio_policy_route(cmio_file *s, cmio_entry *e, int op, int made)
+{
+    switch (e->verdict[op]) {
+    case CMIO_KEEP_MPI:
+        return CMIO_WHY_MEASURED;
+    case CMIO_KEEP_COLLIO:
+        return CMIO_TAKEN;
+    default:
+        /* MPI's trial after collio's first call, which made the plan:
+         * both then rewrite what a call wrote before (a first call into a
+         * new file allocates its blocks: slower, whoever makes it) */
+        if (!made && !e->clear[op] && e->mpi_n[op] == 0) {
+            arm(s, e, op, 1, -1); /* MPI's call, timed (CMIO_PASS) */
+            return CMIO_WHY_TRIAL;
+        }
+        return CMIO_TAKEN;
+    }
+}
+
+void cmio_policy_taken(cmio_file *s, const cmio_entry *e, int op, int made, double secs)
+{
+    if (e->verdict[op] == CMIO_JUDGING && !made)
+        arm(s, e, op, 2, secs);
+}
+
+void cmio_policy_pass_begin(cmio_file *s)
+{
+    pend *p = s != NULL ? pend_of(s->group, 0) : NULL;
+    if (p != NULL && p->kind == 1 && p->secs < 0)
+        p->t0 = MPI_Wtime();
+}
+
+int cmio_policy_pass_end(cmio_file *s, int rc)
+{
+    pend *p = s != NULL ? pend_of(s->group, 0) : NULL;
+    if (p != NULL && p->kind == 1 && p->secs < 0)
+        p->secs = MPI_Wtime() - p->t0;
+    return rc;
+}

@@ -1,0 +1,214 @@
+/*
+ * unit_auto_learn.c -- what an auto plan learns from its own calls
+ * (src/strategies/auto/learn.c), fed with times written here: the first
+ * call of a candidate not counted and the median of the last ones; a
+ * candidate measured 10x slower in its requests than predicted corrects
+ * the per-request costs by 10 -- the factor worked out by hand below --
+ * and the plan leaves it for the candidate the corrected model ranks
+ * first; a measurement within the model's error corrects nothing; a
+ * runner-up predicted a little faster than the choice measured is tried
+ * once, and the faster of the two by their medians stays; never more
+ * switches than AUTO_LEARN_SWITCHES, and nothing after the choice settled.
+ */
+#include "collio_internal.h"
+#include "strategies/auto/learn.h"
+#include "unit_check.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { SERIAL = 0, INDEPENDENT = 1, MULTIPHASE = 3 };
+
+static int near(double got, double want)
+{
+    return fabs(got - want) <= 1e-6 * fabs(want);
+}
+
+/* One node of 4 ranks on 4 cores (no oversubscription), 1000 pieces of
+ * 1 KiB per rank; memory and links fast; no calls' floors (no calls
+ * measured). List I/O: 1000 requests of 10 us = 0.01 s, and the file's
+ * 4,096,000 bytes at 1e9 B/s = 0.004096 s: 0.014096 s predicted. */
+static void setup(collio__auto_shape *s, collio_calibration *c, collio_fs_costs *fs)
+{
+    *s = (collio__auto_shape){.nranks = 4,
+                              .nnodes = 1,
+                              .ranks_per_node = 4,
+                              .cores_per_node = 4,
+                              .bytes_total = 4096000,
+                              .bytes_max = 1024000,
+                              .pieces_max = 1000,
+                              .pieces_total = 4000,
+                              .moved_max = 768000,
+                              .adjoin = 1,
+                              .intra_phases = 2};
+    collio_calibration_defaults(c);
+    c->copy_Bps = 1e10;
+    c->bandwidth_Bps[0] = 1e10;
+    *fs = (collio_fs_costs){.write_request_s = 1e-5,
+                            .write_Bps = 1e9,
+                            .read_request_s = 1e-5,
+                            .read_Bps = 1e9,
+                            .mpiio_write_piece_s = 1e-4,
+                            .mpiio_read_piece_s = 1e-4};
+}
+
+static void record(collio__auto_learn *l, int c, double t, int n)
+{
+    for (int i = 0; i < n; i++)
+        collio__auto_learn_record(l, c, t);
+}
+
+/* The median of the last AUTO_LEARN_KEEP calls, the first not counted. */
+static void check_record(void)
+{
+    collio__auto_learn l;
+    collio__auto_learn_init(&l);
+    collio__auto_learn_record(&l, 2, 100.0); /* the first: not counted */
+    CHECK(l.runs[2] == 1 && l.n[2] == 0, "the first call is not measured");
+    const double t[] = {5, 1, 4, 2, 3, 9, 8};
+    for (int i = 0; i < 7; i++)
+        collio__auto_learn_record(&l, 2, t[i]);
+    CHECK(l.n[2] == AUTO_LEARN_KEEP, "%d kept", l.n[2]);
+    double v[AUTO_LEARN_KEEP];
+    memcpy(v, l.t[2], sizeof v);
+    double sum = 0;
+    for (int i = 0; i < AUTO_LEARN_KEEP; i++)
+        sum += v[i];
+    CHECK(sum == 4 + 2 + 3 + 9 + 8, "the last five kept: sum %g", sum);
+    collio__auto_learn_record(&l, 2, -1); /* (a call without a time) */
+    CHECK(l.runs[2] == 8, "a negative time is not recorded");
+}
+
+static void check_correction(void)
+{
+    collio__auto_shape s;
+    collio_calibration c;
+    collio_fs_costs fs;
+    setup(&s, &c, &fs);
+    collio__auto_learn l;
+    collio__auto_learn_init(&l);
+    double pred[AUTO_NCAND];
+    collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
+    CHECK(near(pred[INDEPENDENT], 0.014096), "list I/O predicted %g, by hand 0.014096",
+          pred[INDEPENDENT]);
+    char refused[AUTO_NCAND] = {0};
+    collio__auto_event ev;
+    /* the requests really cost 100 us: 0.1 + 0.004096 s */
+    const double m = 0.104096;
+    record(&l, INDEPENDENT, 1.0, 1);
+    record(&l, INDEPENDENT, m, AUTO_LEARN_CALLS - 1);
+    int to = collio__auto_learn_next(&l, INDEPENDENT, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == INDEPENDENT && ev.term == -1, "not judged before %d calls", AUTO_LEARN_CALLS);
+    record(&l, INDEPENDENT, m, 1);
+    to = collio__auto_learn_next(&l, INDEPENDENT, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(ev.term == AUTO_TERM_REQUEST, "the per-request costs corrected (%d)", ev.term);
+    /* f = 1 + (m - 0.014096) / 0.01 (the request terms' part) = 10 */
+    CHECK(near(l.corr[AUTO_TERM_REQUEST], 10), "by %g, by hand 10",
+          l.corr[AUTO_TERM_REQUEST]);
+    CHECK(near(l.corr[AUTO_TERM_BYTE], 1) && near(l.corr[AUTO_TERM_CALL], 1),
+          "the other groups untouched");
+    CHECK(near(pred[INDEPENDENT], m), "list I/O now predicted %g, measured %g",
+          pred[INDEPENDENT], m);
+    int best = 0;
+    for (int i = 1; i < AUTO_NCAND; i++)
+        if (pred[i] < pred[best])
+            best = i;
+    CHECK(to == best && to != INDEPENDENT && ev.why == AUTO_SWITCH_CORRECTED,
+          "switched to the corrected model's first (%d), got %d why %d", best, to, ev.why);
+    CHECK(l.switches == 1 && !l.settled, "one switch, not settled");
+
+    /* the new choice measured as predicted: nothing to correct; no
+     * runner-up predicted faster than it measured: settled */
+    const double mb = pred[to];
+    record(&l, to, mb, AUTO_LEARN_CALLS + 1);
+    int from = to;
+    to = collio__auto_learn_next(&l, from, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(ev.term == -1, "within the error: no correction");
+    CHECK(to == from && l.settled, "settled on %d (%d)", from, to);
+    record(&l, from, 10 * mb, AUTO_LEARN_CALLS + 1); /* whatever comes after */
+    to = collio__auto_learn_next(&l, from, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == from, "settled: no more switches");
+}
+
+/* A runner-up predicted faster than the choice measured by less than the
+ * margin: tried once; its median slower: back; then settled. */
+static void check_trial(void)
+{
+    collio__auto_shape s;
+    collio_calibration c;
+    collio_fs_costs fs;
+    setup(&s, &c, &fs);
+    collio__auto_learn l;
+    collio__auto_learn_init(&l);
+    double pred[AUTO_NCAND];
+    char refused[AUTO_NCAND] = {0};
+    collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
+    int cur = 0, second = -1;
+    for (int i = 1; i < AUTO_NCAND; i++)
+        if (pred[i] < pred[cur])
+            cur = i;
+    for (int i = 0; i < AUTO_NCAND; i++)
+        if (i != cur && (second < 0 || pred[i] < pred[second]))
+            second = i;
+    /* the choice measured just above the runner-up's prediction, within
+     * the model's error and the margin */
+    const double m = pred[second] * 1.05;
+    CHECK(m < AUTO_LEARN_ERROR * pred[cur], "the case is within the error");
+    record(&l, cur, m, AUTO_LEARN_CALLS + 1);
+    collio__auto_event ev;
+    int to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == second && ev.why == AUTO_SWITCH_TRIAL, "the runner-up tried (%d, why %d)",
+          to, ev.why);
+    record(&l, second, m * 1.2, AUTO_LEARN_CALLS + 1); /* slower */
+    int back = collio__auto_learn_next(&l, second, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(back == cur && ev.why == AUTO_SWITCH_MEASURED, "back to %d (%d, why %d)", cur,
+          back, ev.why);
+    record(&l, cur, m, 1);
+    to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == cur && l.settled && l.tried, "one trial only, then settled");
+    CHECK(l.switches == 2, "%d switches", l.switches);
+}
+
+/* Whatever the times, at most AUTO_LEARN_SWITCHES switches. */
+static void check_bound(void)
+{
+    collio__auto_shape s;
+    collio_calibration c;
+    collio_fs_costs fs;
+    setup(&s, &c, &fs);
+    collio__auto_learn l;
+    collio__auto_learn_init(&l);
+    double pred[AUTO_NCAND];
+    char refused[AUTO_NCAND] = {0};
+    collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
+    int cur = INDEPENDENT, switches = 0;
+    for (int round = 0; round < 40; round++) {
+        /* every candidate measured far slower than predicted */
+        record(&l, cur, 1000 * pred[cur] + round, AUTO_LEARN_CALLS + 1);
+        collio__auto_event ev;
+        int to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+        switches += to != cur;
+        cur = to;
+    }
+    CHECK(switches <= AUTO_LEARN_SWITCHES && l.switches == switches,
+          "%d switches, at most %d", switches, AUTO_LEARN_SWITCHES);
+    /* a refused candidate is never switched to */
+    collio__auto_learn_init(&l);
+    collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
+    memset(refused, 1, sizeof refused);
+    refused[INDEPENDENT] = 0;
+    record(&l, INDEPENDENT, 10 * pred[INDEPENDENT], AUTO_LEARN_CALLS + 1);
+    collio__auto_event ev;
+    CHECK(collio__auto_learn_next(&l, INDEPENDENT, &s, &c, &fs, 1, refused, pred, &ev)
+              == INDEPENDENT,
+          "every other candidate refused: it stays");
+}
+
+int main(void)
+{
+    check_record();
+    check_correction();
+    check_trial();
+    check_bound();
+    return unit_summary("unit_auto_learn");
+}
