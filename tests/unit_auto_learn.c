@@ -98,7 +98,8 @@ static void check_correction(void)
     record(&l, INDEPENDENT, 1.0, 1);
     record(&l, INDEPENDENT, m, AUTO_LEARN_CALLS - 1);
     int to = collio__auto_learn_next(&l, INDEPENDENT, &s, &c, &fs, 1, refused, pred, &ev);
-    CHECK(to == INDEPENDENT && ev.term == -1, "not judged before %d calls", AUTO_LEARN_CALLS);
+    CHECK(to == INDEPENDENT && ev.term == -1, "not judged before %d calls",
+          AUTO_LEARN_CALLS);
     record(&l, INDEPENDENT, m, 1);
     to = collio__auto_learn_next(&l, INDEPENDENT, &s, &c, &fs, 1, refused, pred, &ev);
     CHECK(ev.term == AUTO_TERM_REQUEST, "the per-request costs corrected (%d)", ev.term);
@@ -114,7 +115,8 @@ static void check_correction(void)
         if (pred[i] < pred[best])
             best = i;
     CHECK(to == best && to != INDEPENDENT && ev.why == AUTO_SWITCH_CORRECTED,
-          "switched to the corrected model's first (%d), got %d why %d", best, to, ev.why);
+          "switched to the corrected model's first (%d), got %d why %d", best, to,
+          ev.why);
     CHECK(l.switches == 1 && !l.settled, "one switch, not settled");
 
     /* the new choice measured as predicted: nothing to correct; no

@@ -46,10 +46,10 @@
  *    the two by those times keeps the pattern; */
 #define CMIO_CLEAR_WIN 10.0
 #define CMIO_JUDGE_CALLS 2
-/*  - a file whose last CMIO_PASS_STREAK calls all went to MPI sends its
- *    calls straight to MPI, without the pattern's agreement (flattening,
- *    allreduces), but for every CMIO_RESAMPLE-th call of the file, which
- *    decides in full again (a call collio takes ends the streak);
+/*  - a file whose last CMIO_PASS_STREAK writes (reads) all went to MPI
+ *    sends its writes (reads) straight to MPI, without the pattern's
+ *    agreement (flattening, allreduces), but for every CMIO_RESAMPLE-th,
+ *    which decides in full again (a call collio takes ends the streak);
  *  - a pattern of fewer bytes than CMIO_MEASURE_BYTES in all is not worth
  *    measuring its file system for: its plan prices it with what the
  *    calibration has or the built-in costs (auto.calibrate=0), and the
@@ -130,17 +130,30 @@ typedef struct cmio_file {
     /* a split collective in progress (_begin taken: its status) */
     int split_taken;
     MPI_Status split_status;
-    /* policy.c: the file's collective data calls (the same count on every
-     * rank: collective calls come in one order), how many of the last went
-     * to MPI in a row, and a call to MPI being timed (its start) */
-    uint64_t calls;
-    int streak;
-    double pass_t0;
+    /* policy.c, per write (0) and read (1): the file's collective data
+     * calls (the same count on every rank: collective calls come in one
+     * order), and how many of the last went to MPI in a row */
+    uint64_t calls[2];
+    int streak[2];
 } cmio_file;
 
 /* Calls of the interposer's own (collio's opens of the file) go straight to
  * the MPI library while this is > 0. */
 extern int cmio_inside;
+
+/* 1 when the program runs another MPI library than the one this
+ * interposer was built for: every call then goes to it untouched
+ * (entry.c, which says so once). */
+int cmio_foreign(void);
+/* The C entry points: on x86-64 trampolines (entry.c) in front of the
+ * wrappers, which then carry the names cmio_MPI_...; elsewhere the
+ * wrappers themselves. */
+#if defined(__x86_64__)
+#define CMIO_TRAMPOLINES 1
+#define CMIO_NAME(name) cmio_##name
+#else
+#define CMIO_NAME(name) name
+#endif
 
 /* The interposer's mode from COLLIO_MPIIO (read once). */
 cmio_mode cmio_env_mode(void);
@@ -154,9 +167,10 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
                     MPI_Datatype dt, MPI_Status *st, int writing, int *err);
 
 /* policy.c: what take.c asks of the policy. */
-/* Local (agreed by construction): 1 when s's call goes straight to MPI
- * (a streak of passes, CMIO_PASS_STREAK), counting the call. */
-int cmio_policy_streak(cmio_file *s);
+/* Local (agreed by construction): 1 when s's call of operation op goes
+ * straight to MPI (a streak of passes, CMIO_PASS_STREAK), counting the
+ * call. */
+int cmio_policy_streak(cmio_file *s, int op);
 /* Local: this rank's elapsed time of the group's last timed call, in ns
  * (-1: none), for the pattern's summary reduction to agree on. */
 int64_t cmio_policy_pending_ns(const cmio_file *s);
@@ -177,8 +191,9 @@ cmio_why cmio_policy_route(cmio_file *s, cmio_entry *e, int op, int made);
 /* Local: a taken call ended, t_sync seconds after the ranks' last
  * agreement, made: its plan was made in it (not timed for judging). */
 void cmio_policy_taken(cmio_file *s, const cmio_entry *e, int op, int made, double secs);
-/* Local: the outcome of a call for the streak: 1 passed, 0 taken. */
-void cmio_policy_outcome(cmio_file *s, int passed);
+/* Local: the outcome of a call of operation op for the streak: 1 passed,
+ * 0 taken. */
+void cmio_policy_outcome(cmio_file *s, int op, int passed);
 /* Local: the timing of a call handed to MPI (CMIO_PASS). */
 void cmio_policy_pass_begin(cmio_file *s);
 int cmio_policy_pass_end(cmio_file *s, int rc);

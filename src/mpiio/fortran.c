@@ -145,6 +145,20 @@ static char *c_string(const char *s, size_t hidden_len)
     return c;
 }
 
+/* Under another MPI than the one this library was built for (cmio_foreign,
+ * wrappers.c): the MPI library's own entry point of the same name with
+ * the same arguments -- nothing here converts what that MPI's handles,
+ * statuses and constants are. */
+#define FOREIGN(name, params, args)                                                      \
+    do {                                                                                 \
+        if (cmio_foreign()) {                                                            \
+            void(*next_) params = (void(*) params)dlsym(RTLD_NEXT, #name);               \
+            if (next_ != NULL)                                                           \
+                next_ args;                                                              \
+            return;                                                                      \
+        }                                                                                \
+    } while (0)
+
 /* ------------------------------------------------------ open, close, view */
 
 void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info,
@@ -152,6 +166,9 @@ void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *i
 void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info,
                     MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
 {
+    FOREIGN(mpi_file_open_,
+            (MPI_Fint *, char *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t),
+            (comm, filename, amode, info, fh, ierr, filename_len));
     fortran_init();
     char *name = c_string(filename, filename_len);
     if (name == NULL) {
@@ -170,6 +187,7 @@ void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *i
 void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr);
 void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_close_, (MPI_Fint *, MPI_Fint *), (fh, ierr));
     fortran_init();
     MPI_File cfh = MPI_File_f2c(*fh);
     int rc = MPI_File_close(&cfh);
@@ -185,6 +203,10 @@ void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype,
                         MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierr,
                         size_t datarep_len)
 {
+    FOREIGN(mpi_file_set_view_,
+            (MPI_Fint *, MPI_Offset *, MPI_Fint *, MPI_Fint *, char *, MPI_Fint *,
+             MPI_Fint *, size_t),
+            (fh, disp, etype, filetype, datarep, info, ierr, datarep_len));
     fortran_init();
     char *rep = c_string(datarep, datarep_len);
     if (rep == NULL) {
@@ -204,6 +226,9 @@ void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
 void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
                          MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_write_all_,
+            (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, count, dt, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc = MPI_File_write_all(MPI_File_f2c(*fh), c_buf(buf), (int)*count,
@@ -217,6 +242,10 @@ void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fin
 void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                             MPI_Fint *dt, MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_write_at_all_,
+            (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+             MPI_Fint *),
+            (fh, offset, buf, count, dt, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc = MPI_File_write_at_all(MPI_File_f2c(*fh), *offset, c_buf(buf), (int)*count,
@@ -230,6 +259,9 @@ void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
 void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
                         MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_read_all_,
+            (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, count, dt, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc = MPI_File_read_all(MPI_File_f2c(*fh), c_buf(buf), (int)*count,
@@ -243,6 +275,10 @@ void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint
 void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
                            MPI_Fint *dt, MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_read_at_all_,
+            (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+             MPI_Fint *),
+            (fh, offset, buf, count, dt, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc = MPI_File_read_at_all(MPI_File_f2c(*fh), *offset, c_buf(buf), (int)*count,
@@ -258,6 +294,9 @@ void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fin
 void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
                                MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_write_all_begin_,
+            (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, count, dt, ierr));
     fortran_init();
     set_ierr(ierr, MPI_File_write_all_begin(MPI_File_f2c(*fh), c_buf(buf), (int)*count,
                                             MPI_Type_f2c(*dt)));
@@ -266,6 +305,8 @@ void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fin
 void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr);
 void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_write_all_end_, (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc =
@@ -279,6 +320,9 @@ void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                   MPI_Fint *count, MPI_Fint *dt, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_write_at_all_begin_,
+            (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, offset, buf, count, dt, ierr));
     fortran_init();
     set_ierr(ierr, MPI_File_write_at_all_begin(MPI_File_f2c(*fh), *offset, c_buf(buf),
                                                (int)*count, MPI_Type_f2c(*dt)));
@@ -288,6 +332,8 @@ void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status,
                                 MPI_Fint *ierr);
 void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_write_at_all_end_, (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc =
@@ -301,6 +347,9 @@ void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint
 void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
                               MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_read_all_begin_,
+            (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, count, dt, ierr));
     fortran_init();
     set_ierr(ierr, MPI_File_read_all_begin(MPI_File_f2c(*fh), c_buf(buf), (int)*count,
                                            MPI_Type_f2c(*dt)));
@@ -309,6 +358,8 @@ void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint
 void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr);
 void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_read_all_end_, (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc = MPI_File_read_all_end(MPI_File_f2c(*fh), c_buf(buf), c_status(status, &cst));
@@ -321,6 +372,9 @@ void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
                                  MPI_Fint *count, MPI_Fint *dt, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_read_at_all_begin_,
+            (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, offset, buf, count, dt, ierr));
     fortran_init();
     set_ierr(ierr, MPI_File_read_at_all_begin(MPI_File_f2c(*fh), *offset, c_buf(buf),
                                               (int)*count, MPI_Type_f2c(*dt)));
@@ -329,6 +383,8 @@ void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf,
 void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr);
 void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierr)
 {
+    FOREIGN(mpi_file_read_at_all_end_, (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, status, ierr));
     fortran_init();
     MPI_Status cst;
     int rc =
@@ -342,6 +398,7 @@ void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fi
 void mpi_finalize_(MPI_Fint *ierr);
 void mpi_finalize_(MPI_Fint *ierr)
 {
+    FOREIGN(mpi_finalize_, (MPI_Fint *), (ierr));
     set_ierr(ierr, MPI_Finalize());
 }
 

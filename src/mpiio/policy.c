@@ -32,10 +32,10 @@
  * agreed values and the order of collective calls, the same on every
  * rank.
  *
- * Files whose last CMIO_PASS_STREAK calls all went to MPI send their
- * calls straight there, without the pattern's agreement, but for every
- * CMIO_RESAMPLE-th call, which decides in full: a call that small costs
- * MPI microseconds, and the agreement would be most of it.
+ * Files whose last CMIO_PASS_STREAK writes (reads) all went to MPI send
+ * their writes (reads) straight there, without the pattern's agreement,
+ * but for every CMIO_RESAMPLE-th, which decides in full: a call that
+ * small costs MPI microseconds, and the agreement would be most of it.
  */
 #include "cmio.h"
 
@@ -48,7 +48,7 @@
 typedef struct pend {
     uint64_t group, key;
     int op;
-    int kind;       /* 0 none, 1 a call to MPI, 2 one of collio's */
+    int kind;        /* 0 none, 1 a call to MPI, 2 one of collio's */
     double t0, secs; /* (secs < 0: not done yet) */
 } pend;
 static pend pends[PEND_MAX];
@@ -75,15 +75,15 @@ static void arm(const cmio_file *s, const cmio_entry *e, int op, int kind, doubl
     *p = (pend){s->group, e->key, op, kind, 0, secs};
 }
 
-int cmio_policy_streak(cmio_file *s)
+int cmio_policy_streak(cmio_file *s, int op)
 {
-    s->calls++;
-    return s->streak >= CMIO_PASS_STREAK && s->calls % CMIO_RESAMPLE != 0;
+    s->calls[op]++;
+    return s->streak[op] >= CMIO_PASS_STREAK && s->calls[op] % CMIO_RESAMPLE != 0;
 }
 
-void cmio_policy_outcome(cmio_file *s, int passed)
+void cmio_policy_outcome(cmio_file *s, int op, int passed)
 {
-    s->streak = passed ? s->streak + 1 : 0;
+    s->streak[op] = passed ? s->streak[op] + 1 : 0;
 }
 
 int64_t cmio_policy_pending_ns(const cmio_file *s)

@@ -374,7 +374,7 @@ static void count_priced(const collio_plan *p)
 static int pass(cmio_file *s, int writing, cmio_why why, int made, double t0)
 {
     cmio_count(writing, why, NULL, made, MPI_Wtime() - t0);
-    cmio_policy_outcome(s, 1);
+    cmio_policy_outcome(s, writing ? 0 : 1, 1);
     return 0;
 }
 
@@ -387,7 +387,7 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
         cmio_count(writing, why, NULL, 0, 0);
         return 0;
     }
-    if (cmio_policy_streak(s)) /* (the same on every rank: no message) */
+    if (cmio_policy_streak(s, writing ? 0 : 1)) /* (the same everywhere: no message) */
         return pass(s, writing, CMIO_WHY_STREAK, 0, t0);
     MPI_Offset pos = at;
     if (why == CMIO_TAKEN && at < 0 && PMPI_File_get_position(s->fh, &pos) != MPI_SUCCESS)
@@ -433,7 +433,7 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
         return pass(s, writing, why, made, t0);
     *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
     cmio_policy_taken(s, e, op, made, MPI_Wtime() - t_sync);
-    cmio_policy_outcome(s, 0);
+    cmio_policy_outcome(s, op, 0);
     cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
     count_priced(e->plan);
     return 1;

@@ -79,9 +79,21 @@ cmio_mode cmio_env_mode(void)
     return mode_of(getenv("COLLIO_MPIIO"));
 }
 
+/* MPI_Init: nothing of collio's; an entry point so that under another MPI
+ * (entry.c) the program's own runs untouched from its first call. */
+int CMIO_NAME(MPI_Init)(int *argc, char ***argv)
+{
+    return PMPI_Init(argc, argv);
+}
+
+int CMIO_NAME(MPI_Init_thread)(int *argc, char ***argv, int required, int *provided)
+{
+    return PMPI_Init_thread(argc, argv, required, provided);
+}
+
 static cmio_file *find(MPI_File fh)
 {
-    if (cmio_inside > 0)
+    if (cmio_inside > 0 || cmio_foreign())
         return NULL;
     for (cmio_file *s = files; s != NULL; s = s->next)
         if (s->fh == fh)
@@ -157,11 +169,11 @@ static void keep_view(cmio_file *s, MPI_Offset disp, MPI_Datatype etype,
         cmio_flatten_hold(filetype, &s->ft); /* (NULL where it fails) */
 }
 
-int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
-                  MPI_File *fh)
+int CMIO_NAME(MPI_File_open)(MPI_Comm comm, const char *filename, int amode,
+                             MPI_Info info, MPI_File *fh)
 {
     int rc = PMPI_File_open(comm, filename, amode, info, fh);
-    if (rc != MPI_SUCCESS || cmio_inside > 0)
+    if (rc != MPI_SUCCESS || cmio_inside > 0 || cmio_foreign())
         return rc;
     cmio_file *s = calloc(1, sizeof *s);
     if (s == NULL)
@@ -186,7 +198,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     return rc;
 }
 
-int MPI_File_close(MPI_File *fh)
+int CMIO_NAME(MPI_File_close)(MPI_File *fh)
 {
     cmio_file *s = fh != NULL ? find(*fh) : NULL;
     if (s != NULL) {
@@ -204,8 +216,9 @@ int MPI_File_close(MPI_File *fh)
     return PMPI_File_close(fh);
 }
 
-int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                      MPI_Datatype filetype, const char *datarep, MPI_Info info)
+int CMIO_NAME(MPI_File_set_view)(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+                                 MPI_Datatype filetype, const char *datarep,
+                                 MPI_Info info)
 {
     int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     cmio_file *s = find(fh);
@@ -237,27 +250,28 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
     } while (0)
 #define AT(off) ((off) >= 0 ? (off) : -2)
 
-int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype dt,
-                       MPI_Status *st)
+int CMIO_NAME(MPI_File_write_all)(MPI_File fh, const void *buf, int count,
+                                  MPI_Datatype dt, MPI_Status *st)
 {
     DATA_CALL(-1, BUF(buf), count, dt, st, 1,
               PMPI_File_write_all(fh, buf, count, dt, st));
 }
 
-int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count,
-                          MPI_Datatype dt, MPI_Status *st)
+int CMIO_NAME(MPI_File_write_at_all)(MPI_File fh, MPI_Offset off, const void *buf,
+                                     int count, MPI_Datatype dt, MPI_Status *st)
 {
     DATA_CALL(AT(off), BUF(buf), count, dt, st, 1,
               PMPI_File_write_at_all(fh, off, buf, count, dt, st));
 }
 
-int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+int CMIO_NAME(MPI_File_read_all)(MPI_File fh, void *buf, int count, MPI_Datatype dt,
+                                 MPI_Status *st)
 {
     DATA_CALL(-1, buf, count, dt, st, 0, PMPI_File_read_all(fh, buf, count, dt, st));
 }
 
-int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count,
-                         MPI_Datatype dt, MPI_Status *st)
+int CMIO_NAME(MPI_File_read_at_all)(MPI_File fh, MPI_Offset off, void *buf, int count,
+                                    MPI_Datatype dt, MPI_Status *st)
 {
     DATA_CALL(AT(off), buf, count, dt, st, 0,
               PMPI_File_read_at_all(fh, off, buf, count, dt, st));
@@ -298,50 +312,51 @@ static int split_end(MPI_File fh, MPI_Status *st)
         return rc_ >= 0 ? rc_ : (call);                                                  \
     } while (0)
 
-int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype dt)
+int CMIO_NAME(MPI_File_write_all_begin)(MPI_File fh, const void *buf, int count,
+                                        MPI_Datatype dt)
 {
     SPLIT_BEGIN(-1, BUF(buf), count, dt, 1,
                 PMPI_File_write_all_begin(fh, buf, count, dt));
 }
 
-int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *st)
+int CMIO_NAME(MPI_File_write_all_end)(MPI_File fh, const void *buf, MPI_Status *st)
 {
     int rc = split_end(fh, st);
     return rc >= 0 ? rc : PMPI_File_write_all_end(fh, buf, st);
 }
 
-int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const void *buf, int count,
-                                MPI_Datatype dt)
+int CMIO_NAME(MPI_File_write_at_all_begin)(MPI_File fh, MPI_Offset off, const void *buf,
+                                           int count, MPI_Datatype dt)
 {
     SPLIT_BEGIN(AT(off), BUF(buf), count, dt, 1,
                 PMPI_File_write_at_all_begin(fh, off, buf, count, dt));
 }
 
-int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *st)
+int CMIO_NAME(MPI_File_write_at_all_end)(MPI_File fh, const void *buf, MPI_Status *st)
 {
     int rc = split_end(fh, st);
     return rc >= 0 ? rc : PMPI_File_write_at_all_end(fh, buf, st);
 }
 
-int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dt)
+int CMIO_NAME(MPI_File_read_all_begin)(MPI_File fh, void *buf, int count, MPI_Datatype dt)
 {
     SPLIT_BEGIN(-1, buf, count, dt, 0, PMPI_File_read_all_begin(fh, buf, count, dt));
 }
 
-int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *st)
+int CMIO_NAME(MPI_File_read_all_end)(MPI_File fh, void *buf, MPI_Status *st)
 {
     int rc = split_end(fh, st);
     return rc >= 0 ? rc : PMPI_File_read_all_end(fh, buf, st);
 }
 
-int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf, int count,
-                               MPI_Datatype dt)
+int CMIO_NAME(MPI_File_read_at_all_begin)(MPI_File fh, MPI_Offset off, void *buf,
+                                          int count, MPI_Datatype dt)
 {
     SPLIT_BEGIN(AT(off), buf, count, dt, 0,
                 PMPI_File_read_at_all_begin(fh, off, buf, count, dt));
 }
 
-int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
+int CMIO_NAME(MPI_File_read_at_all_end)(MPI_File fh, void *buf, MPI_Status *st)
 {
     int rc = split_end(fh, st);
     return rc >= 0 ? rc : PMPI_File_read_at_all_end(fh, buf, st);
@@ -350,62 +365,65 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *st)
 #if MPI_VERSION >= 4
 /* MPI-4's large-count forms (MPI_Count counts), where the MPI library has
  * them: taken as their classic forms are. */
-int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype dt,
-                         MPI_Status *st)
+int CMIO_NAME(MPI_File_write_all_c)(MPI_File fh, const void *buf, MPI_Count count,
+                                    MPI_Datatype dt, MPI_Status *st)
 {
     DATA_CALL(-1, BUF(buf), count, dt, st, 1,
               PMPI_File_write_all_c(fh, buf, count, dt, st));
 }
 
-int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset off, const void *buf, MPI_Count count,
-                            MPI_Datatype dt, MPI_Status *st)
+int CMIO_NAME(MPI_File_write_at_all_c)(MPI_File fh, MPI_Offset off, const void *buf,
+                                       MPI_Count count, MPI_Datatype dt, MPI_Status *st)
 {
     DATA_CALL(AT(off), BUF(buf), count, dt, st, 1,
               PMPI_File_write_at_all_c(fh, off, buf, count, dt, st));
 }
 
-int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
-                        MPI_Status *st)
+int CMIO_NAME(MPI_File_read_all_c)(MPI_File fh, void *buf, MPI_Count count,
+                                   MPI_Datatype dt, MPI_Status *st)
 {
     DATA_CALL(-1, buf, count, dt, st, 0, PMPI_File_read_all_c(fh, buf, count, dt, st));
 }
 
-int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
-                           MPI_Datatype dt, MPI_Status *st)
+int CMIO_NAME(MPI_File_read_at_all_c)(MPI_File fh, MPI_Offset off, void *buf,
+                                      MPI_Count count, MPI_Datatype dt, MPI_Status *st)
 {
     DATA_CALL(AT(off), buf, count, dt, st, 0,
               PMPI_File_read_at_all_c(fh, off, buf, count, dt, st));
 }
 
-int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
-                               MPI_Datatype dt)
+int CMIO_NAME(MPI_File_write_all_begin_c)(MPI_File fh, const void *buf, MPI_Count count,
+                                          MPI_Datatype dt)
 {
     SPLIT_BEGIN(-1, BUF(buf), count, dt, 1,
                 PMPI_File_write_all_begin_c(fh, buf, count, dt));
 }
 
-int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset off, const void *buf,
-                                  MPI_Count count, MPI_Datatype dt)
+int CMIO_NAME(MPI_File_write_at_all_begin_c)(MPI_File fh, MPI_Offset off, const void *buf,
+                                             MPI_Count count, MPI_Datatype dt)
 {
     SPLIT_BEGIN(AT(off), BUF(buf), count, dt, 1,
                 PMPI_File_write_at_all_begin_c(fh, off, buf, count, dt));
 }
 
-int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt)
+int CMIO_NAME(MPI_File_read_all_begin_c)(MPI_File fh, void *buf, MPI_Count count,
+                                         MPI_Datatype dt)
 {
     SPLIT_BEGIN(-1, buf, count, dt, 0, PMPI_File_read_all_begin_c(fh, buf, count, dt));
 }
 
-int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
-                                 MPI_Datatype dt)
+int CMIO_NAME(MPI_File_read_at_all_begin_c)(MPI_File fh, MPI_Offset off, void *buf,
+                                            MPI_Count count, MPI_Datatype dt)
 {
     SPLIT_BEGIN(AT(off), buf, count, dt, 0,
                 PMPI_File_read_at_all_begin_c(fh, off, buf, count, dt));
 }
 #endif
 
-int MPI_Finalize(void)
+int CMIO_NAME(MPI_Finalize)(void)
 {
+    if (cmio_foreign())
+        return PMPI_Finalize();
     cmio_cache_clear(); /* the plans go before MPI does */
     cmio_report(MPI_COMM_WORLD);
     cmio_flatten_cache_clear();

@@ -15,6 +15,14 @@
  *         split   MPI_File_write_all_begin/end / read_all_begin/end
  *         iall    MPI_File_iwrite_all + MPI_Wait / iread_all + MPI_Wait
  *         ptr2    two MPI_File_write_all / read_all (individual pointer)
+ *         steps   --steps S MPI_File_write_at_all of the whole vector at
+ *                 offset 0 (a checkpoint rewritten every time step), then S
+ *                 read_at_all
+ *         large   MPI_File_write_all_c / read_all_c, MPI-4's large-count
+ *                 forms (exit 77, skipped, where the MPI has none)
+ *         self    every rank its own file FILE.rR on MPI_COMM_SELF, its
+ *                 elements contiguous, --steps S write_at_all then S
+ *                 read_at_all; each rank checks its file through POSIX
  *   TYPE: darray (default), vector (MPI_Type_vector + the partial last
  *         block), indexed (MPI_Type_indexed; always with --irregular)
  *   --disp: the view's displacement; the bytes before it stay a hole.
@@ -27,9 +35,12 @@
 #include <unistd.h>
 
 static const char *usage =
-    "usage: io_mpiio FILE [--nx N] [--bx B] [--mode all|at_all|split|iall|ptr2]\n"
-    "                [--type darray|vector|indexed] [--irregular] [--seed S]\n"
-    "                [--disp BYTES]\n";
+    "usage: io_mpiio FILE [--nx N] [--bx B]\n"
+    "                [--mode all|at_all|split|iall|ptr2|steps|large|self]\n"
+    "                [--steps S] [--type darray|vector|indexed] [--irregular]\n"
+    "                [--seed S] [--disp BYTES]\n";
+
+static int g_steps = 12; /* --steps */
 
 /* The filetype of rank r's pieces (sorted), relative to displacement 0. */
 static MPI_Datatype make_filetype(const char *type, const mpiio_pieces *ps, int64_t nx,
@@ -133,6 +144,24 @@ static int64_t transfer(MPI_File fh, const char *mode, int write, float *buf, in
             MPI_File_iread_all(fh, buf, c, MPI_FLOAT, &rq);
         MPI_Wait(&rq, &st);
         done = status_count(&st);
+    } else if (strcmp(mode, "steps") == 0 || strcmp(mode, "self") == 0) {
+        for (int k = 0; k < g_steps; k++) {
+            if (write)
+                MPI_File_write_at_all(fh, 0, buf, c, MPI_FLOAT, &st);
+            else
+                MPI_File_read_at_all(fh, 0, buf, c, MPI_FLOAT, &st);
+            done = status_count(&st); /* (each the whole vector) */
+        }
+    } else if (strcmp(mode, "large") == 0) {
+#if MPI_VERSION >= 4
+        MPI_Count big = 0;
+        if (write)
+            MPI_File_write_all_c(fh, buf, (MPI_Count)n, MPI_FLOAT, &st);
+        else
+            MPI_File_read_all_c(fh, buf, (MPI_Count)n, MPI_FLOAT, &st);
+        MPI_Get_count_c(&st, MPI_FLOAT, &big);
+        done = (int64_t)big;
+#endif
     } else { /* ptr2 */
         if (write) {
             MPI_File_write_all(fh, buf, h, MPI_FLOAT, &st);
@@ -190,6 +219,53 @@ static int64_t posix_check(const char *path, int64_t disp, int64_t nx)
     return bad;
 }
 
+/* --mode self: this rank's elements, contiguous, in its own file on
+ * MPI_COMM_SELF, written and read g_steps times; checked through MPI and
+ * through POSIX (this rank's file). Finalizes; the exit status. */
+static int run_self(const char *path, int64_t nx, int64_t bx, int rank, int P)
+{
+    mpiio_pieces ps = mpiio_block_cyclic(nx, bx, P, rank);
+    float *want = mpiio_pieces_expected(&ps, 0), *buf = mpiio_pieces_expected(&ps, 0);
+    const int64_t n = ps.total;
+    char mine[1100];
+    snprintf(mine, sizeof mine, "%s.r%d", path, rank);
+    unlink(mine);
+    int64_t bad = 0;
+    MPI_File fh;
+    if (MPI_File_open(MPI_COMM_SELF, mine, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                      &fh)
+        != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: MPI_File_open(%s) failed\n", rank, mine);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    bad += transfer(fh, "self", 1, buf, n) != n;
+    memset(buf, 0, (size_t)n * sizeof(float));
+    bad += transfer(fh, "self", 0, buf, n) != n;
+    MPI_File_close(&fh);
+    bad += mpiio_compare("read back on MPI_COMM_SELF", rank, buf, want, n);
+    memset(buf, 0, (size_t)n * sizeof(float));
+    int fd = open(mine, O_RDONLY);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || sb.st_size != n * 4
+        || read(fd, buf, (size_t)n * 4) != (ssize_t)(n * 4)) {
+        fprintf(stderr, "rank %d: %s: not %lld bytes\n", rank, mine, (long long)(n * 4));
+        bad++;
+    }
+    if (fd >= 0)
+        close(fd);
+    bad += mpiio_compare("POSIX read of its own file", rank, buf, want, n);
+    unlink(mine);
+    long long total = mpiio_sum(bad, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("io_mpiio: nx=%lld bx=%lld mode=self steps=%d P=%d: %s\n", (long long)nx,
+               (long long)bx, g_steps, P, total ? "MISMATCH" : "ok");
+    free(buf);
+    free(want);
+    mpiio_pieces_free(&ps);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -214,6 +290,8 @@ int main(int argc, char **argv)
             mode = v;
         else if ((v = mpiio_opt(&i, argc, argv, "--type")))
             type = v;
+        else if ((v = mpiio_opt(&i, argc, argv, "--steps")))
+            g_steps = (int)mpiio_parse_i64("--steps", v);
         else if (strcmp(argv[i], "--irregular") == 0)
             irregular = 1;
         else if (argv[i][0] != '-' && !path)
@@ -223,11 +301,24 @@ int main(int argc, char **argv)
     }
     if (!path || bx < 1 || nx < 1 || nx * 4 > 0x7fffffff
         || (strcmp(mode, "all") && strcmp(mode, "at_all") && strcmp(mode, "split")
-            && strcmp(mode, "iall") && strcmp(mode, "ptr2"))
+            && strcmp(mode, "iall") && strcmp(mode, "ptr2") && strcmp(mode, "steps")
+            && strcmp(mode, "large") && strcmp(mode, "self"))
+        || g_steps < 1
         || (strcmp(type, "darray") && strcmp(type, "vector") && strcmp(type, "indexed")))
         mpiio_usage_exit(rank, usage, NULL);
     if (irregular)
         type = "indexed";
+#if MPI_VERSION < 4
+    if (strcmp(mode, "large") == 0) {
+        if (rank == 0)
+            printf("io_mpiio: MPI %d.%d has no large-count forms: skipped\n", MPI_VERSION,
+                   MPI_SUBVERSION);
+        MPI_Finalize();
+        return 77;
+    }
+#endif
+    if (strcmp(mode, "self") == 0)
+        return run_self(path, nx, bx, rank, P);
 
     mpiio_pieces ps = irregular ? mpiio_irregular(nx, P, rank, (uint64_t)seed)
                                 : mpiio_block_cyclic(nx, bx, P, rank);

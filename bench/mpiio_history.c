@@ -1,0 +1,174 @@
+/*
+ * mpiio_history.c -- collio-mpiio-history: a climate model's history
+ * file through plain MPI-IO, to time it plainly and with the interposer
+ * LD_PRELOAD'ed (docs/mpiio.md, "A history file"). NVARS float64
+ * variables of one decomposition, one after the other in the file: the
+ * global vector of each is cut into runs of RUN/2 .. 3*RUN/2 elements
+ * (lengths from a seeded generator), dealt round-robin to the ranks
+ * (each rank holds --pieces runs, scattered over the whole vector); the
+ * rank's runs are the view (an MPI_Type_indexed filetype of MPI_DOUBLE,
+ * resized to the vector), and each variable is one MPI_File_write_at_all
+ * at the view offset of its record -- as PIO and E3SM write their
+ * history files. --reps records, each a new file. Afterwards the last
+ * file is read back (read_at_all per variable) and every element
+ * compared.
+ *
+ * usage: collio-mpiio-history [--vars N] [--pieces N] [--run N] [--reps N]
+ *                             [--dir DIR] [--seed S]
+ * One CSV line per record on stdout: vars,pieces,run,nprocs,bytes,
+ * seconds (the record's write calls, summed: each the slowest rank's
+ * after a barrier), median_call_s, open_close_s. Exit 0, 1 on a
+ * mismatch, 2 usage. Run it through scripts/mpirun N.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+static double maxed(double t)
+{
+    double m = 0;
+    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value of variable v at global element g: exact in a double. */
+static double value(int v, int64_t g)
+{
+    return (double)(v + 1) * 1e9 + (double)g;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, P;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    long vars = 20, pieces = 5000, run = 100, reps = 3, seed = 7;
+    const char *dir = ".";
+    int ok = 1;
+    for (int i = 1; i < argc && ok; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[++i] : NULL;
+        long *to = strcmp(o, "--vars") == 0     ? &vars
+                   : strcmp(o, "--pieces") == 0 ? &pieces
+                   : strcmp(o, "--run") == 0    ? &run
+                   : strcmp(o, "--reps") == 0   ? &reps
+                   : strcmp(o, "--seed") == 0   ? &seed
+                                                : NULL;
+        if (v != NULL && to != NULL)
+            *to = atol(v);
+        else if (v != NULL && strcmp(o, "--dir") == 0)
+            dir = v;
+        else
+            ok = 0;
+    }
+    if (!ok || vars < 1 || pieces < 1 || run < 2 || reps < 1) {
+        if (rank == 0)
+            fprintf(stderr, "usage: collio-mpiio-history [--vars N] [--pieces N] [--run N] "
+                            "[--reps N] [--dir DIR] [--seed S]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    /* the runs of the whole vector (the same on every rank: one seed),
+     * dealt round-robin: rank r holds runs r, r + P, ... */
+    const int64_t nruns = (int64_t)pieces * P;
+    int *blen = malloc((size_t)pieces * sizeof *blen), *bdisp = malloc((size_t)pieces * sizeof *bdisp);
+    int64_t *gdisp = malloc((size_t)pieces * sizeof *gdisp);
+    uint64_t s = (uint64_t)seed * 0x9e3779b97f4a7c15ull + 1;
+    int64_t nx = 0, mine = 0;
+    for (int64_t k = 0, j = 0; k < nruns; k++) {
+        int len = (int)(run / 2 + (int64_t)(rnd(&s) % (uint64_t)run) + 1);
+        if (k % P == rank) {
+            blen[j] = len, gdisp[j] = nx, bdisp[j] = (int)nx;
+            mine += len, j++;
+        }
+        nx += len;
+    }
+    if (nx > INT32_MAX) {
+        if (rank == 0)
+            fprintf(stderr, "collio-mpiio-history: %lld elements: too many\n", (long long)nx);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Datatype idx, ft;
+    MPI_Type_indexed((int)pieces, blen, bdisp, MPI_DOUBLE, &idx);
+    MPI_Type_create_resized(idx, 0, (MPI_Aint)nx * 8, &ft);
+    MPI_Type_commit(&ft);
+    MPI_Type_free(&idx);
+    double *buf = malloc((size_t)mine * vars * sizeof *buf);
+    for (long v = 0; v < vars; v++)
+        for (int64_t j = 0, at = 0; j < pieces; j++)
+            for (int e = 0; e < blen[j]; e++)
+                buf[v * mine + at++] = value((int)v, gdisp[j] + e);
+    char path[1200];
+    long pid = (long)getpid();
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s/collio-mpiio-history-%ld.dat", dir, pid);
+    if (rank == 0)
+        printf("vars,pieces,run,nprocs,bytes,seconds,median_call_s,open_close_s\n");
+    double *calls = malloc((size_t)vars * sizeof *calls);
+    for (long r = 0; r < reps; r++) {
+        if (rank == 0)
+            unlink(path);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime(), sum = 0;
+        MPI_File fh;
+        if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                          MPI_INFO_NULL, &fh)
+            != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+        for (long v = 0; v < vars; v++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double tc = MPI_Wtime();
+            MPI_File_write_at_all(fh, (MPI_Offset)(v * mine), buf + v * mine, (int)mine,
+                                  MPI_DOUBLE, MPI_STATUS_IGNORE);
+            calls[v] = maxed(MPI_Wtime() - tc);
+            sum += calls[v];
+        }
+        MPI_File_close(&fh);
+        double oc = maxed(MPI_Wtime() - t0);
+        qsort(calls, (size_t)vars, sizeof *calls, cmp_double);
+        if (rank == 0)
+            printf("%ld,%ld,%ld,%d,%lld,%.6f,%.6f,%.6f\n", vars, pieces, run, P,
+                   (long long)(nx * 8 * vars), sum, calls[vars / 2], oc);
+    }
+    /* the last record read back and compared */
+    MPI_File fh;
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
+    double *back = malloc((size_t)mine * sizeof *back);
+    long long bad = 0;
+    for (long v = 0; v < vars; v++) {
+        memset(back, 0, (size_t)mine * sizeof *back);
+        MPI_File_read_at_all(fh, (MPI_Offset)(v * mine), back, (int)mine, MPI_DOUBLE,
+                             MPI_STATUS_IGNORE);
+        for (int64_t k = 0; k < mine; k++)
+            bad += back[k] != buf[v * mine + k];
+    }
+    MPI_File_close(&fh);
+    long long all = 0;
+    MPI_Allreduce(&bad, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        unlink(path);
+        if (all)
+            fprintf(stderr, "collio-mpiio-history: %lld elements read back wrong\n", all);
+    }
+    MPI_Type_free(&ft);
+    free(buf), free(back), free(calls), free(blen), free(bdisp), free(gdisp);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
