@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/mpiio/compare.sh [--kind K] [--bytes] [--writes-taken] [--first-deferred] [--unreached] [--keep] NP PROGRAM [ARGS...]
+# tests/mpiio/compare.sh [--kind K] [--bytes] [--writes-taken] [--first-deferred] [--trial] [--unreached] [--keep] NP PROGRAM [ARGS...]
 #
 # Runs PROGRAM (one of tests/mpiio/io_*: it takes the output file as its
 # first argument, writes, reads back and checks itself) on NP ranks twice:
@@ -19,7 +19,10 @@
 # leaves the files equal, so only this catches it. With --first-deferred
 # the report must show the first collective write passed to MPI as the
 # first call of a pattern of large pieces (take.c) and every later write
-# taken: at least two writes of one pattern.
+# taken: at least two writes of one pattern. With --trial it must show the
+# first write taken (its plan made) and the second handed to MPI as the
+# timed trial of MPI's own collective (src/mpiio/policy.c), every other
+# write taken: at least two writes of one pattern.
 # Each program prints which library MPI_File_open resolves to: the plain
 # run must not get the interposer, the preloaded one must (so a preload the
 # dynamic linker ignored fails the comparison) -- unless --unreached says
@@ -40,7 +43,7 @@
 # itself (its plain run exited 77: e.g. no MPI-4 large-count forms).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-kind="" bytes=0 keep=0 taken=0 deferred=0 unreached=0
+kind="" bytes=0 keep=0 taken=0 deferred=0 trial=0 unreached=0
 while [ $# -gt 0 ]; do
   case $1 in
     --kind) kind=$2; shift 2 ;;
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
     --keep) keep=1; shift ;;
     --writes-taken) taken=1; shift ;;
     --first-deferred) deferred=1; shift ;;
+    --trial) trial=1; shift ;;
     --unreached) unreached=1; shift ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
@@ -56,7 +60,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--writes-taken] [--first-deferred] [--unreached] [--keep] NP PROGRAM [ARGS...]" >&2
+  echo "usage: compare.sh [--kind mpiio|hdf5|pnetcdf|netcdf4] [--bytes] [--writes-taken] [--first-deferred] [--trial] [--unreached] [--keep] NP PROGRAM [ARGS...]" >&2
   exit 2
 fi
 np=$1 prog=$2
@@ -160,6 +164,14 @@ if [ -n "$lib" ]; then
     priced=$((${nums:-0}))
     [ -n "$priced" ] && [ "$priced" -gt 0 ] && [ "$priced" -le $((took + ${rtook:-0})) ] ||
       fail "--writes-taken: the report does not say how auto priced ${priced:-no} of its $((took + ${rtook:-0})) calls (report: $dir/collio.report)"
+  fi
+  if [ $trial = 1 ]; then
+    wsec=$(sed -n '/collective write calls:/,/collective read calls:/p' "$dir/collio.report")
+    made=$(grep -c " 1 first of a pattern (plan made)" <<<"$wsec")
+    tried=$(grep -c "passed to MPI: *1 .*MPI's own collective timed" <<<"$wsec")
+    [ -n "$seen" ] && [ "$seen" -ge 2 ] && [ "$took" = $((seen - 1)) ] && [ "$made" = 1 ] &&
+      [ "$tried" = 1 ] ||
+      fail "--trial: collio took ${took:-?} of ${seen:-?} collective writes, plans made at a first write: ${made:-0}, MPI's timed: ${tried:-0} (report: $dir/collio.report)"
   fi
   if [ $deferred = 1 ]; then
     # the write section's lines, up to the read section
