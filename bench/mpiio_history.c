@@ -78,15 +78,17 @@ int main(int argc, char **argv)
     }
     if (!ok || vars < 1 || pieces < 1 || run < 2 || reps < 1) {
         if (rank == 0)
-            fprintf(stderr, "usage: collio-mpiio-history [--vars N] [--pieces N] [--run N] "
-                            "[--reps N] [--dir DIR] [--seed S]\n");
+            fprintf(stderr,
+                    "usage: collio-mpiio-history [--vars N] [--pieces N] [--run N] "
+                    "[--reps N] [--dir DIR] [--seed S]\n");
         MPI_Finalize();
         return 2;
     }
     /* the runs of the whole vector (the same on every rank: one seed),
      * dealt round-robin: rank r holds runs r, r + P, ... */
     const int64_t nruns = (int64_t)pieces * P;
-    int *blen = malloc((size_t)pieces * sizeof *blen), *bdisp = malloc((size_t)pieces * sizeof *bdisp);
+    int *blen = malloc((size_t)pieces * sizeof *blen),
+        *bdisp = malloc((size_t)pieces * sizeof *bdisp);
     int64_t *gdisp = malloc((size_t)pieces * sizeof *gdisp);
     uint64_t s = (uint64_t)seed * 0x9e3779b97f4a7c15ull + 1;
     int64_t nx = 0, mine = 0;
@@ -100,7 +102,8 @@ int main(int argc, char **argv)
     }
     if (nx > INT32_MAX) {
         if (rank == 0)
-            fprintf(stderr, "collio-mpiio-history: %lld elements: too many\n", (long long)nx);
+            fprintf(stderr, "collio-mpiio-history: %lld elements: too many\n",
+                    (long long)nx);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Datatype idx, ft;

@@ -12,6 +12,8 @@
  *    (priced_by 1, calibrate_s 0) and chooses what the first chose;
  *  - auto.calibrate=0 and COLLIO_AUTO_CALIBRATE=0: the built-in costs
  *    (priced_by 0), no file written;
+ *  - a FIFO and a file whose boolean is a string as the calibration file:
+ *    no hang, auto.calibration_error says why (IO, ARG);
  *  - learning: a calibration wrong by 10x on purpose (list I/O's request
  *    costs a tenth of what was measured) makes the plan start on list
  *    I/O where the measured calibration does not; within a bounded number
@@ -28,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum { INDEPENDENT = 1 };
 
@@ -275,6 +279,48 @@ static void case_learning(tu_ctx *t, const char *cal, const char *path)
     vec_free(&v);
 }
 
+/* A calibration path that is no regular file or holds ill-typed values:
+ * plan creation returns (no hang: a FIFO would block an open for
+ * reading), the call writes right, auto.calibration_error says why (IO:
+ * not a file; ARG: refused), and the call is priced by a measurement or
+ * the built-in costs, never by what was refused. */
+static void case_bad_file(tu_ctx *t, vec *v, const char *path)
+{
+    char fifo[512], typed[512];
+    tu_temp_path(t, "fifo.json", fifo, sizeof fifo);
+    tu_temp_path(t, "typed.json", typed, sizeof typed);
+    if (t->rank == 0) {
+        unlink(fifo);
+        if (mkfifo(fifo, 0600) != 0)
+            perror("mkfifo");
+        FILE *f = fopen(typed, "w");
+        fputs("{ \"format\": \"collio-calibration\", \"version\": 1, \"network\": {"
+              " \"intra_node\": { \"latency_s\": 1e-6, \"bandwidth_Bps\": 5e9 },"
+              " \"inter_node\": { \"latency_s\": 2e-5, \"bandwidth_Bps\": 1e9 } },"
+              " \"copy_Bps\": 5e9, \"piece_s\": 1e-8, \"cores_per_node\": 2,"
+              " \"shm_window\": \"true\", \"filesystems\": [] }",
+              f);
+        fclose(f);
+    }
+    MPI_Barrier(t->comm);
+    const char *paths[2] = {fifo, typed};
+    const int want[2] = {COLLIO_ERR_IO, COLLIO_ERR_ARG};
+    for (int k = 0; k < 2; k++) {
+        setenv("COLLIO_CALIBRATION", paths[k], 1);
+        collio_plan *p = auto_plan(t, v, "auto.calibrate=0");
+        if (p != NULL && write_checked(t, p, v, path)) {
+            TU_CHECK(t, same_stat(t, p, "auto.calibration_error") == want[k],
+                     "%s: calibration_error %g, want %d",
+                     k ? "a string boolean" : "a FIFO",
+                     same_stat(t, p, "auto.calibration_error"), want[k]);
+            TU_CHECK(t, same_stat(t, p, "auto.priced_by") == 0, "the built-in costs");
+        }
+        collio_plan_free(&p);
+    }
+    tu_remove(t, fifo);
+    tu_remove(t, typed);
+}
+
 int main(int argc, char **argv)
 {
     tu_ctx t;
@@ -291,6 +337,8 @@ int main(int argc, char **argv)
         case_off(&t, &v, off, path, "auto.calibrate=0", NULL);
         tu_case(&t, "COLLIO_AUTO_CALIBRATE=0: the built-in costs, no file");
         case_off(&t, &v, off, path, "", "0");
+        tu_case(&t, "a FIFO and a string boolean as the calibration: refused, no hang");
+        case_bad_file(&t, &v, path);
     }
     vec_free(&v);
     tu_case(&t, "a calibration wrong by 10x: learning leaves its choice");

@@ -123,11 +123,12 @@ static void say(char *v)
     for (char *t = v; *t; t++)
         if (*t == '\t')
             *t = ' ';
-    fprintf(stderr,
-            "collio_mpiio: this interposer was built for %s, the program runs %s: collio "
-            "stays out of it (every call goes to the program's MPI unchanged); preload the "
-            "one built for that MPI (%s) instead\n",
-            BUILT_FOR, v, OTHER_LIB);
+    fprintf(
+        stderr,
+        "collio_mpiio: this interposer was built for %s, the program runs %s: collio "
+        "stays out of it (every call goes to the program's MPI unchanged); preload the "
+        "one built for that MPI (%s) instead\n",
+        BUILT_FOR, v, OTHER_LIB);
 }
 
 __attribute__((constructor)) static void detect(void)
