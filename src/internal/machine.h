@@ -52,10 +52,15 @@ typedef struct collio__cal_budget {
     int stream_reps;                 /* the median of these passes */
     double list_s;                   /* seconds aimed at per list I/O run */
     int list_reps, list_max;         /* the least of reps; most pieces per rank */
+    int list_pilot;                  /* most pieces per rank of the pilot run */
     int mpiio_pieces;                /* MPI-IO collective: pieces per rank */
     double mpiio_bytes_s;            /* ... per byte: seconds of bytes aimed at */
     int mpiio_reps;
+    double requests_s;           /* ... and at most this long (0: no bound) */
     int call_warm, call_reps;    /* the smallest calls: untimed, timed rounds */
+    double calls_s;              /* ... and no more after this long, at least
+                                    one timed (0: no bound); serial's bytes and
+                                    multiphase's rounds not measured past it */
     double serial_bytes_s;       /* serial's large calls: seconds of bytes */
     int serial_reps, round_reps; /* ... and multiphase's pull rounds: calls */
 } collio__cal_budget;

@@ -35,6 +35,7 @@ void collio__cal_budget_of(int level, int mb, int pieces, collio__cal_budget *b)
                                             .list_s = 0.05,
                                             .list_reps = 5,
                                             .list_max = 4096,
+                                            .list_pilot = 32,
                                             .mpiio_pieces = 16384,
                                             .mpiio_bytes_s = 0.05,
                                             .mpiio_reps = 5,
@@ -44,8 +45,10 @@ void collio__cal_budget_of(int level, int mb, int pieces, collio__cal_budget *b)
                                             .serial_reps = 7,
                                             .round_reps = 7};
     /* a fifth to a tenth of the runs, each shorter; per rank, never more
-     * than the full budget's (docs/auto.md, "Calibration": what the first
-     * call on an uncalibrated file system measures) */
+     * than the full budget's; and the stages whose steps a networked file
+     * system makes slow (a request: 0.15-0.3 ms; a smallest call of the MPI
+     * library's collective: 70 ms on the emulated cluster's GlusterFS) stop
+     * after a time (docs/auto.md, "Calibration without a step") */
     static const collio__cal_budget quick = {.quick = 1,
                                              .pingpong_small = 30,
                                              .pingpong_big = 3,
@@ -58,10 +61,13 @@ void collio__cal_budget_of(int level, int mb, int pieces, collio__cal_budget *b)
                                              .list_s = 0.006,
                                              .list_reps = 2,
                                              .list_max = 1024,
+                                             .list_pilot = 8,
                                              .mpiio_pieces = 1024,
                                              .mpiio_bytes_s = 0.01,
                                              .mpiio_reps = 2,
+                                             .requests_s = 0.02,
                                              .call_warm = 1,
+                                             .calls_s = 0.25,
                                              .call_reps = 5,
                                              .serial_bytes_s = 0.005,
                                              .serial_reps = 3,

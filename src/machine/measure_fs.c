@@ -21,7 +21,8 @@
 
 #define CHUNK ((size_t)1 << 20) /* the large requests */
 
-/* ---- small requests: rank 0 alone, 4 bytes each, 64 bytes apart */
+/* ---- small requests: rank 0 alone, 4 bytes each, 64 bytes apart; at
+ * most the budget's count, and its time (checked every 64) */
 
 static int requests_rank0(collio__cal_ctx *x)
 {
@@ -29,15 +30,16 @@ static int requests_rank0(collio__cal_ctx *x)
     if (fd < 0)
         return collio__cal_errno(x, "open");
     float v = 1.0f;
-    int ok = 1, n = x->b.requests;
+    int ok = 1, n = x->b.requests, i;
+    const double most = x->b.requests_s > 0 ? x->b.requests_s : 1e30;
     double t0 = MPI_Wtime();
-    for (int i = 0; i < n && ok; i++)
+    for (i = 0; i < n && ok && (i % 64 != 63 || MPI_Wtime() - t0 < most); i++)
         ok = pwrite(fd, &v, 4, (off_t)64 * i) == 4 || collio__cal_errno(x, "pwrite");
-    x->fs.write_request_s = (MPI_Wtime() - t0) / n;
-    t0 = MPI_Wtime();
-    for (int i = 0; i < n && ok; i++)
+    x->fs.write_request_s = (MPI_Wtime() - t0) / (i > 0 ? i : 1);
+    n = i, t0 = MPI_Wtime();
+    for (i = 0; i < n && ok; i++)
         ok = pread(fd, &v, 4, (off_t)64 * i) == 4 || collio__cal_errno(x, "pread");
-    x->fs.read_request_s = (MPI_Wtime() - t0) / n;
+    x->fs.read_request_s = (MPI_Wtime() - t0) / (n > 0 ? n : 1);
     if (close(fd) != 0 && ok)
         ok = collio__cal_errno(x, "close");
     return ok;
@@ -122,8 +124,7 @@ int collio__cal_fs_read(collio__cal_ctx *x)
 static const double piece_bytes[] = {4, 1024, 16384, 65536};
 #define NPIECE ((int)(sizeof piece_bytes / sizeof piece_bytes[0]))
 _Static_assert(NPIECE <= COLLIO_CAL_INTERLEAVED_MAX, "the calibration file holds them");
-#define LIST_PILOT 32                 /* most pieces per rank of the pilot run ... */
-#define LIST_PILOT_BYTES (512 * 1024) /* ... and most bytes (a slow file system) */
+#define LIST_PILOT_BYTES (512 * 1024) /* most bytes per rank of the pilot run */
 #define LIST_IOV 1024                 /* a contiguous range: pieces per request */
 
 /* Every rank writes (reads) n pieces of b bytes from buf, all at once:
@@ -190,12 +191,12 @@ static int list_size(collio__cal_ctx *x, int fd, size_t b, unsigned char *buf, d
 {
     double t;
     int pilot = (int)(LIST_PILOT_BYTES / b);
-    pilot = pilot < 2 ? 2 : pilot > LIST_PILOT ? LIST_PILOT : pilot;
+    pilot = pilot < 2 ? 2 : pilot > x->b.list_pilot ? x->b.list_pilot : pilot;
     if (list_truncate(x, fd) || list_run(x, fd, 1, 0, b, pilot, buf, &t))
         return 1;
     double per = t / pilot; /* the same on every rank (a max) */
     int n = per > 0 ? (int)(x->b.list_s / per) : x->b.list_max;
-    n = n < pilot ? pilot : n > x->b.list_max ? x->b.list_max : n;
+    n = n < 2 ? 2 : n > x->b.list_max ? x->b.list_max : n;
     double tw[2] = {INFINITY, INFINITY}, tr[2] = {INFINITY, INFINITY}; /* [contig] */
     for (int k = 0; k < x->b.list_reps; k++)
         for (int j = 0; j < 2; j++) {
