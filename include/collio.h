@@ -432,6 +432,11 @@ typedef struct collio_fs_costs {
      * runs); 0: by `collio-bench calibrate` (COLLIO_CALIBRATE_FULL). The
      * file's "method": "quick" or "full". */
     int quick;
+    /* The MPI library the costs were measured under (the first line of its
+     * MPI_Get_library_version, e.g. "Open MPI v4.1.4", "MPICH 4.0.2"; ""
+     * in files of older collios): the MPI library's collective and the
+     * calls' floors are its own. The file's "mpi". */
+    char mpi[64];
 } collio_fs_costs;
 
 #define COLLIO_CALIBRATION_MAX_FS 16
@@ -531,12 +536,13 @@ int collio_calibrate(MPI_Comm comm, const char *dir, const collio_calibrate_opts
 int collio_calibration_find_fs(const collio_calibration *c, const collio_fs_id *id);
 
 /** Local. 1 if entry fs was measured with the rank layout of a job of
- *  `ranks` ranks, `ranks_per_node` of them on its fullest node: the same
+ *  `ranks` ranks, `ranks_per_node` of them on its fullest node -- the same
  *  ranks per node, and one node or several alike (its calls' call_ranks
- *  and call_ranks_per_node); an entry without them (older files) covers
- *  every layout. Strategy auto prices a call with an entry that covers its
- *  plan's layout, and measures the file system where none does
- *  (docs/auto.md, "Calibration"). */
+ *  and call_ranks_per_node) -- and under the MPI library this process runs
+ *  (its mpi); an entry without them (older files) covers every layout and
+ *  MPI. Strategy auto prices a call with an entry that covers its plan,
+ *  and measures the file system where none does (docs/auto.md,
+ *  "Calibration without a step"). */
 int collio_calibration_covers(const collio_fs_costs *fs, int ranks, int ranks_per_node);
 
 /** Local. The first entry of c for file system `id` that covers a job of

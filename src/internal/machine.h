@@ -104,6 +104,10 @@ int collio__cal_fs_read(collio__cal_ctx *x);
 int collio__cal_list(collio__cal_ctx *x);
 int collio__cal_mpiio(collio__cal_ctx *x);
 
+/* Local: the MPI library this process runs, as calibration entries name
+ * it (collio_fs_costs' mpi: the first line of MPI_Get_library_version). */
+void collio__mpi_library(char *out, size_t n);
+
 /* A 64-bit key of a file system's identity (type, mount point, source):
  * equal for equal identities (but for collisions), never 0. */
 uint64_t collio__fs_key(const collio_fs_id *id);

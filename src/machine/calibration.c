@@ -115,10 +115,39 @@ int collio_calibration_find_fs(const collio_calibration *c, const collio_fs_id *
     return -1;
 }
 
+void collio__mpi_library(char *out, size_t n)
+{
+    static char name[64];
+    if (name[0] == '\0') {
+        static char v[16384]; /* (MPICH's MPI_MAX_LIBRARY_VERSION_STRING: 8192) */
+        int len = 0;
+        if (MPI_Get_library_version(v, &len) != MPI_SUCCESS || len <= 0)
+            snprintf(v, sizeof v, "unknown MPI");
+        /* "MPICH Version:\t4.0.2\n..." or "Open MPI v4.1.4, package: ...":
+         * the first line, to a comma, without "Version:", blanks squeezed */
+        v[strcspn(v, "\n,")] = '\0';
+        char *w = strstr(v, " Version:");
+        if (w != NULL)
+            memmove(w, w + 9, strlen(w + 9) + 1);
+        size_t k = 0;
+        for (const char *c = v; *c && k + 1 < sizeof name; c++)
+            if (!(*c == ' ' || *c == '\t') || (k > 0 && name[k - 1] != ' '))
+                name[k++] = *c == '\t' ? ' ' : *c;
+        while (k > 0 && name[k - 1] == ' ')
+            k--;
+        name[k] = '\0';
+    }
+    snprintf(out, n, "%s", name);
+}
+
 int collio_calibration_covers(const collio_fs_costs *fs, int ranks, int ranks_per_node)
 {
     if (fs == NULL)
         return 0;
+    char mine[64];
+    collio__mpi_library(mine, sizeof mine);
+    if (fs->mpi[0] != '\0' && strcmp(fs->mpi, mine) != 0)
+        return 0;            /* another MPI library's collective, its calls */
     if (fs->call_ranks <= 0) /* no layout recorded (older files): any */
         return 1;
     return fs->call_ranks_per_node == ranks_per_node
@@ -338,6 +367,9 @@ static int parse_fs(json_object *o, collio_fs_costs *fs)
         rc = get_int(o, "filesystems[]", "magic", 0, 18446744073709549568.0, &magic);
     fs->id.magic = (unsigned long)magic;
     json_object *m = NULL;
+    fs->mpi[0] = '\0';
+    if (rc == COLLIO_OK && json_object_object_get_ex(o, "mpi", &m))
+        rc = get_str(o, "mpi", fs->mpi, sizeof fs->mpi);
     fs->quick = 0;
     if (rc == COLLIO_OK && json_object_object_get_ex(o, "method", &m)) {
         const char *v =

@@ -84,6 +84,8 @@ static json_object *to_json(const collio_calibration *c)
         json_object_object_add(o, "mount", json_object_new_string(fs->id.mount));
         json_object_object_add(o, "source", json_object_new_string(fs->id.source));
         json_object_object_add(o, "magic", json_object_new_int64((int64_t)fs->id.magic));
+        if (fs->mpi[0] != '\0')
+            json_object_object_add(o, "mpi", json_object_new_string(fs->mpi));
         json_object_object_add(o, "method",
                                json_object_new_string(fs->quick ? "quick" : "full"));
         for (int k = 0; k < collio__cal_fs_nnums; k++)
@@ -229,17 +231,20 @@ static int lock_path(const char *path)
     return -2;
 }
 
-/* The slot of fs in c: its file system's with the same rank layout, else
- * a new one at the end (the oldest entry dropped when c is full). */
+/* The slot of fs in c: its file system's with the same rank layout and
+ * MPI library, else a new one at the end (the oldest entry dropped when c
+ * is full). */
 static int slot_for(collio_calibration *c, const collio_fs_costs *fs)
 {
     for (int i = 0; i < c->nfs; i++) {
         const collio_fs_costs *e = &c->fs[i];
         if (strcmp(e->id.type, fs->id.type) == 0
             && strcmp(e->id.source, fs->id.source) == 0
-            && strcmp(e->id.mount, fs->id.mount) == 0
-            && (e->call_ranks <= 0
-                || collio_calibration_covers(e, fs->call_ranks, fs->call_ranks_per_node)))
+            && strcmp(e->id.mount, fs->id.mount) == 0 && strcmp(e->mpi, fs->mpi) == 0
+            && (e->call_ranks <= 0 || fs->call_ranks <= 0
+                || (e->call_ranks_per_node == fs->call_ranks_per_node
+                    && (e->call_ranks > e->call_ranks_per_node)
+                           == (fs->call_ranks > fs->call_ranks_per_node))))
             return i;
     }
     if (c->nfs == COLLIO_CALIBRATION_MAX_FS) {

@@ -45,6 +45,12 @@
  *    CMIO_JUDGE_CALLS of collio's calls after that are timed, the faster of
  *    the two by those times keeps the pattern; */
 #define CMIO_CLEAR_WIN 10.0
+/*    -- where MPI's call is predicted to take CMIO_CLEAR_WIN_S or more: a
+ *    trial of it would cost that. A call predicted shorter is timed
+ *    whatever the model says: a small call's time is mostly what the
+ *    calibration's smallest calls measured, at another rank count, and
+ *    collio's agreement (collective calls of its own) may be most of it; */
+#define CMIO_CLEAR_WIN_S 0.05
 #define CMIO_JUDGE_CALLS 2
 /*  - a file whose last CMIO_PASS_STREAK writes (reads) all went to MPI
  *    sends its writes (reads) straight to MPI, without the pattern's
@@ -55,7 +61,9 @@
  *    calibration has or the built-in costs (auto.calibrate=0), and the
  *    timed calls decide. */
 #define CMIO_PASS_STREAK 8
-#define CMIO_RESAMPLE 64
+/* (a call decided in full costs its agreement: at 64 calls per sample,
+ * IOR's 1 KiB transfers under MPICH paid 5 % of their time in it) */
+#define CMIO_RESAMPLE 256
 #define CMIO_MEASURE_BYTES ((int64_t)1 << 20)
 
 /* COLLIO_MPIIO / info key "collio_mpiio". */
@@ -169,8 +177,13 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
 /* policy.c: what take.c asks of the policy. */
 /* Local (agreed by construction): 1 when s's call of operation op goes
  * straight to MPI (a streak of passes, CMIO_PASS_STREAK), counting the
- * call. */
+ * call. A file's first call of each operation decides in full: its
+ * streak starts from the group's (the ranks' previous files), agreed in
+ * that call's summary -- the least of the ranks' (cmio_policy_streak_hint,
+ * _agreed). */
 int cmio_policy_streak(cmio_file *s, int op);
+int cmio_policy_streak_hint(const cmio_file *s, int op);
+void cmio_policy_streak_agreed(cmio_file *s, int op, int least);
 /* Local: this rank's elapsed time of the group's last timed call, in ns
  * (-1: none), for the pattern's summary reduction to agree on. */
 int64_t cmio_policy_pending_ns(const cmio_file *s);
@@ -188,8 +201,8 @@ void cmio_policy_predicted(cmio_file *s, cmio_entry *e, int op);
  * model takes goes to MPI (a trial of MPI's, or measured slower); arms
  * the timing of the call. made: the plan was made in this call. */
 cmio_why cmio_policy_route(cmio_file *s, cmio_entry *e, int op, int made);
-/* Local: a taken call ended, t_sync seconds after the ranks' last
- * agreement, made: its plan was made in it (not timed for judging). */
+/* Local: a taken call ended, secs after it began (this rank), made: its
+ * plan was made in it (not timed for judging). */
 void cmio_policy_taken(cmio_file *s, const cmio_entry *e, int op, int made, double secs);
 /* Local: the outcome of a call of operation op for the streak: 1 passed,
  * 0 taken. */

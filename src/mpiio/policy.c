@@ -9,16 +9,20 @@
  * this program on this machine -- and collio's calls carry the
  * interposer's own work besides. So, per pattern and operation:
  *
- *  - predicted CMIO_CLEAR_WIN times faster than MPI's collective (a
- *    vector in blocks of one element: hundreds of times), the calls are
- *    collio's from the first, and kept once CMIO_JUDGE_CALLS are timed;
+ *  - predicted CMIO_CLEAR_WIN times faster than MPI's collective where
+ *    that takes CMIO_CLEAR_WIN_S or more (a vector in blocks of one
+ *    element: hundreds of times, seconds), the calls are collio's from the
+ *    first, and kept once CMIO_JUDGE_CALLS are timed;
  *  - otherwise -- and always on one rank, where there is nothing to
  *    aggregate -- the call after collio's first (which made its plan) goes
  *    to MPI, timed (or the first call of a pattern deferred to MPI on
  *    several nodes), and once CMIO_JUDGE_CALLS of collio's calls after
  *    those are timed, the faster keeps the pattern: collio's mean against
- *    MPI's time. MPI's time counts from after the pattern's agreement,
- *    collio's too (both paid it); neither counts the application's skew.
+ *    MPI's time. MPI's time is its own call's (from after the pattern's
+ *    agreement, every rank in the call); collio's the whole call, the
+ *    agreement included -- with MPI keeping the pattern, calls go straight
+ *    to MPI, without it (below), so that is what collio must beat. (Ranks
+ *    arriving apart count against collio: ties go to MPI, the default.)
  *    MPI's trial comes after collio's first call so that both rewrite
  *    blocks a call wrote before, as later calls do: a first call into a
  *    new file allocates its blocks, slower whoever makes it.
@@ -35,7 +39,11 @@
  * Files whose last CMIO_PASS_STREAK writes (reads) all went to MPI send
  * their writes (reads) straight there, without the pattern's agreement,
  * but for every CMIO_RESAMPLE-th, which decides in full: a call that
- * small costs MPI microseconds, and the agreement would be most of it.
+ * small costs MPI microseconds, and the agreement would be most of it. A
+ * file's first write (read) decides in full too, and its streak starts
+ * from its ranks' previous file's -- the least over the ranks, agreed in
+ * that call's summary (a rank that lost the hint starts the streak anew
+ * for all): a program that writes a file per step keeps its streak.
  */
 #include "cmio.h"
 
@@ -75,15 +83,46 @@ static void arm(const cmio_file *s, const cmio_entry *e, int op, int kind, doubl
     *p = (pend){s->group, e->key, op, kind, 0, secs};
 }
 
+/* Each group's last streaks (a hint for its next file: agreed there). */
+#define GROUP_MAX 16
+static struct {
+    uint64_t group;
+    int streak[2];
+} groups[GROUP_MAX];
+
+static int *group_streak(uint64_t group, int op)
+{
+    for (int i = 0; i < GROUP_MAX; i++)
+        if (groups[i].group == group)
+            return &groups[i].streak[op];
+    int i = (int)(group % GROUP_MAX); /* (a lost hint only costs calls) */
+    groups[i].group = group;
+    groups[i].streak[0] = groups[i].streak[1] = 0;
+    return &groups[i].streak[op];
+}
+
 int cmio_policy_streak(cmio_file *s, int op)
 {
-    s->calls[op]++;
+    if (s->calls[op]++ == 0)
+        return 0; /* a file's first call: decided in full */
     return s->streak[op] >= CMIO_PASS_STREAK && s->calls[op] % CMIO_RESAMPLE != 0;
+}
+
+int cmio_policy_streak_hint(const cmio_file *s, int op)
+{
+    return s->calls[op] == 1 ? *group_streak(s->group, op) : 1 << 30;
+}
+
+void cmio_policy_streak_agreed(cmio_file *s, int op, int least)
+{
+    if (s->calls[op] == 1) /* (every rank: the file's first call) */
+        s->streak[op] = least;
 }
 
 void cmio_policy_outcome(cmio_file *s, int op, int passed)
 {
     s->streak[op] = passed ? s->streak[op] + 1 : 0;
+    *group_streak(s->group, op) = s->streak[op];
 }
 
 int64_t cmio_policy_pending_ns(const cmio_file *s)
@@ -161,7 +200,8 @@ void cmio_policy_predicted(cmio_file *s, cmio_entry *e, int op)
     collio_plan_predict(e->plan, s->cf, op == 0, &cand, &secs);
     collio_plan_stat(e->plan, "auto.predicted_two_phase_s", &mpi);
     /* one rank: nothing to aggregate, MPI's own until measured slower */
-    e->clear[op] = P > 1 && secs > 0 && mpi >= CMIO_CLEAR_WIN * secs;
+    e->clear[op] =
+        P > 1 && secs > 0 && mpi >= CMIO_CLEAR_WIN * secs && mpi >= CMIO_CLEAR_WIN_S;
 }
 
 cmio_why cmio_policy_route(cmio_file *s, cmio_entry *e, int op, int made)

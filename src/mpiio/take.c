@@ -144,12 +144,18 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
         forced(s) || (fx->n > 0 && fx->bytes < (int64_t)CMIO_DEFER_PIECE_BYTES * fx->n);
     if (!spans_nodes(s)) /* (on every rank: collective, the first time) */
         small = 1;
-    int64_t in[6] = {(int64_t)why, -lo,
-                     hi,           -(int64_t)(tz < 3 ? tz : 3),
-                     small,        cmio_policy_pending_ns(s)},
-            o[6];
-    if (MPI_Allreduce(in, o, 6, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
+    const int op = writing ? 0 : 1;
+    int64_t in[7] = {(int64_t)why,
+                     -lo,
+                     hi,
+                     -(int64_t)(tz < 3 ? tz : 3),
+                     small,
+                     cmio_policy_pending_ns(s),
+                     -(int64_t)cmio_policy_streak_hint(s, op)},
+            o[7];
+    if (MPI_Allreduce(in, o, 7, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
         return MPI_ERR_OTHER;
+    cmio_policy_streak_agreed(s, op, (int)-o[6]);
     out->why = (cmio_why)o[0];
     out->lo = -o[1];
     out->hi = o[2];
@@ -404,7 +410,6 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
     summary g;
     if (summarize(s, why, writing, &g) != MPI_SUCCESS)
         return 0; /* MPI itself failed: let it say so on the real call */
-    const double t_sync = MPI_Wtime(); /* (every rank is in the call) */
     if (g.why != CMIO_TAKEN || g.hi == 0)
         return pass(s, writing, g.why != CMIO_TAKEN ? g.why : CMIO_WHY_MODEL, 0, t0);
     int made = 0;
@@ -432,7 +437,9 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
     if (why != CMIO_TAKEN)
         return pass(s, writing, why, made, t0);
     *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
-    cmio_policy_taken(s, e, op, made, MPI_Wtime() - t_sync);
+    /* collio's whole call, the pattern's agreement in it: with MPI keeping
+     * the pattern, the calls go straight there (streak), without it */
+    cmio_policy_taken(s, e, op, made, MPI_Wtime() - t0);
     cmio_policy_outcome(s, op, 0);
     cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
     count_priced(e->plan);

@@ -357,6 +357,7 @@ int collio_calibrate(MPI_Comm comm, const char *dir, const collio_calibrate_opts
     collio__cal_budget_of(o->level, o->mb, o->pieces, &x.b);
     x.cal = *cal;
     x.fs.quick = x.b.quick;
+    collio__mpi_library(x.fs.mpi, sizeof x.fs.mpi);
     if (x.rank == 0)
         collio_fs_identify(dir, &x.fs.id);
     double t0 = MPI_Wtime(), secs[NSTAGES] = {0};
