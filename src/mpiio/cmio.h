@@ -40,10 +40,10 @@
  *    0.5-2.5x the measured times here, quickly calibrated: a factor of 2
  *    let MPI's 8 ms calls of 16 KiB pieces pass as collio's clear wins),
  *    and a call of MPI's where it is that slow costs seconds;
- *  - any other -- and every pattern on one rank -- hands its second call
- *    to MPI, timed, then runs collio on the next ones: once
- *    CMIO_JUDGE_CALLS of collio's calls after that are timed, the faster of
- *    the two by those times keeps the pattern; */
+ *  - any other -- and every pattern on one rank -- after collio's first
+ *    call hands its calls to MPI and to collio in turn, each timed: once
+ *    CMIO_JUDGE_CALLS of each are timed, the faster by the least of its
+ *    times keeps the pattern; */
 #define CMIO_CLEAR_WIN 10.0
 /*    -- where MPI's call is predicted to take CMIO_CLEAR_WIN_S or more: a
  *    trial of it would cost that. A call predicted shorter is timed
@@ -105,8 +105,8 @@ typedef struct cmio_entry {
     cmio_why why[2];        /* per write (0) / read (1): CMIO_TAKEN or why not */
     uint64_t decided_on[2]; /* the file (serial) the decision was made for */
     /* what was measured of the pattern (policy.c), per operation: MPI's
-     * calls (the least of them), collio's after the one that made the plan
-     * (the first CMIO_JUDGE_CALLS), and what they decided */
+     * calls (the least time of them), collio's after the one that made
+     * the plan (the first CMIO_JUDGE_CALLS), and what they decided */
     int clear[2]; /* collio predicted CMIO_CLEAR_WIN times faster */
     int mpi_n[2], col_n[2];
     double mpi_s[2], col_s[2][CMIO_JUDGE_CALLS];
@@ -116,7 +116,8 @@ typedef struct cmio_entry {
 /* One open MPI file. */
 typedef struct cmio_file {
     MPI_File fh;
-    MPI_Comm comm; /* a dup of the open's */
+    MPI_Comm comm; /* a dup of the open's (MPI_COMM_SELF for one rank) */
+    int own_comm;  /* 1: comm is the dup, freed at close */
     char *path;    /* for collio's own open (the ROMIO prefix stripped) */
     int amode;
     cmio_mode mode;

@@ -93,6 +93,10 @@ static int forced(const cmio_file *s)
  * nodes (MPI's shared-memory split; the same answer on every rank). */
 static int spans_nodes(cmio_file *s)
 {
+    int size = 1;
+    MPI_Comm_size(s->comm, &size);
+    if (s->nodes == 0 && size == 1) /* (one rank: one node, nothing to ask) */
+        s->nodes = 1;
     if (s->nodes == 0) {
         MPI_Comm node = MPI_COMM_NULL;
         int n = 0, P = 0;
@@ -429,7 +433,9 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
     }
     if (made)
         make_plan(s, &g, e);
-    if (e->decided_on[op] != s->serial) { /* per file: its file system */
+    /* per file (its file system), unless the calls measured MPI faster
+     * already: then collio does not even open the file */
+    if (e->decided_on[op] != s->serial && e->verdict[op] != CMIO_KEEP_MPI) {
         e->why[op] = decide(s, e, writing);
         e->decided_on[op] = s->serial;
     }

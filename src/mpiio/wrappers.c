@@ -184,13 +184,23 @@ int CMIO_NAME(MPI_File_open)(MPI_Comm comm, const char *filename, int amode,
     s->path = plain_path(filename);
     read_info(s, info);
     keep_view(s, 0, MPI_BYTE, MPI_BYTE, "native"); /* MPI's default view */
-    /* collective, as the open is */
-    if (MPI_Comm_dup(comm, &s->comm) != MPI_SUCCESS || s->path == NULL) {
+    /* collective, as the open is; one rank's file (MPI_COMM_SELF, a file
+     * per process) uses MPI_COMM_SELF itself: its collectives can neither
+     * fail nor meet another's, and a dup per open costs as much as a
+     * small file's calls */
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    s->own_comm = size > 1;
+    if ((s->own_comm ? MPI_Comm_dup(comm, &s->comm)
+                     : (s->comm = MPI_COMM_SELF, MPI_SUCCESS))
+            != MPI_SUCCESS
+        || s->path == NULL) {
         free(s->path);
         free(s);
         return rc;
     }
-    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    if (s->own_comm)
+        MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
     s->group = group_digest(s->comm);
     s->serial = ++opens;
     s->next = files;
@@ -209,7 +219,8 @@ int CMIO_NAME(MPI_File_close)(MPI_File *fh)
             }
         cmio_release(s); /* collective over the file's ranks, as close is */
         free_view(s);
-        MPI_Comm_free(&s->comm);
+        if (s->own_comm)
+            MPI_Comm_free(&s->comm);
         free(s->path);
         free(s);
     }

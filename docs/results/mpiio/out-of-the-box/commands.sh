@@ -12,8 +12,10 @@
 #            elements per rank), write_at_all each, 16 ranks, 5 records, 2
 #            rounds
 #   ior      IOR -a MPIIO -c -t 1k -b 64k -s 8 (shared file) and with -F
-#            (a file per process), 10 iterations, Open MPI and MPICH
-#            (the interposer built for each), 2 and 4 ranks, 2 rounds
+#            (a file per process), 20 iterations, Open MPI and MPICH
+#            (the interposer built for each), 2 and 4 ranks, 4 rounds (a run
+#            takes milliseconds: its mean bandwidth spreads 20 % from run
+#            to run here)
 # IOR is not part of this repository: IOR_OMPI and IOR_MPICH name its
 # binaries built against each MPI (here: github.com/hpc/ior 5fcf0ba,
 # ./configure CC=mpicc.openmpi / CC=mpicc.mpich).
@@ -68,13 +70,13 @@ ior() { # MODE ROUND MPI NP LAYOUT
   local bin=$ior_ompi pre=$lib flags=()
   [ "$3" = mpich ] && bin=$ior_mpich pre=$lib_mpich && export COLLIO_MPIEXEC=/usr/bin/mpiexec.mpich
   [ "$5" = fpp ] && flags=(-F)
-  PRELOAD=$pre run "$1" "$4" "$bin" -a MPIIO -c -t 1k -b 64k -s 8 -i 10 "${flags[@]}" \
+  PRELOAD=$pre run "$1" "$4" "$bin" -a MPIIO -c -t 1k -b 64k -s 8 -i 20 "${flags[@]}" \
     -o "$d/ior.dat" | awk -v p="$1,$2,$3,$4,$5" \
     '/^(write|read) / && NF > 20 {print p "," $1 "," $2 "," $3 "," $4 "," $5 "," $10}' \
     >>"$o/ior.csv"
   unset COLLIO_MPIEXEC
 }
-for r in 1 2; do
+for r in 1 2 3 4; do
   for mpi in ompi mpich; do
     for np in 2 4; do
       for layout in shared fpp; do

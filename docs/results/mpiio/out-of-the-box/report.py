@@ -17,7 +17,8 @@ def main():
     d = sys.argv[1]
     peers = defaultdict(list)
     for r in csv.DictReader(open(f"{d}/peers.csv")):
-        peers[(r["api"], int(r["bx"]), r["mode"])].append(float(r["seconds"]))
+        if r["bx"].isdigit():  # (each run's own header line is in it too)
+            peers[(r["api"], int(r["bx"]), r["mode"])].append(float(r["seconds"]))
     print("| API | bx | plain (s) | with collio (s) | collio / plain | plain / collio |")
     print("|---|---|---|---|---|---|")
     for (api, bx) in sorted({(a, b) for a, b, _ in peers}, key=lambda k: (k[0], k[1])):
