@@ -8,6 +8,7 @@
  * COLLIO_ERR_UNSUPPORTED (checked instead).
  */
 #include "collio.h"
+#include <mpi.h>
 #include "unit_check.h"
 
 #include <stdio.h>
@@ -233,6 +234,22 @@ static void check_store(const char *dir)
     CHECK(collio_calibration_store(path, NULL, &a) == COLLIO_OK
               && collio_calibration_load(path, &c) == COLLIO_OK && c.nfs == 1,
           "a corrupt file replaced");
+    /* another MPI library's entry covers nothing here and is kept apart
+     * (MPI_Get_library_version may be called before MPI_Init) */
+    char mine[64];
+    int len = 0;
+    static char v[16384];
+    MPI_Get_library_version(v, &len);
+    collio_fs_costs o = a;
+    snprintf(o.mpi, sizeof o.mpi, "Some Other MPI 9.9");
+    CHECK(!collio_calibration_covers(&o, 8, 8), "another MPI's entry covers nothing");
+    CHECK(collio_calibration_store(path, NULL, &o) == COLLIO_OK
+              && collio_calibration_load(path, &c) == COLLIO_OK && c.nfs == 2
+              && strcmp(c.fs[1].mpi, o.mpi) == 0,
+          "another MPI's entry stored beside this one's, its mpi kept");
+    snprintf(mine, sizeof mine, "%.5s", v);
+    CHECK(collio_calibration_find_covering(&c, &a.id, 8, 8) == 0,
+          "this MPI's entry (%s...) still the covering one", mine);
 }
 
 /* Many processes store an entry each into one file at the same moment

@@ -51,6 +51,9 @@
  *    calibration's smallest calls measured, at another rank count, and
  *    collio's agreement (collective calls of its own) may be most of it; */
 #define CMIO_CLEAR_WIN_S 0.05
+/*    collio keeps a pattern it measured faster than this fraction of MPI's
+ *    time (near-ties: MPI's, the default); */
+#define CMIO_KEEP_MARGIN 0.9
 #define CMIO_JUDGE_CALLS 2
 /*  - a file whose last CMIO_PASS_STREAK writes (reads) all went to MPI
  *    sends its writes (reads) straight to MPI, without the pattern's

@@ -24,8 +24,10 @@
  *    after the pattern's agreement, every rank in the call); collio's the
  *    whole call, the agreement included -- with MPI keeping the pattern,
  *    calls go straight to MPI, without it (below), so that is what collio
- *    must beat. Ranks arriving apart count against collio: ties go to
- *    MPI, the default. The trials come after collio's first call so that
+ *    must beat, by CMIO_KEEP_MARGIN: near-ties go to MPI, the default
+ *    (calls of a microsecond or two, IOR's 1 KiB transfers on one rank,
+ *    fell either way from run to run). Ranks arriving apart count against
+ *    collio too. The trials come after collio's first call so that
  *    both rewrite blocks a call wrote before, as later calls do: a first
  *    call into a new file allocates its blocks, slower whoever makes it.
  *
@@ -147,7 +149,7 @@ static void say(const cmio_file *s, const cmio_entry *e, int op, double least)
     if (on && rank == 0)
         fprintf(
             stderr,
-            "collio_mpiio: pattern %016llx %s: collio %.3g s, MPI %.3g s%s (the least "
+            "collio_mpiio: pattern %016llx %s: collio %.6g s, MPI %.6g s%s (the least "
             "of %d calls each): %s keeps it\n",
             (unsigned long long)e->key, op == 0 ? "write" : "read", least,
             e->mpi_n[op] > 0 ? e->mpi_s[op] : 0.0,
@@ -163,9 +165,10 @@ static void judge(const cmio_file *s, cmio_entry *e, int op)
     double least = e->col_s[op][0];
     for (int i = 1; i < CMIO_JUDGE_CALLS; i++)
         least = e->col_s[op][i] < least ? e->col_s[op][i] : least;
-    /* (ties: MPI's, the default) */
-    e->verdict[op] =
-        e->mpi_n[op] > 0 && least >= e->mpi_s[op] ? CMIO_KEEP_MPI : CMIO_KEEP_COLLIO;
+    /* collio must be clearly faster: near-ties are MPI's, the default */
+    e->verdict[op] = e->mpi_n[op] > 0 && least >= CMIO_KEEP_MARGIN * e->mpi_s[op]
+                         ? CMIO_KEEP_MPI
+                         : CMIO_KEEP_COLLIO;
     say(s, e, op, least);
 }
 

@@ -6,8 +6,8 @@
 # measures its file system in its first call), in turns, in one session.
 # Run from the repository's root on a quiet machine: about 25 minutes.
 #   peers    the 16 MB float32 vector, 8 ranks, MPI-IO / HDF5 / PnetCDF:
-#            bx = 4096, 65536 (7 writes each), 2 rounds; bx = 1, 16
-#            (3 writes each), 1 round
+#            bx = 4096, 65536 (7 writes each), bx = 1, 16 (3 writes each),
+#            2 rounds
 #   history  20 float64 variables of one decomposition (5,000 runs of ~100
 #            elements per rank), write_at_all each, 16 ranks, 5 records, 2
 #            rounds
@@ -48,24 +48,31 @@ peers() { # MODE ROUND BX REPS
   run "$1" 8 build/bench/collio-mpiio-bench --api mpiio,hdf5,pnetcdf --bx "$3" \
     --reps "$4" --dir "$d" | sed "s/^/$1,$2,/" >>"$o/peers.csv"
 }
-echo "mode,round,api,bx,rep,nprocs,bytes,seconds,open_close_seconds" >"$o/peers.csv"
-for r in 1 2; do
-  for m in plain collio; do peers $m $r 4096,65536 7; done
-done
-for m in plain collio; do peers $m 1 1,16 3; done
-
-echo "mode,round,vars,pieces,run,nprocs,bytes,seconds,median_call_s,open_close_s" \
-  >"$o/history.csv"
-for r in 1 2; do
-  for m in plain collio; do
-    run $m 16 build/bench/collio-mpiio-history --vars 20 --pieces 5000 --run 100 \
-      --reps 5 --dir "$d" | tail -n +2 | sed "s/^/$m,$r,/" >>"$o/history.csv"
+parts=${PARTS:-peers history ior} # (a part alone: PARTS=ior)
+if [[ " $parts " == *" peers "* ]]; then
+  echo "mode,round,api,bx,rep,nprocs,bytes,seconds,open_close_seconds" >"$o/peers.csv"
+  for r in 1 2; do
+    for m in plain collio; do peers $m $r 4096,65536 7; done
+    for m in plain collio; do peers $m $r 1,16 3; done
   done
-done
+fi
+
+if [[ " $parts " == *" history "* ]]; then
+  echo "mode,round,vars,pieces,run,nprocs,bytes,seconds,median_call_s,open_close_s" \
+    >"$o/history.csv"
+  for r in 1 2; do
+    for m in plain collio; do
+      run $m 16 build/bench/collio-mpiio-history --vars 20 --pieces 5000 --run 100 \
+        --reps 5 --dir "$d" | tail -n +2 | sed "s/^/$m,$r,/" >>"$o/history.csv"
+    done
+  done
+fi
 
 # IOR: its summary lines (write and read: Max, Min, Mean MiB/s, their
 # standard deviation, the mean time of an iteration)
-echo "mode,round,mpi,np,layout,op,max_MiBs,min_MiBs,mean_MiBs,stddev,mean_s" >"$o/ior.csv"
+if [[ " $parts " == *" ior "* ]]; then
+  echo "mode,round,mpi,np,layout,op,max_MiBs,min_MiBs,mean_MiBs,stddev,mean_s" >"$o/ior.csv"
+fi
 ior() { # MODE ROUND MPI NP LAYOUT
   local bin=$ior_ompi pre=$lib flags=()
   [ "$3" = mpich ] && bin=$ior_mpich pre=$lib_mpich && export COLLIO_MPIEXEC=/usr/bin/mpiexec.mpich
@@ -77,6 +84,7 @@ ior() { # MODE ROUND MPI NP LAYOUT
   unset COLLIO_MPIEXEC
 }
 for r in 1 2 3 4; do
+  [[ " $parts " == *" ior "* ]] || break
   for mpi in ompi mpich; do
     for np in 2 4; do
       for layout in shared fpp; do
