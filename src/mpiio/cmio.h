@@ -147,6 +147,7 @@ typedef struct cmio_file {
      * order), and how many of the last went to MPI in a row */
     uint64_t calls[2];
     int streak[2];
+    int armed; /* its next call to MPI is timed (a trial) */
 } cmio_file;
 
 /* Calls of the interposer's own (collio's opens of the file) go straight to
@@ -181,13 +182,16 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
 /* policy.c: what take.c asks of the policy. */
 /* Local (agreed by construction): 1 when s's call of operation op goes
  * straight to MPI (a streak of passes, CMIO_PASS_STREAK), counting the
- * call. A file's first call of each operation decides in full: its
- * streak starts from the group's (the ranks' previous files), agreed in
- * that call's summary -- the least of the ranks' (cmio_policy_streak_hint,
- * _agreed). */
+ * call. A file's first call of each operation is agreed on: its streak
+ * starts from the group's (the ranks' previous files), agreed in that
+ * call's summary -- the least of the ranks' (cmio_policy_streak_hint,
+ * _agreed, _first). */
 int cmio_policy_streak(cmio_file *s, int op);
 int cmio_policy_streak_hint(const cmio_file *s, int op);
 void cmio_policy_streak_agreed(cmio_file *s, int op, int least);
+/* Local (from the agreed streak): 1 when a file's first call of op, its
+ * streak agreed, goes straight to MPI. */
+int cmio_policy_streak_first(const cmio_file *s, int op);
 /* Local: this rank's elapsed time of the group's last timed call, in ns
  * (-1: none), for the pattern's summary reduction to agree on. */
 int64_t cmio_policy_pending_ns(const cmio_file *s);

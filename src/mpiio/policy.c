@@ -44,10 +44,12 @@
  * their writes (reads) straight there, without the pattern's agreement,
  * but for every CMIO_RESAMPLE-th, which decides in full: a call that
  * small costs MPI microseconds, and the agreement would be most of it. A
- * file's first write (read) decides in full too, and its streak starts
- * from its ranks' previous file's -- the least over the ranks, agreed in
- * that call's summary (a rank that lost the hint starts the streak anew
- * for all): a program that writes a file per step keeps its streak.
+ * file's first write (read) is agreed on again: its streak starts from
+ * its ranks' previous file's -- the least over the ranks, agreed in that
+ * call's summary (a rank that lost the hint starts the streak anew for
+ * all) -- and where that is a streak, the call goes straight on (the
+ * summary's one reduction, not the pattern's two more): a program that
+ * writes a file per step keeps its streak.
  */
 #include "cmio.h"
 
@@ -81,10 +83,11 @@ static pend *pend_of(uint64_t group, int make)
     return free_slot;
 }
 
-static void arm(const cmio_file *s, const cmio_entry *e, int op, int kind, double secs)
+static void arm(cmio_file *s, const cmio_entry *e, int op, int kind, double secs)
 {
     pend *p = pend_of(s->group, 1);
     *p = (pend){s->group, e->key, op, kind, 0, secs};
+    s->armed = kind == 1; /* (CMIO_PASS times the file's next call to MPI) */
 }
 
 /* Each group's last streaks (a hint for its next file: agreed there). */
@@ -121,6 +124,11 @@ void cmio_policy_streak_agreed(cmio_file *s, int op, int least)
 {
     if (s->calls[op] == 1) /* (every rank: the file's first call) */
         s->streak[op] = least;
+}
+
+int cmio_policy_streak_first(const cmio_file *s, int op)
+{
+    return s->calls[op] == 1 && s->streak[op] >= CMIO_PASS_STREAK;
 }
 
 void cmio_policy_outcome(cmio_file *s, int op, int passed)
@@ -238,15 +246,17 @@ void cmio_policy_taken(cmio_file *s, const cmio_entry *e, int op, int made, doub
 
 void cmio_policy_pass_begin(cmio_file *s)
 {
-    pend *p = s != NULL ? pend_of(s->group, 0) : NULL;
+    pend *p = s != NULL && s->armed ? pend_of(s->group, 0) : NULL;
     if (p != NULL && p->kind == 1 && p->secs < 0)
         p->t0 = MPI_Wtime();
 }
 
 int cmio_policy_pass_end(cmio_file *s, int rc)
 {
-    pend *p = s != NULL ? pend_of(s->group, 0) : NULL;
+    pend *p = s != NULL && s->armed ? pend_of(s->group, 0) : NULL;
     if (p != NULL && p->kind == 1 && p->secs < 0)
         p->secs = MPI_Wtime() - p->t0;
+    if (s != NULL)
+        s->armed = 0;
     return rc;
 }

@@ -391,14 +391,18 @@ static int pass(cmio_file *s, int writing, cmio_why why, int made, double t0)
 int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
                     MPI_Datatype dt, MPI_Status *st, int writing, int *err)
 {
-    double t0 = MPI_Wtime();
-    cmio_why why = local_why(s, writing);
-    if (why == CMIO_WHY_OFF) { /* the same everywhere: no message */
-        cmio_count(writing, why, NULL, 0, 0);
+    if (s->mode == CMIO_OFF) { /* the same everywhere: no message */
+        cmio_count(writing, CMIO_WHY_OFF, NULL, 0, 0);
         return 0;
     }
-    if (cmio_policy_streak(s, writing ? 0 : 1)) /* (the same everywhere: no message) */
-        return pass(s, writing, CMIO_WHY_STREAK, 0, t0);
+    /* a streak: straight to MPI, before anything that costs (local_why asks
+     * MPI for the atomicity): a call of a microsecond pays what it must */
+    if (cmio_policy_streak(s, writing ? 0 : 1)) { /* (the same everywhere) */
+        cmio_count(writing, CMIO_WHY_STREAK, NULL, 0, 0);
+        return 0;
+    }
+    double t0 = MPI_Wtime();
+    cmio_why why = local_why(s, writing);
     MPI_Offset pos = at;
     if (why == CMIO_TAKEN && at < 0 && PMPI_File_get_position(s->fh, &pos) != MPI_SUCCESS)
         why = CMIO_WHY_TYPE;
@@ -414,6 +418,10 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
     summary g;
     if (summarize(s, why, writing, &g) != MPI_SUCCESS)
         return 0; /* MPI itself failed: let it say so on the real call */
+    /* a file's first call, its ranks' streak agreed in the summary: on
+     * with it, not the pattern's key and lookup (two more reductions) */
+    if (cmio_policy_streak_first(s, writing ? 0 : 1))
+        return pass(s, writing, CMIO_WHY_STREAK, 0, t0);
     if (g.why != CMIO_TAKEN || g.hi == 0)
         return pass(s, writing, g.why != CMIO_TAKEN ? g.why : CMIO_WHY_MODEL, 0, t0);
     int made = 0;

@@ -13,9 +13,10 @@
 #            rounds
 #   ior      IOR -a MPIIO -c -t 1k -b 64k -s 8 (shared file) and with -F
 #            (a file per process), 20 iterations, Open MPI and MPICH
-#            (the interposer built for each), 2 and 4 ranks, 4 rounds (a run
-#            takes milliseconds: its mean bandwidth spreads 20 % from run
-#            to run here)
+#            (the interposer built for each), 2 and 4 ranks, 4 rounds (an
+#            iteration takes a millisecond: runs' mean bandwidths spread by
+#            20 % and more here, so every iteration is kept and compared by
+#            the median)
 # IOR is not part of this repository: IOR_OMPI and IOR_MPICH name its
 # binaries built against each MPI (here: github.com/hpc/ior 5fcf0ba,
 # ./configure CC=mpicc.openmpi / CC=mpicc.mpich).
@@ -68,10 +69,10 @@ if [[ " $parts " == *" history "* ]]; then
   done
 fi
 
-# IOR: its summary lines (write and read: Max, Min, Mean MiB/s, their
-# standard deviation, the mean time of an iteration)
+# IOR: every iteration's line (write and read: its bandwidth, open,
+# write/read, close and total seconds, its number)
 if [[ " $parts " == *" ior "* ]]; then
-  echo "mode,round,mpi,np,layout,op,max_MiBs,min_MiBs,mean_MiBs,stddev,mean_s" >"$o/ior.csv"
+  echo "mode,round,mpi,np,layout,op,bw_MiBs,open_s,wrrd_s,close_s,total_s,iter" >"$o/ior.csv"
 fi
 ior() { # MODE ROUND MPI NP LAYOUT
   local bin=$ior_ompi pre=$lib flags=()
@@ -79,7 +80,7 @@ ior() { # MODE ROUND MPI NP LAYOUT
   [ "$5" = fpp ] && flags=(-F)
   PRELOAD=$pre run "$1" "$4" "$bin" -a MPIIO -c -t 1k -b 64k -s 8 -i 20 "${flags[@]}" \
     -o "$d/ior.dat" | awk -v p="$1,$2,$3,$4,$5" \
-    '/^(write|read) / && NF > 20 {print p "," $1 "," $2 "," $3 "," $4 "," $5 "," $10}' \
+    '/^(write|read) / && NF == 11 {print p "," $1 "," $2 "," $7 "," $8 "," $9 "," $10 "," $11}' \
     >>"$o/ior.csv"
   unset COLLIO_MPIEXEC
 }
