@@ -4,7 +4,8 @@
 # preloaded, with no calibration file (each preloaded run starts from a
 # calibration path where nothing is: the first pattern of 1 MiB or more
 # measures its file system in its first call), in turns, in one session.
-# Run from the repository's root on a quiet machine: about 25 minutes.
+# Run from the repository's root on a quiet machine: about 25 minutes
+# (PARTS=... runs some: peers, history, ior).
 #   peers    the 16 MB float32 vector, 8 ranks, MPI-IO / HDF5 / PnetCDF:
 #            bx = 4096, 65536 (7 writes each), bx = 1, 16 (3 writes each),
 #            2 rounds
@@ -13,10 +14,10 @@
 #            rounds
 #   ior      IOR -a MPIIO -c -t 1k -b 64k -s 8 (shared file) and with -F
 #            (a file per process), 20 iterations, Open MPI and MPICH
-#            (the interposer built for each), 2 and 4 ranks, 4 rounds (an
-#            iteration takes a millisecond: runs' mean bandwidths spread by
-#            20 % and more here, so every iteration is kept and compared by
-#            the median)
+#            (the interposer built for each), 2 and 4 ranks, IOR_ROUNDS
+#            rounds (4; 8 for docs/mpiio.md) -- an iteration takes a
+#            millisecond: runs' mean bandwidths spread by 20 % and more
+#            here, so every iteration is kept and compared by the median
 # IOR is not part of this repository: IOR_OMPI and IOR_MPICH name its
 # binaries built against each MPI (here: github.com/hpc/ior 5fcf0ba,
 # ./configure CC=mpicc.openmpi / CC=mpicc.mpich).
@@ -84,7 +85,7 @@ ior() { # MODE ROUND MPI NP LAYOUT
     >>"$o/ior.csv"
   unset COLLIO_MPIEXEC
 }
-for r in 1 2 3 4; do
+for r in $(seq "${IOR_ROUNDS:-4}"); do
   [[ " $parts " == *" ior "* ]] || break
   for mpi in ompi mpich; do
     for np in 2 4; do
