@@ -57,8 +57,10 @@
 #define CMIO_JUDGE_CALLS 2
 /*  - a file whose last CMIO_PASS_STREAK writes (reads) all went to MPI
  *    sends its writes (reads) straight to MPI, without the pattern's
- *    agreement (flattening, allreduces), but for every CMIO_RESAMPLE-th,
- *    which decides in full again (a call collio takes ends the streak);
+ *    agreement (flattening, allreduces), but for the streak's
+ *    CMIO_RESAMPLE-th call and then at twice the length each time, up to
+ *    every CMIO_RESAMPLE_MAX-th, which decides in full again (a call
+ *    collio takes ends the streak);
  *  - a pattern of fewer bytes than CMIO_MEASURE_BYTES in all is not worth
  *    measuring its file system for: its plan prices it with what the
  *    calibration has or the built-in costs (auto.calibrate=0), and the
@@ -67,6 +69,10 @@
 /* (a call decided in full costs its agreement: at 64 calls per sample,
  * IOR's 1 KiB transfers under MPICH paid 5 % of their time in it) */
 #define CMIO_RESAMPLE 256
+/* (a file per step of 512 calls of 1 KiB, IOR's, paid 7 % of its calls'
+ * time for two such calls a file at a fixed 256; a pattern that changes
+ * within a streak goes to MPI, as it would without collio, until then) */
+#define CMIO_RESAMPLE_MAX 16384
 #define CMIO_MEASURE_BYTES ((int64_t)1 << 20)
 
 /* COLLIO_MPIIO / info key "collio_mpiio". */
@@ -146,7 +152,7 @@ typedef struct cmio_file {
      * calls (the same count on every rank: collective calls come in one
      * order), and how many of the last went to MPI in a row */
     uint64_t calls[2];
-    int streak[2];
+    int64_t streak[2];
     int armed; /* its next call to MPI is timed (a trial) */
 } cmio_file;
 
@@ -187,8 +193,8 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
  * call's summary -- the least of the ranks' (cmio_policy_streak_hint,
  * _agreed, _first). */
 int cmio_policy_streak(cmio_file *s, int op);
-int cmio_policy_streak_hint(const cmio_file *s, int op);
-void cmio_policy_streak_agreed(cmio_file *s, int op, int least);
+int64_t cmio_policy_streak_hint(const cmio_file *s, int op);
+void cmio_policy_streak_agreed(cmio_file *s, int op, int64_t least);
 /* Local (from the agreed streak): 1 when a file's first call of op, its
  * streak agreed, goes straight to MPI. */
 int cmio_policy_streak_first(const cmio_file *s, int op);
@@ -221,6 +227,8 @@ int cmio_policy_pass_end(cmio_file *s, int rc);
 /* Hands a call to MPI: `call` (the PMPI_ call) timed where the policy
  * armed it; its return code. */
 #define CMIO_PASS(s, call) (cmio_policy_pass_begin(s), cmio_policy_pass_end((s), (call)))
+/* Local: s closes; its streaks are its group's hint for the next file. */
+void cmio_policy_close(const cmio_file *s);
 /* take.c: frees collio's open of s (collective over s->comm). */
 void cmio_release(cmio_file *s);
 /* take.c: frees every cached plan (local; at MPI_Finalize). */

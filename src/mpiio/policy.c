@@ -42,8 +42,9 @@
  *
  * Files whose last CMIO_PASS_STREAK writes (reads) all went to MPI send
  * their writes (reads) straight there, without the pattern's agreement,
- * but for every CMIO_RESAMPLE-th, which decides in full: a call that
- * small costs MPI microseconds, and the agreement would be most of it. A
+ * but for the streak's CMIO_RESAMPLE-th call, then its 2x, 4x ... up to
+ * every CMIO_RESAMPLE_MAX-th, which decide in full: a call that small
+ * costs MPI microseconds, and the agreement would be most of it. A
  * file's first write (read) is agreed on again: its streak starts from
  * its ranks' previous file's -- the least over the ranks, agreed in that
  * call's summary (a rank that lost the hint starts the streak anew for
@@ -94,10 +95,10 @@ static void arm(cmio_file *s, const cmio_entry *e, int op, int kind, double secs
 #define GROUP_MAX 16
 static struct {
     uint64_t group;
-    int streak[2];
+    int64_t streak[2];
 } groups[GROUP_MAX];
 
-static int *group_streak(uint64_t group, int op)
+static int64_t *group_streak(uint64_t group, int op)
 {
     for (int i = 0; i < GROUP_MAX; i++)
         if (groups[i].group == group)
@@ -108,19 +109,34 @@ static int *group_streak(uint64_t group, int op)
     return &groups[i].streak[op];
 }
 
+/* 1 when a streak of n passes decides its next call in full: at n =
+ * CMIO_RESAMPLE, 2x, 4x ... and then every CMIO_RESAMPLE_MAX (n is the
+ * same on every rank: agreed at the file's first call, counted alike). */
+static int resample_due(int64_t n)
+{
+    if (n < CMIO_RESAMPLE)
+        return 0;
+    if (n >= CMIO_RESAMPLE_MAX)
+        return n % CMIO_RESAMPLE_MAX == 0;
+    return (n & (n - 1)) == 0 && n % CMIO_RESAMPLE == 0;
+}
+
 int cmio_policy_streak(cmio_file *s, int op)
 {
     if (s->calls[op]++ == 0)
         return 0; /* a file's first call: decided in full */
-    return s->streak[op] >= CMIO_PASS_STREAK && s->calls[op] % CMIO_RESAMPLE != 0;
+    if (s->streak[op] < CMIO_PASS_STREAK || resample_due(s->streak[op]))
+        return 0;
+    s->streak[op]++; /* (a pass: the streak goes on) */
+    return 1;
 }
 
-int cmio_policy_streak_hint(const cmio_file *s, int op)
+int64_t cmio_policy_streak_hint(const cmio_file *s, int op)
 {
-    return s->calls[op] == 1 ? *group_streak(s->group, op) : 1 << 30;
+    return s->calls[op] == 1 ? *group_streak(s->group, op) : INT64_MAX / 2;
 }
 
-void cmio_policy_streak_agreed(cmio_file *s, int op, int least)
+void cmio_policy_streak_agreed(cmio_file *s, int op, int64_t least)
 {
     if (s->calls[op] == 1) /* (every rank: the file's first call) */
         s->streak[op] = least;
@@ -135,6 +151,13 @@ void cmio_policy_outcome(cmio_file *s, int op, int passed)
 {
     s->streak[op] = passed ? s->streak[op] + 1 : 0;
     *group_streak(s->group, op) = s->streak[op];
+}
+
+void cmio_policy_close(const cmio_file *s)
+{
+    for (int op = 0; op < 2; op++)
+        if (s->calls[op] > 0) /* (the straight calls counted since) */
+            *group_streak(s->group, op) = s->streak[op];
 }
 
 int64_t cmio_policy_pending_ns(const cmio_file *s)

@@ -48,7 +48,7 @@ const char *cmio_why_text(cmio_why why)
         [CMIO_WHY_TRIAL] = "MPI's own collective timed, to compare collio's with",
         [CMIO_WHY_MEASURED] = "collio's calls measured slower than MPI's own collective",
         [CMIO_WHY_STREAK] = "the file's calls all went to MPI of late: straight there "
-                            "(every 256th decided again)",
+                            "(its 256th, 512th ... decided again)",
     };
     return why < CMIO_NWHY ? text[why] : "?";
 }

@@ -89,14 +89,32 @@ static int forced(const cmio_file *s)
     return s->mode == CMIO_FORCE || s->strategy[0] != '\0';
 }
 
-/* Collective over s->comm, once per file: 1 when its ranks run on several
- * nodes (MPI's shared-memory split; the same answer on every rank). */
+/* The answer of spans_nodes for each group of ranks that asked: kept for
+ * the process's life and never evicted, so that every rank of a group
+ * holds it from the same call on (a group's files are opened, and their
+ * first calls made, by all its ranks together) and none enters the split
+ * while another skips it. A program with a file per step asks once, not
+ * per file: the split makes a communicator, as costly as a small file's
+ * calls. */
+typedef struct group_nodes {
+    uint64_t group;
+    int nodes;
+    struct group_nodes *next;
+} group_nodes;
+static group_nodes *known_nodes = NULL;
+
+/* Collective over s->comm, once per group of ranks: 1 when its ranks run
+ * on several nodes (MPI's shared-memory split; the same answer on every
+ * rank). */
 static int spans_nodes(cmio_file *s)
 {
     int size = 1;
     MPI_Comm_size(s->comm, &size);
     if (s->nodes == 0 && size == 1) /* (one rank: one node, nothing to ask) */
         s->nodes = 1;
+    for (group_nodes *k = known_nodes; s->nodes == 0 && k != NULL; k = k->next)
+        if (k->group == s->group)
+            s->nodes = k->nodes;
     if (s->nodes == 0) {
         MPI_Comm node = MPI_COMM_NULL;
         int n = 0, P = 0;
@@ -108,6 +126,13 @@ static int spans_nodes(cmio_file *s)
             MPI_Comm_free(&node);
         }
         s->nodes = n > 0 && n < P ? 2 : 1;
+        group_nodes *k = malloc(sizeof *k);
+        if (k != NULL && s->group != 0) { /* (0: no digest, never reused) */
+            *k = (group_nodes){s->group, s->nodes, known_nodes};
+            known_nodes = k;
+        } else {
+            free(k);
+        }
     }
     return s->nodes == 2;
 }
@@ -155,11 +180,11 @@ static int summarize(cmio_file *s, cmio_why why, int writing, summary *out)
                      -(int64_t)(tz < 3 ? tz : 3),
                      small,
                      cmio_policy_pending_ns(s),
-                     -(int64_t)cmio_policy_streak_hint(s, op)},
+                     -cmio_policy_streak_hint(s, op)},
             o[7];
     if (MPI_Allreduce(in, o, 7, MPI_INT64_T, MPI_MAX, s->comm) != MPI_SUCCESS)
         return MPI_ERR_OTHER;
-    cmio_policy_streak_agreed(s, op, (int)-o[6]);
+    cmio_policy_streak_agreed(s, op, -o[6]);
     out->why = (cmio_why)o[0];
     out->lo = -o[1];
     out->hi = o[2];

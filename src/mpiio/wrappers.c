@@ -217,6 +217,7 @@ int CMIO_NAME(MPI_File_close)(MPI_File *fh)
                 *p = s->next;
                 break;
             }
+        cmio_policy_close(s);
         cmio_release(s); /* collective over the file's ranks, as close is */
         free_view(s);
         if (s->own_comm)

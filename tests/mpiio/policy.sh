@@ -11,7 +11,10 @@
 #      measured slower, then straight (a streak of 8);
 #   2. as users run: the same trials, and the rest of the calls go where
 #      the logged times say -- collio's where the least of its times was
-#      below 0.9 of the least of MPI's (CMIO_KEEP_MARGIN), else MPI's.
+#      below 0.9 of the least of MPI's (CMIO_KEEP_MARGIN), else MPI's;
+#   3. a long streak (40,000 calls MPI keeps) decides in full rarely: at
+#      its 256th call, 512th ... then every 16,384th (CMIO_RESAMPLE,
+#      CMIO_RESAMPLE_MAX): 8 such calls, where every 256th would be 156.
 # Rank 0's report and log (COLLIO_MPIIO_REPORT, COLLIO_MPIIO_LOG).
 set -uo pipefail
 np=$1 prog=$2
@@ -30,12 +33,13 @@ n() {
     awk '{s += $1} END {print s + 0}'
 }
 taken() { grep -m1 "collective $1 calls:" "$dir/report" | sed -n 's/.* \([0-9]*\) taken.*/\1/p'; }
-run() { # HINTS
+run() { # HINTS [STEPS NX]
+  local steps=${2:-$steps} nx=${3:-30000}
   rm -f "$dir/report" "$dir/log"
   COLLIO_HINTS="$1" COLLIO_MPIIO_REPORT="$dir/report" COLLIO_MPIIO_LOG=1 \
     COLLIO_CALIBRATION=$dir/cal.json \
     "$mpirun" "$np" sh -c 'LD_PRELOAD="'"$lib"'${LD_PRELOAD:+ $LD_PRELOAD}" exec "$@"' sh \
-    "$prog" "$dir/data" --mode self --steps $steps --nx 30000 --bx 100 \
+    "$prog" "$dir/data" --mode self --steps "$steps" --nx "$nx" --bx 100 \
     >"$dir/out" 2>"$dir/log" || fail "the program failed: $(tail -3 "$dir/out" "$dir/log")"
   grep -q "mode=self.*: ok" "$dir/out" || fail "the program's check: $(cat "$dir/out")"
   sed "s/^/  [report] /" "$dir/report"
@@ -76,6 +80,17 @@ m = re.search(r"collio ([0-9.e+-]+) s, MPI ([0-9.e+-]+) s .*: (\w+) keeps", sys.
 c, mpi, who = float(m.group(1)), float(m.group(2)), m.group(3)
 sys.exit(0 if (who == "collio") == (c < 0.9 * mpi) else 1)
 PY
+done
+echo "== a long streak: decided in full at its 256th, 512th ... call"
+long=40000
+run "auto.only=serial,serial.chunk_bytes=64" $long 3000
+for op in write read; do
+  full=$(n $op "measured slower") straight=$(n $op "straight there")
+  echo "  $op: $full decided in full after the verdict, $straight straight"
+  # the verdict's streak of 8 (CMIO_PASS_STREAK) and its resamples: at 256,
+  # 512, ... 16384, 32768 -- 8 of them
+  [ "$full" -ge 9 ] && [ "$full" -le 20 ] || fail "$op: $full calls decided in full"
+  [ "$straight" -ge $((long - 30)) ] || fail "$op: only $straight calls straight to MPI"
 done
 [ $status = 0 ] && rm -rf "$dir" && echo "policy.sh: $np ranks: ok"
 exit $status
