@@ -123,8 +123,10 @@ static int resample_due(int64_t n)
 
 int cmio_policy_streak(cmio_file *s, int op)
 {
-    if (s->calls[op]++ == 0)
-        return 0; /* a file's first call: decided in full */
+    if (s->calls[op]++ == 0 && s->own_comm)
+        return 0; /* a file's first call: its streak agreed in full */
+    if (s->calls[op] == 1) /* one rank's file: nothing to agree, the hint holds */
+        s->streak[op] = *group_streak(s->group, op);
     if (s->streak[op] < CMIO_PASS_STREAK || resample_due(s->streak[op]))
         return 0;
     s->streak[op]++; /* (a pass: the streak goes on) */
