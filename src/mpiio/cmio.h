@@ -126,7 +126,8 @@ typedef struct cmio_entry {
 typedef struct cmio_file {
     MPI_File fh;
     MPI_Comm comm; /* a dup of the open's (MPI_COMM_SELF for one rank) */
-    int own_comm;  /* 1: comm is the dup, freed at close */
+    int own_comm;  /* 1: comm is a dup of the file's (of more than one rank) */
+    int kept_comm; /* 1: that dup is its group's, kept (wrappers.c), not freed */
     char *path;    /* for collio's own open (the ROMIO prefix stripped) */
     int amode;
     cmio_mode mode;

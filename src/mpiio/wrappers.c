@@ -62,6 +62,45 @@ static uint64_t group_digest(MPI_Comm comm)
     return h;
 }
 
+/* collio's own communicators (a dup: its collectives never meet the
+ * application's), one per group of ranks that opened files, kept for the
+ * process's life and shared by the group's files -- a dup per open costs
+ * as much as a small file's calls (IOR's file per iteration). Each rank of
+ * a group holds its communicator from the same open on: the open that
+ * made it agreed that every rank had room, and none is dropped. Files
+ * open at once share it safely: collio's collectives run inside the
+ * application's collective calls, which come in one order on every rank. */
+#define GROUP_COMMS_MAX 64
+static struct {
+    uint64_t group;
+    MPI_Comm comm;
+} group_comms[GROUP_COMMS_MAX];
+static int n_group_comms = 0;
+
+/* Collective over comm (size > 1): collio's communicator for a file of
+ * comm's ranks (group: their digest); *kept 1 where it is the group's,
+ * not to be freed at close. */
+static int comm_for(MPI_Comm comm, uint64_t group, MPI_Comm *out, int *kept)
+{
+    *kept = 0;
+    for (int i = 0; i < n_group_comms; i++)
+        if (group_comms[i].group == group) {
+            *out = group_comms[i].comm;
+            *kept = 1;
+            return MPI_SUCCESS;
+        }
+    if (MPI_Comm_dup(comm, out) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+    int room = n_group_comms < GROUP_COMMS_MAX && group != 0, all = 0;
+    if (MPI_Allreduce(&room, &all, 1, MPI_INT, MPI_MIN, *out) == MPI_SUCCESS && all) {
+        group_comms[n_group_comms].group = group;
+        group_comms[n_group_comms++].comm = *out;
+        *kept = 1;
+    }
+    return MPI_SUCCESS;
+}
+
 /* The values of COLLIO_MPIIO and of info key collio_mpiio, by cmio_mode
  * (anything else, "on" included: auto). */
 static const char *const mode_names[] = {"auto", "off", "force"};
@@ -186,12 +225,12 @@ int CMIO_NAME(MPI_File_open)(MPI_Comm comm, const char *filename, int amode,
     keep_view(s, 0, MPI_BYTE, MPI_BYTE, "native"); /* MPI's default view */
     /* collective, as the open is; one rank's file (MPI_COMM_SELF, a file
      * per process) uses MPI_COMM_SELF itself: its collectives can neither
-     * fail nor meet another's, and a dup per open costs as much as a
-     * small file's calls */
+     * fail nor meet another's */
     int size = 0;
     MPI_Comm_size(comm, &size);
     s->own_comm = size > 1;
-    if ((s->own_comm ? MPI_Comm_dup(comm, &s->comm)
+    s->group = group_digest(comm);
+    if ((s->own_comm ? comm_for(comm, s->group, &s->comm, &s->kept_comm)
                      : (s->comm = MPI_COMM_SELF, MPI_SUCCESS))
             != MPI_SUCCESS
         || s->path == NULL) {
@@ -199,9 +238,6 @@ int CMIO_NAME(MPI_File_open)(MPI_Comm comm, const char *filename, int amode,
         free(s);
         return rc;
     }
-    if (s->own_comm)
-        MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
-    s->group = group_digest(s->comm);
     s->serial = ++opens;
     s->next = files;
     files = s;
@@ -220,7 +256,7 @@ int CMIO_NAME(MPI_File_close)(MPI_File *fh)
         cmio_policy_close(s);
         cmio_release(s); /* collective over the file's ranks, as close is */
         free_view(s);
-        if (s->own_comm)
+        if (s->own_comm && !s->kept_comm)
             MPI_Comm_free(&s->comm);
         free(s->path);
         free(s);
