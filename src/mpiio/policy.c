@@ -123,9 +123,11 @@ static int resample_due(int64_t n)
 
 int cmio_policy_streak(cmio_file *s, int op)
 {
+    /* a file's first call: its streak agreed in full; one rank's file has
+       nothing to agree, so its group's hint holds from the first call */
     if (s->calls[op]++ == 0 && s->own_comm)
-        return 0; /* a file's first call: its streak agreed in full */
-    if (s->calls[op] == 1) /* one rank's file: nothing to agree, the hint holds */
+        return 0;
+    if (s->calls[op] == 1)
         s->streak[op] = *group_streak(s->group, op);
     if (s->streak[op] < CMIO_PASS_STREAK || resample_due(s->streak[op]))
         return 0;
