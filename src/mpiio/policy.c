@@ -171,25 +171,27 @@ int64_t cmio_policy_pending_ns(const cmio_file *s)
 }
 
 /* COLLIO_MPIIO_LOG=1: each verdict on standard error (rank 0 of the
- * file's ranks). */
+ * file's ranks, named by its rank in MPI_COMM_WORLD: files of one rank
+ * each log from every rank). */
 static void say(const cmio_file *s, const cmio_entry *e, int op, double least)
 {
     static int on = -1;
-    int rank = 0;
+    int rank = 0, world = 0;
     if (on < 0) {
         const char *v = getenv("COLLIO_MPIIO_LOG");
         on = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
     }
     MPI_Comm_rank(s->comm, &rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
     if (on && rank == 0)
-        fprintf(
-            stderr,
-            "collio_mpiio: pattern %016llx %s: collio %.6g s, MPI %.6g s%s (the least "
-            "of %d calls each): %s keeps it\n",
-            (unsigned long long)e->key, op == 0 ? "write" : "read", least,
-            e->mpi_n[op] > 0 ? e->mpi_s[op] : 0.0,
-            e->mpi_n[op] > 0 ? "" : " (not timed: predicted 10x collio's or more)",
-            CMIO_JUDGE_CALLS, e->verdict[op] == CMIO_KEEP_COLLIO ? "collio" : "MPI");
+        fprintf(stderr,
+                "collio_mpiio: rank %d: pattern %016llx %s: collio %.6g s, MPI %.6g s%s "
+                "(the least "
+                "of %d calls each): %s keeps it\n",
+                world, (unsigned long long)e->key, op == 0 ? "write" : "read", least,
+                e->mpi_n[op] > 0 ? e->mpi_s[op] : 0.0,
+                e->mpi_n[op] > 0 ? "" : " (not timed: predicted 10x collio's or more)",
+                CMIO_JUDGE_CALLS, e->verdict[op] == CMIO_KEEP_COLLIO ? "collio" : "MPI");
 }
 
 static void judge(const cmio_file *s, cmio_entry *e, int op)

@@ -43,7 +43,7 @@ run() { # HINTS [STEPS NX]
     >"$dir/out" 2>"$dir/log" || fail "the program failed: $(tail -3 "$dir/out" "$dir/log")"
   grep -q "mode=self.*: ok" "$dir/out" || fail "the program's check: $(cat "$dir/out")"
   sed "s/^/  [report] /" "$dir/report"
-  grep "collio_mpiio: pattern" "$dir/log" | head -4 | sed "s/^/  [log] /"
+  grep "collio_mpiio: rank 0: pattern" "$dir/log" | head -4 | sed "s/^/  [log] /"
 }
 
 echo "== collio slow on purpose: MPI keeps it"
@@ -55,7 +55,7 @@ for op in write read; do
   want=3
   [ $op = read ] && want=2
   [ "$(taken $op)" = $want ] || fail "$op: $(taken $op) taken, want $want"
-  grep -q "pattern .* $op: .*: MPI keeps it" "$dir/log" || fail "$op: no verdict for MPI"
+  grep -q "rank 0: pattern .* $op: .*: MPI keeps it" "$dir/log" || fail "$op: no verdict for MPI"
   [ $(($(n $op "measured slower") + $(n $op "straight there"))) -ge $((steps - 5)) ] ||
     fail "$op: the calls after the verdict did not all go to MPI"
   [ "$(n $op "straight there")" -ge 1 ] || fail "$op: no streak"
@@ -65,7 +65,7 @@ echo "== as users run: the times decide"
 run ""
 for op in write read; do
   [ "$(n $op "MPI's own collective timed")" = 2 ] || fail "$op: not two trials of MPI's"
-  v=$(grep -m1 "pattern .* $op: " "$dir/log")
+  v=$(grep -m1 "rank 0: pattern .* $op: " "$dir/log")
   if grep -q "collio keeps it" <<<"$v"; then
     [ "$(taken $op)" = $((steps - 2)) ] || fail "$op: collio keeps it, $(taken $op) taken"
   elif grep -q "MPI keeps it" <<<"$v"; then
