@@ -186,8 +186,7 @@ static void say(const cmio_file *s, const cmio_entry *e, int op, double least)
     if (on && rank == 0)
         fprintf(stderr,
                 "collio_mpiio: rank %d: pattern %016llx %s: collio %.6g s, MPI %.6g s%s "
-                "(the least "
-                "of %d calls each): %s keeps it\n",
+                "(the least of %d calls each): %s keeps it\n",
                 world, (unsigned long long)e->key, op == 0 ? "write" : "read", least,
                 e->mpi_n[op] > 0 ? e->mpi_s[op] : 0.0,
                 e->mpi_n[op] > 0 ? "" : " (not timed: predicted 10x collio's or more)",
