@@ -342,7 +342,7 @@ static int close_collective_handle(collio_file *f)
     if (!f->coll_fh_open)
         return COLLIO_OK;
     f->coll_fh_open = 0;
-    return MPI_File_close(&f->coll_fh) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_IO;
+    return PMPI_File_close(&f->coll_fh) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_IO;
 }
 
 int collio_file_close(collio_file **fp)
@@ -505,13 +505,13 @@ int collio__file_collective_handle(collio_file *f, MPI_File *out)
     int rc = COLLIO_OK;
     if (!f->coll_fh_open) {
         int amode = f->mode == COLLIO_FILE_READ ? MPI_MODE_RDONLY : MPI_MODE_RDWR;
-        if (MPI_File_open(f->comm, collio__file_data_path(f), amode, f->opts.info,
-                          &f->coll_fh)
+        if (PMPI_File_open(f->comm, collio__file_data_path(f), amode, f->opts.info,
+                           &f->coll_fh)
             != MPI_SUCCESS) {
             rc = COLLIO_ERR_OPEN;
         } else {
             f->coll_fh_open = 1;
-            if (MPI_File_set_errhandler(f->coll_fh, MPI_ERRORS_RETURN) != MPI_SUCCESS)
+            if (PMPI_File_set_errhandler(f->coll_fh, MPI_ERRORS_RETURN) != MPI_SUCCESS)
                 rc = COLLIO_ERR_MPI;
         }
         rc = collio__agree(f->comm, rc);

@@ -49,12 +49,12 @@ static int mpiio_open(collio_file *f, const char *path, int create)
     if (create)
         amode |= MPI_MODE_CREATE;
     MPI_Info info = f->opts.info;
-    int mrc = MPI_File_open(f->comm, path, amode, info, &f->fh);
+    int mrc = PMPI_File_open(f->comm, path, amode, info, &f->fh);
     if (mrc != MPI_SUCCESS)
         return fail(COLLIO_ERR_OPEN, mrc, "MPI_File_open", f, 0);
     f->fh_open = 1;
     /* The default file error handler may have been changed by the user. */
-    if (MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN) != MPI_SUCCESS)
+    if (PMPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN) != MPI_SUCCESS)
         return COLLIO_ERR_MPI;
     return COLLIO_OK;
 }
@@ -65,13 +65,13 @@ static int mpiio_close(collio_file *f)
     if (!f->fh_open)
         return COLLIO_OK;
     f->fh_open = 0;
-    return MPI_File_close(&f->fh) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_IO;
+    return PMPI_File_close(&f->fh) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_IO;
 }
 
 /* Collective (MPI_File_sync is). */
 static int mpiio_sync(collio_file *f)
 {
-    return MPI_File_sync(f->fh) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_IO;
+    return PMPI_File_sync(f->fh) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_IO;
 }
 
 /* Bytes a status says were moved with `type`. */
@@ -88,8 +88,8 @@ static int access_at(collio_file *f, int64_t off, void *buf, int count, MPI_Data
                      size_t bytes, int is_write)
 {
     MPI_Status st;
-    int mrc = is_write ? MPI_File_write_at(f->fh, (MPI_Offset)off, buf, count, type, &st)
-                       : MPI_File_read_at(f->fh, (MPI_Offset)off, buf, count, type, &st);
+    int mrc = is_write ? PMPI_File_write_at(f->fh, (MPI_Offset)off, buf, count, type, &st)
+                       : PMPI_File_read_at(f->fh, (MPI_Offset)off, buf, count, type, &st);
     const char *what = is_write ? "MPI_File_write_at" : "MPI_File_read_at";
     if (mrc != MPI_SUCCESS)
         return fail(COLLIO_ERR_IO, mrc, what, f, off);
@@ -170,7 +170,7 @@ static int mpiio_vec(collio_file *f, int64_t off, const struct iovec *iov, int n
             /* ROMIO reports the full count for a noncontiguous memory type
              * even when the file ends early: check the size first. */
             MPI_Offset sz;
-            if (MPI_File_get_size(f->fh, &sz) != MPI_SUCCESS)
+            if (PMPI_File_get_size(f->fh, &sz) != MPI_SUCCESS)
                 return COLLIO_ERR_IO;
             if ((int64_t)sz - off < (int64_t)total)
                 return COLLIO_ERR_EOF;
@@ -205,7 +205,7 @@ static int mpiio_preadv(collio_file *f, int64_t off, const struct iovec *iov, in
 static int mpiio_size(collio_file *f, int64_t *bytes)
 {
     MPI_Offset sz;
-    if (MPI_File_get_size(f->fh, &sz) != MPI_SUCCESS)
+    if (PMPI_File_get_size(f->fh, &sz) != MPI_SUCCESS)
         return COLLIO_ERR_IO;
     *bytes = (int64_t)sz;
     return COLLIO_OK;

@@ -7,6 +7,14 @@
 
 /* ------------------------------------------------------------------ files */
 
+/* collio's own MPI-IO calls (the mpiio backend, two_phase's collective,
+ * the file system's measurement) go to the profiling layer, PMPI_File_*:
+ * a tool that wraps MPI-IO beneath the program -- collio's interposer,
+ * Darshan's MPI-IO module -- sees the program's calls, never collio's
+ * (which it would take for the program's, and re-enter). Darshan still
+ * sees collio's file access at the POSIX level, where ROMIO and OMPIO
+ * make it. */
+
 typedef struct collio__file_ops {
     const char *name;
     int (*open)(collio_file *f, const char *path, int create);

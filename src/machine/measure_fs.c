@@ -255,12 +255,12 @@ static int mpi_ok(collio__cal_ctx *x, int rc, const char *what)
 static int collective(collio__cal_ctx *x, MPI_File fh, int writing, float *buf, int n,
                       double *t)
 {
-    int rc = MPI_File_seek(fh, 0, MPI_SEEK_SET);
+    int rc = PMPI_File_seek(fh, 0, MPI_SEEK_SET);
     MPI_Barrier(x->comm);
     double t0 = MPI_Wtime();
     if (rc == MPI_SUCCESS)
-        rc = writing ? MPI_File_write_all(fh, buf, n, MPI_FLOAT, MPI_STATUS_IGNORE)
-                     : MPI_File_read_all(fh, buf, n, MPI_FLOAT, MPI_STATUS_IGNORE);
+        rc = writing ? PMPI_File_write_all(fh, buf, n, MPI_FLOAT, MPI_STATUS_IGNORE)
+                     : PMPI_File_read_all(fh, buf, n, MPI_FLOAT, MPI_STATUS_IGNORE);
     MPI_Barrier(x->comm);
     *t = collio__cal_max(x, MPI_Wtime() - t0);
     return collio__cal_failed(
@@ -275,8 +275,8 @@ static int set_cyclic(collio__cal_ctx *x, MPI_File fh, int n, int e)
     MPI_Type_create_resized(vec, 0, (MPI_Aint)n * e * x->size * 4, &ft);
     MPI_Type_commit(&ft);
     MPI_Type_free(&vec);
-    int rc = MPI_File_set_view(fh, (MPI_Offset)x->rank * e * 4, MPI_FLOAT, ft, "native",
-                               MPI_INFO_NULL);
+    int rc = PMPI_File_set_view(fh, (MPI_Offset)x->rank * e * 4, MPI_FLOAT, ft, "native",
+                                MPI_INFO_NULL);
     MPI_Type_free(&ft);
     return collio__cal_failed(x, mpi_ok(x, rc, "MPI_File_set_view"));
 }
@@ -318,7 +318,7 @@ static int mpiio_bytes(collio__cal_ctx *x, MPI_File fh, double cpu)
     int failed = 0;
     for (int k = 0; k < reps && !failed; k++)
         failed = collio__cal_failed(
-                     x, mpi_ok(x, MPI_File_set_size(fh, 0), "MPI_File_set_size"))
+                     x, mpi_ok(x, PMPI_File_set_size(fh, 0), "MPI_File_set_size"))
                  || collective(x, fh, 1, buf, n * e, &tw[k])
                  || collective(x, fh, 0, buf, n * e, &tr[k]);
     free(buf);
@@ -364,17 +364,17 @@ int collio__cal_mpiio(collio__cal_ctx *x)
         free(buf);
         return 1;
     }
-    int rc = MPI_File_open(x->comm, x->path, MPI_MODE_RDWR | MPI_MODE_CREATE,
-                           MPI_INFO_NULL, &fh);
+    int rc = PMPI_File_open(x->comm, x->path, MPI_MODE_RDWR | MPI_MODE_CREATE,
+                            MPI_INFO_NULL, &fh);
     /* a handle that opened where another rank's open failed is left
      * open: closing it is collective and would hang */
     if (collio__cal_failed(x, mpi_ok(x, rc, "MPI_File_open"))) {
         free(buf);
         return 1;
     }
-    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    PMPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
     int failed = mpiio_run(x, fh, buf);
-    rc = MPI_File_close(&fh);
+    rc = PMPI_File_close(&fh);
     free(buf);
     return failed || collio__cal_failed(x, mpi_ok(x, rc, "MPI_File_close"));
 }

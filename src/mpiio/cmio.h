@@ -157,10 +157,6 @@ typedef struct cmio_file {
     int armed; /* its next call to MPI is timed (a trial) */
 } cmio_file;
 
-/* Calls of the interposer's own (collio's opens of the file) go straight to
- * the MPI library while this is > 0. */
-extern int cmio_inside;
-
 /* 1 when the program runs another MPI library than the one this
  * interposer was built for: every call then goes to it untouched
  * (entry.c, which says so once). */

@@ -260,7 +260,6 @@ static void make_plan(cmio_file *s, const summary *g, cmio_entry *e)
     }
     collio_layout *l = NULL;
     collio_hints *h = NULL;
-    cmio_inside++;
     int rc = collio_layout_extents(s->comm, ok ? n : -1, off, len, (size_t)es, &l);
     if (rc == COLLIO_OK)
         rc = collio_hints_create(&h);
@@ -273,7 +272,6 @@ static void make_plan(cmio_file *s, const summary *g, cmio_entry *e)
     if (rc == COLLIO_OK)
         rc = collio_plan_create(s->comm, l, s->strategy[0] ? s->strategy : NULL, h,
                                 &e->plan);
-    cmio_inside--;
     if (rc != COLLIO_OK)
         e->plan = NULL;
     collio_hints_free(&h);
@@ -289,9 +287,7 @@ static int open_cf(cmio_file *s)
         return s->cf != NULL;
     collio_file_mode m =
         (s->amode & MPI_MODE_RDONLY) ? COLLIO_FILE_READ : COLLIO_FILE_INPLACE;
-    cmio_inside++;
     int rc = collio_file_open(s->comm, s->path, m, NULL, &s->cf);
-    cmio_inside--;
     if (rc != COLLIO_OK) {
         s->cf = NULL;
         s->cf_failed = 1;
@@ -312,9 +308,7 @@ static cmio_why decide(cmio_file *s, cmio_entry *e, int writing)
     }
     /* the choice the first call would make, now: an uncalibrated file
      * system measured (auto.calibrate), the plan chosen */
-    cmio_inside++;
     int rc = collio_plan_prepare(e->plan, s->cf, writing);
-    cmio_inside--;
     if (rc != COLLIO_OK)
         return CMIO_WHY_OVERLAP; /* (refused: as a plan collio could not make) */
     int cand = -1;
@@ -365,7 +359,6 @@ static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off
     int rc = direct || packed != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
     if (rc == COLLIO_OK && writing && !direct)
         copy_mem(&s->mx, buf, packed, 1);
-    cmio_inside++;
     /* (a NOMEM here is one rank's: collio's call agrees on it) */
     if (writing)
         rc = collio_write_at(e->plan, s->cf, base, rc == COLLIO_OK ? packed : NULL,
@@ -373,7 +366,6 @@ static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off
     else
         rc = collio_read_at(e->plan, s->cf, base, rc == COLLIO_OK ? packed : NULL,
                             rc == COLLIO_OK ? (size_t)nb : (size_t)-1);
-    cmio_inside--;
     if (rc == COLLIO_OK && !writing && !direct)
         copy_mem(&s->mx, buf, packed, 0);
     if (!direct)
@@ -487,11 +479,8 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
 
 void cmio_release(cmio_file *s)
 {
-    if (s->cf != NULL) {
-        cmio_inside++;
+    if (s->cf != NULL)
         collio_file_close(&s->cf);
-        cmio_inside--;
-    }
     cmio_extents_free(&s->fx);
     cmio_extents_free(&s->mx);
 }

@@ -17,9 +17,9 @@
  * collio does them; a split collective does the whole access in _begin
  * and hands its status to _end (MPI allows either).
  *
- * Calls made by collio itself inside a taken call (collio_file_open, the
- * MPI-IO collective handle of strategy two_phase) go straight to the MPI
- * library (cmio_inside).
+ * collio's own MPI-IO calls inside a taken call (collio_file_open, the
+ * MPI-IO collective handle of strategy two_phase) never come here: the
+ * library makes them through PMPI (src/internal/files.h).
  */
 #include "cmio.h"
 
@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmio_inside = 0;
 static cmio_file *files = NULL;
 static uint64_t opens = 0;
 
@@ -132,7 +131,7 @@ int CMIO_NAME(MPI_Init_thread)(int *argc, char ***argv, int required, int *provi
 
 static cmio_file *find(MPI_File fh)
 {
-    if (cmio_inside > 0 || cmio_foreign())
+    if (cmio_foreign())
         return NULL;
     for (cmio_file *s = files; s != NULL; s = s->next)
         if (s->fh == fh)
@@ -212,7 +211,7 @@ int CMIO_NAME(MPI_File_open)(MPI_Comm comm, const char *filename, int amode,
                              MPI_Info info, MPI_File *fh)
 {
     int rc = PMPI_File_open(comm, filename, amode, info, fh);
-    if (rc != MPI_SUCCESS || cmio_inside > 0 || cmio_foreign())
+    if (rc != MPI_SUCCESS || cmio_foreign())
         return rc;
     cmio_file *s = calloc(1, sizeof *s);
     if (s == NULL)

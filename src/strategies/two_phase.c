@@ -13,7 +13,7 @@
  *    file order (file-ordered layouts use a contiguous memory type).
  * Every count that MPI takes as an int is bounded: long runs and long
  * lists are built hierarchically (types of types), so nothing silently
- * wraps. Executor: MPI_File_set_view(disp, etype, filetype, "native") and
+ * wraps. Executor: PMPI_File_set_view(disp, etype, filetype, "native") and
  * one MPI_File_write_all / read_all on the file's collective handle. A
  * rank with no data still takes part with count 0.
  *
@@ -383,16 +383,16 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
         return rc;
     char native[] = "native";
     int count = tp->count;
-    if (MPI_File_set_view(fh, (MPI_Offset)collio__file_data_start(f), tp->etype,
-                          tp->filetype, native, f->opts.info)
+    if (PMPI_File_set_view(fh, (MPI_Offset)collio__file_data_start(f), tp->etype,
+                           tp->filetype, native, f->opts.info)
         != MPI_SUCCESS) {
         rc = COLLIO_ERR_IO;
         count = 0; /* still take part in the collective below */
     }
     MPI_Status st;
     memset(&st, 0, sizeof st);
-    int err = writing ? MPI_File_write_all(fh, stream, count, tp->memtype, &st)
-                      : MPI_File_read_all(fh, stream, count, tp->memtype, &st);
+    int err = writing ? PMPI_File_write_all(fh, stream, count, tp->memtype, &st)
+                      : PMPI_File_read_all(fh, stream, count, tp->memtype, &st);
     const char *call = writing ? "MPI_File_write_all" : "MPI_File_read_all";
     if (err != MPI_SUCCESS && rc == COLLIO_OK) {
         rc = COLLIO_ERR_IO;
