@@ -1,5 +1,5 @@
 /*
- * mpi_flatten.c -- src/mpiio/flatten.c (the datatype flattener of the MPI-IO
+ * mpi_flatten.c -- interposer/flatten.c (the datatype flattener of the MPI-IO
  * interposer) against the MPI library itself, never against our own code:
  *
  *  - I/O: for each case every rank builds a filetype and a memory type,
@@ -19,13 +19,13 @@
  *
  * Runs at any rank count; ranks do not overlap in the file (each view
  * displaced by a stride from MPI's own extents, or a darray / subarray
- * decomposition). Built with the MPI and src/mpiio/flatten.c only. Files
+ * decomposition). Built with the MPI and interposer/flatten.c only. Files
  * in $COLLIO_TEST_TMPDIR (else /tmp), removed at the end. Prints every
  * failure with its case, "N passed, M failed" on rank 0; exit code 1 if
  * any rank failed.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../src/mpiio/flatten.h"
+#include "../interposer/flatten.h"
 
 #include <fcntl.h>
 #include <stdint.h>

@@ -21,7 +21,7 @@
 # first call of a pattern of large pieces (take.c) and every later write
 # taken: at least two writes of one pattern. With --trial it must show the
 # first write taken (its plan made) and the second handed to MPI as the
-# timed trial of MPI's own collective (src/mpiio/policy.c), every other
+# timed trial of MPI's own collective (interposer/policy.c), every other
 # write taken: at least two writes of one pattern.
 # Each program prints which library MPI_File_open resolves to: the plain
 # run must not get the interposer, the preloaded one must (so a preload the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/mpiio/exports.sh LIB -- the interposer exports the MPI entry points
-# it stands in for and nothing else (src/mpiio/exports.map): no collio_*
+# it stands in for and nothing else (interposer/exports.map): no collio_*
 # or cmio_* symbol of its own may stand in for a libcollio the program
 # loads. Exits 1 listing any other defined dynamic symbol, or when LIB
 # exports none of the entry points.

@@ -10,7 +10,7 @@
 ! (independent of MPI-IO and of any interposer) and checks every element,
 ! the untouched bytes before disp and the size.
 !
-! It tests the Fortran entry points of libcollio_mpiio (src/mpiio/fortran.c):
+! It tests the Fortran entry points of libcollio_mpiio (interposer/fortran.c):
 ! tests/mpiio/compare.sh runs it plainly and with the interposer
 ! LD_PRELOAD'ed and compares the files (--kind mpiio). Rank 0 first prints
 ! where mpi_file_open_ resolves (io_fortran_where.c), the line compare.sh

@@ -10,7 +10,7 @@
 ! and checks every element, the untouched bytes before disp and the size.
 !
 ! Under Open MPI the mpi_f08 routines reach the interposer's entry points
-! (src/mpiio/fortran.c, ompi_file_*_f); under MPICH they do not (they call
+! (interposer/fortran.c, ompi_file_*_f); under MPICH they do not (they call
 ! PMPI_File_* directly) and the calls go to MPI unchanged. Rank 0 first
 ! prints where the f08 route's open resolves (io_fortran_where.c), the line
 ! tests/mpiio/compare.sh checks (with --unreached under MPICH).

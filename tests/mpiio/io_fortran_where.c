@@ -38,9 +38,9 @@ void io_fortran_where(int rank)
 
 /* The same line for io_fortran_f08 (`use mpi_f08`): where the f08 route's
  * open resolves -- Open MPI's mpi_f08 calls ompi_file_open_f (its mpif.h
- * binding's, or the interposer's when preloaded: src/mpiio/fortran.c);
+ * binding's, or the interposer's when preloaded: interposer/fortran.c);
  * under MPICH the program calls mpi_file_open_f08_ itself (libmpichfort's,
- * or the interposer's: src/mpiio/fortran_f08.f90). */
+ * or the interposer's: interposer/fortran_f08.f90). */
 void io_fortran_f08_where(int rank);
 void io_fortran_f08_where(int rank)
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mpiio/policy.sh NP IO_MPIIO -- the interposer's take-or-pass
-# policy measured (src/mpiio/policy.c, docs/mpiio.md "Never slower than
+# policy measured (interposer/policy.c, docs/mpiio.md "Never slower than
 # the MPI library") on files of one rank each (MPI_COMM_SELF, io_mpiio
 # --mode self: 24 writes then 24 reads of one pattern, every rank its own
 # file, checked by the program through MPI and POSIX):

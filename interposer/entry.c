@@ -32,7 +32,7 @@
 
 /* The MPI library this interposer was compiled against, as that
  * library's MPI_Get_library_version names itself, and the interposer the
- * build makes for the other one (cmake/collio-interposer.cmake). */
+ * build makes for the other one (interposer/CMakeLists.txt). */
 #if defined(OPEN_MPI)
 #define BUILT_FOR "Open MPI"
 #define OTHER_LIB "libcollio_mpiio_mpich.so"
