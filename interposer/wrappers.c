@@ -19,7 +19,7 @@
  *
  * collio's own MPI-IO calls inside a taken call (collio_file_open, the
  * MPI-IO collective handle of strategy two_phase) never come here: the
- * library makes them through PMPI (src/internal/files.h).
+ * library makes them through PMPI (src/files/files.h).
  */
 #include "cmio.h"
 

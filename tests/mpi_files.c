@@ -1,5 +1,5 @@
 /*
- * mpi_files.c -- the shared file layer (src/file*.c, src/error.c) on every
+ * mpi_files.c -- the shared file layer (src/file*.c, src/base/error.c) on every
  * rank count, with both backends (POSIX and MPI-IO).
  *
  * What is checked, each against an independent expectation computed here
@@ -25,7 +25,8 @@
  * File too large" for the deliberate EFBIG write: expected, not a failure.
  * Ranges are half-open [start, end).
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "files/files.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -28,7 +28,8 @@
  * one node the direct one.
  * Usage: mpi_multiphase [FILTER]
  */
-#include "collio_internal.h" /* the strategy's table: profile */
+#include "layouts/layouts.h"
+#include "core/core.h" /* the strategy's table: profile */
 #include "testutil.h"
 
 #include <stdarg.h>

@@ -31,7 +31,11 @@
  *  - the benchmark's help lists it as a flag, --plugin.pieces
  *    (collio_bench_usage).
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "options/options.h"
+#include "files/files.h"
+#include "core/core.h"
 #include "testutil.h"
 
 #include "bench.h"

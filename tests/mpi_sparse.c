@@ -230,7 +230,7 @@ static void sparse_case(tu_ctx *t, const sp_case *c, int64_t span, int maxrun, s
 /* Two variables on one span, one CREATE file, two plans: runs of
  * 1..maxrun elements, each held by variable A, by B, or by neither, so
  * that A's holes are B's data and the reverse, and the holes are small
- * enough to be bridged (file_holes.c). Written in one open, `first` then
+ * enough to be bridged (files/holes.c). Written in one open, `first` then
  * the other: the second call must not write its holes (the first one's
  * data) where the first call's zeros were allowed; the never-held runs
  * stay zeros. The reference is rank 0's, from the same generator. Each
@@ -506,7 +506,7 @@ int main(int argc, char **argv)
                                  b ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX, 2000, 6,
                                  first, seed++);
     /* runs of 1-2 elements: a writer's domain is thousands of runs, more
-     * than one request takes (file_holes.c's REQUEST_IOV) */
+     * than one request takes (files/holes.c's REQUEST_IOV) */
     for (int b = 0; b < 2; b++)
         create_vars_case(&t, b ? "serial" : "multiphase", COLLIO_BACKEND_POSIX, 30000, 2,
                          b, seed++);

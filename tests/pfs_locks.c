@@ -1,5 +1,5 @@
 /*
- * pfs_locks.c -- the locks atomic create relies on (src/file_tmp.c), on a
+ * pfs_locks.c -- the locks atomic create relies on (src/files/tmp.c), on a
  * networked file system's FUSE mounts (scripts/pfs, docs/pfs.md): two
  * mounts of the volume by two clients (two compute hosts), and two opens
  * through one client. No MPI.

@@ -1,6 +1,6 @@
 /*
  * unit_alias.c -- reads and copies around the CPU copy's 4 KiB aliasing
- * penalty (src/machine/alias.c, src/file_posix.c), with the bounce forced on
+ * penalty (src/machine/alias.c, src/files/posix.c), with the bounce forced on
  * (COLLIO_COPY_ALIAS=1) so that it runs whatever this CPU is:
  *
  *  - the window, by hand: a read bounces where its destination lies 1..63
@@ -18,7 +18,8 @@
  *    step (2048) and far beyond it, destinations in the window and out of
  *    it, stepped or not, the bytes around each destination untouched.
  */
-#include "collio_internal.h"
+#include "files/files.h"
+#include "machine/machine.h"
 #include "unit_check.h"
 
 #include <fcntl.h>

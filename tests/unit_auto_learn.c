@@ -10,7 +10,7 @@
  * once, and the faster of the two by their medians stays; never more
  * switches than AUTO_LEARN_SWITCHES, and nothing after the choice settled.
  */
-#include "collio_internal.h"
+#include "collio.h"
 #include "strategies/auto/learn.h"
 #include "unit_check.h"
 

@@ -6,7 +6,7 @@
  * below were worked out on paper, term by term (the comments show the
  * terms); the choice is the least of them.
  */
-#include "collio_internal.h"
+#include "machine/machine.h"
 #include "strategies/auto/model.h"
 #include "unit_check.h"
 

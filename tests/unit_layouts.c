@@ -14,7 +14,8 @@
  * mpirun).
  * Bounds are half-open [start, end).
  */
-#include "collio_internal.h"
+#include "layouts/layouts.h"
+#include "replicas/replicas.h"
 
 #include <stdio.h>
 #include <string.h>

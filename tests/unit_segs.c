@@ -1,5 +1,5 @@
 /*
- * unit_segs.c -- segments and extents (src/segs.c) against brute force,
+ * unit_segs.c -- segments and extents (src/layouts/segs.c) against brute force,
  * without MPI: segvec merging, flatten, clip, sort, coalesce.
  *
  * The reference is always the element map: for every stream position p the
@@ -8,7 +8,7 @@
  * segment invariants (len >= 1, count >= 1, stride >= len if count > 1).
  * Bounds are half-open [start, end).
  */
-#include "collio_internal.h"
+#include "layouts/layouts.h"
 
 #include <stdio.h>
 #include <string.h>

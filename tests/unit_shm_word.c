@@ -1,13 +1,13 @@
 /*
  * unit_shm_word.c -- the sleeping waits of shared-memory exchanges
- * (src/shm_word.c) between real processes (fork, a MAP_SHARED page): a
+ * (src/base/shm_word.c) between real processes (fork, a MAP_SHARED page): a
  * counter already reached returns at once; a peer that posts later wakes
  * the waiter; a peer that dies without posting -- a crashed or killed
  * rank -- makes the wait return COLLIO_ERR_MPI after about
  * COLLIO__WAIT_CHECK_S instead of sleeping forever; a live peer that is
  * only slow (longer than a check interval) is still waited for.
  */
-#include "collio_internal.h"
+#include "base/base.h"
 #include "unit_check.h"
 
 #include <signal.h>

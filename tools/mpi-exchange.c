@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     char *s = calloc((size_t)P, (size_t)n), *r = calloc((size_t)P, (size_t)n);
     MPI_Request *rq = malloc(2 * (size_t)P * sizeof *rq);
     /* (a real status array: MPICH's MPI_STATUSES_IGNORE sentinel trips
-     * gcc's -Wstringop-overflow, as in src/progress.c) */
+     * gcc's -Wstringop-overflow, as in src/base/progress.c) */
     MPI_Status *sts = malloc(2 * (size_t)P * sizeof *sts);
     if (s == NULL || r == NULL || rq == NULL || sts == NULL)
         MPI_Abort(MPI_COMM_WORLD, 1);

@@ -14,7 +14,7 @@
  * strategy's unpacking for a read) is too: 4 MiB in 16 KiB pieces took
  * 2.2 ms with memcpy here, 0.15 ms aligned, 0.3-0.4 ms in 2 KiB pieces.
  *
- * Reads in the window go through a bounce buffer (file_posix.c) placed
+ * Reads in the window go through a bounce buffer (files/posix.c) placed
  * ALIAS_WINDOW bytes past the file's alignment: the kernel copies into
  * it at distance ALIAS_WINDOW, and the copy out to the caller runs at
  * distance ALIAS_WINDOW less the caller's, 33..63 bytes before it, both
@@ -33,7 +33,8 @@
  * any other value fails collio_plan_create (COLLIO_ERR_ARG) on every rank
  * (docs/benchmarks.md, "Reading into malloc'd memory").
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
 
 #include <stdint.h>
 #include <stdlib.h>

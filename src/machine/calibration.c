@@ -9,7 +9,8 @@
  * on one rank and broadcasts it, so that a rank that sees another file (or
  * none) cannot make the ranks choose differently.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,7 +15,8 @@
  * has no locks (ENOLCK), the store goes on without: the file stays whole,
  * and at worst one job's entry is measured again by a later job.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <fcntl.h>

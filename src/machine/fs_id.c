@@ -8,7 +8,8 @@
  * file system is a network hop away (collio_fs_is_networked), which sets
  * the model's costs where no calibration measured it.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -23,7 +23,9 @@
  * enough), and rank 0's figures are broadcast, so that every rank
  * chooses the same exchange.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "core/core.h"
+#include "machine/machine.h"
 
 #include <stdlib.h>
 

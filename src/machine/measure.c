@@ -12,7 +12,7 @@
  * stage cannot measure (no partner on another node) keep what the
  * context started from.
  */
-#include "collio_internal.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <stdio.h>

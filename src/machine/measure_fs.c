@@ -8,7 +8,7 @@
  * time does not grow with P beyond its collectives. docs/auto.md,
  * "Calibration", says what each measures and why so.
  */
-#include "collio_internal.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <fcntl.h>

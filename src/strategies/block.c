@@ -16,7 +16,10 @@
  * contiguously) as the bound no canonical-order strategy can beat; collio
  * keeps it as the physical limit in benchmark tables.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
 
 typedef struct block_plan {
     int64_t start_bytes; /* this rank's run: [start_bytes, start_bytes+nbytes) */

@@ -21,7 +21,11 @@
  * Source: list I/O as the non-collective baseline of seed 000 (its Fig. 7
  * chooses between list I/O and two-phase) and seed 004.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "options/options.h"
+#include "files/files.h"
+#include "core/core.h"
 
 #include <limits.h>
 #include <string.h>

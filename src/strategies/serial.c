@@ -26,7 +26,12 @@
  * Source: the applications' original code in seeds 000 (mesh simulator
  * output) and 001 (STEM-II: gather on the master, which writes).
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "options/options.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "machine/machine.h"
 
 #include <limits.h>
 #include <string.h>

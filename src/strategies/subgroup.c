@@ -32,7 +32,12 @@
  * (collio__file_sub_open) on the same data file, so an atomic CREATE stays
  * one file, committed by collio_file_close on all ranks as usual.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "options/options.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "machine/machine.h"
 
 #include <limits.h>
 #include <string.h>

@@ -27,7 +27,10 @@
  * Source: Thakur, Gropp, Lusk, "Data sieving and collective I/O in ROMIO"
  * (two-phase I/O), and OMPIO; the anchor every seed compares against.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -20,6 +20,12 @@
  * ("auto.*"), and the chosen strategy's own stats as a subgroup plan gives
  * its inner one's.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "replicas/replicas.h"
+#include "machine/machine.h"
 #include "autocal.h"
 #include "inputs.h"
 #include "state.h"

@@ -14,6 +14,9 @@
  * what it says is what every rank of a plan does (inputs.c, and one
  * broadcast below).
  */
+#include "base/base.h"
+#include "core/core.h"
+#include "machine/machine.h"
 #include "autocal.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #ifndef COLLIO_AUTO_AUTOCAL_H
 #define COLLIO_AUTO_AUTOCAL_H
 
-#include "collio_internal.h"
+#include "core/core.h"
 
 /* Rank 0: the calibration (the file, cached per process) with only the
  * file system entries that cover a plan of `ranks` ranks, `rpn` on the

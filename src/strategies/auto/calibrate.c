@@ -17,7 +17,11 @@
  * among its node's ranks. A pull round: the difference of two layouts of
  * the same bytes and pieces, one of many rounds and one of one.
  */
-#include "collio_internal.h"
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <math.h>

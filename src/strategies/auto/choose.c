@@ -18,12 +18,17 @@
  * kept: later calls on the same file system run it directly.
  *
  * Learning. Each call's time (the chosen plan's run, its maximum over
- * the ranks, agreed for free by the next call's reduction: plan_exec.c)
+ * the ranks, agreed for free by the next call's reduction: core/execute.c)
  * is recorded for the candidate that ran; learn.c decides from them
  * whether the model was wrong, and which candidate runs next. The
  * decisions come from agreed figures only, so every rank switches at the
  * same call; COLLIO_AUTO_LOG=1 says each one on rank 0's standard error.
  */
+#include "base/base.h"
+#include "options/options.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "machine/machine.h"
 #include "autocal.h"
 #include "state.h"
 

@@ -6,7 +6,8 @@
 #ifndef COLLIO_AUTO_INPUTS_H
 #define COLLIO_AUTO_INPUTS_H
 
-#include "collio_internal.h"
+#include "core/core.h"
+#include "replicas/replicas.h"
 #include "model.h"
 
 /* What each rank brings (local) and what every rank gets. */

@@ -5,7 +5,8 @@
 #ifndef COLLIO_AUTO_STATE_H
 #define COLLIO_AUTO_STATE_H
 
-#include "collio_internal.h"
+#include "files/files.h"
+#include "core/core.h"
 #include "learn.h"
 #include "model.h"
 #include "tables.h"

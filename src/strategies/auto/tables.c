@@ -2,6 +2,7 @@
  * strategies/auto/tables.c -- strategy auto's options and statistics
  * (the catalogue's "auto" section; docs/auto.md explains each).
  */
+#include "options/options.h"
 #include "tables.h"
 
 const collio__option collio__auto_options[AUTO_NOPTIONS] = {

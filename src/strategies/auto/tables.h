@@ -5,7 +5,7 @@
 #ifndef COLLIO_AUTO_TABLES_H
 #define COLLIO_AUTO_TABLES_H
 
-#include "collio_internal.h"
+#include "options/options.h"
 #include "model.h"
 
 enum { OPT_USE_CALIBRATION, OPT_DIR, OPT_ONLY, OPT_CALIBRATE, OPT_LEARN, AUTO_NOPTIONS };

@@ -27,6 +27,10 @@
  * The builders read mp->last_direct and mp->pull_rounds and decide
  * nothing themselves. Measurements behind the numbers: docs/multiphase.md.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "core/core.h"
+#include "machine/machine.h"
 #include "node/node.h"
 
 #include <sys/resource.h>

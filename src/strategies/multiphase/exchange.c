@@ -36,6 +36,9 @@
  * stream, copy the own pieces, wait, write F; read = read F, then the
  * same backwards.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "core/core.h"
 #include "multiphase.h"
 
 #include <string.h>

@@ -7,6 +7,11 @@
  * descriptors with every peer. Calls nothing else of multiphase: every
  * other multiphase file may call it (scripts/check-cycles).
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "machine/machine.h"
 #include "multiphase.h"
 
 #include <string.h>

@@ -87,6 +87,10 @@
  * the one pass (writes with scratch; plans without rounds) and the
  * rounds.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
 #include "multiphase.h"
 
 static int mp_plan(collio_plan *p)

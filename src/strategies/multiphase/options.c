@@ -7,6 +7,7 @@
  * that needs all phases, with fewer asked for) is rejected by the chooser
  * (choose.c), whose thresholds docs/multiphase.md describes.
  */
+#include "options/options.h"
 #include "multiphase.h"
 
 #include <string.h>

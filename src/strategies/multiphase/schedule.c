@@ -18,6 +18,7 @@
  * domain. For P = 2^n this is seed 004's algorithm: rank r ends with
  * domain bitreverse(r) (Table 4: ranks 0..3 -> domains 0, 2, 1, 3).
  */
+#include "base/base.h"
 #include "multiphase.h"
 
 int collio__mp_nphases(int nranks)

@@ -5,6 +5,10 @@
  * request; reads the same backwards. Its state: the exchange
  * (collio__mp_direct), behind mp->state.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
 #include "../multiphase.h"
 
 static const collio__mp_direct *state_of(const collio_plan *p)

@@ -27,6 +27,10 @@
  * Timing: stats.phase_s[ph] per phase, exchange_s = all phases plus the
  * final scatter / gather, file_s = the file requests.
  */
+#include "base/base.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "machine/machine.h"
 #include "hypercube.h"
 
 #include <string.h>

@@ -20,6 +20,9 @@
  * as an error code into the next agreement), so all ranks stop at the
  * same point.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "core/core.h"
 #include "hypercube.h"
 
 #include <string.h>

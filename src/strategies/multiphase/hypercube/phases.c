@@ -27,6 +27,7 @@
  * phase) are taken by every rank in every phase, so a local failure (out
  * of memory) makes every rank stop at the same point.
  */
+#include "layouts/layouts.h"
 #include "hypercube.h"
 
 #include <limits.h>

@@ -32,6 +32,8 @@
  * holding a block more than its share: 1.12x). Reads run the rounds
  * backwards in the same buffer (hypercube/exec.c).
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
 #include "hypercube.h"
 
 /* Automatic choice: rounds only for domains of at least AUTO_MIN_DOMAIN

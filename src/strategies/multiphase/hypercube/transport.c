@@ -6,6 +6,9 @@
  * memory. ceil(log2 P) pairwise phases, or fewer (hint
  * multiphase.phases); writes that leave the stream intact run in rounds.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "core/core.h"
 #include "hypercube.h"
 
 static int64_t pass_bytes(const collio__mp_pass *ps, int k)

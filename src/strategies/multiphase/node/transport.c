@@ -19,6 +19,11 @@
  * buffers, each about the rank's share of the data (the first step of a
  * write reads the user's buffer, the last of a read writes it).
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "machine/machine.h"
 #include "node.h"
 
 #include <string.h>

@@ -43,6 +43,9 @@
  * Executor (shm/transport.c): per round stage, barrier, gather, barrier;
  * then the pushed tail, barrier, the file. Reads run it backwards.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "core/core.h"
 #include "shm.h"
 
 #include <string.h>

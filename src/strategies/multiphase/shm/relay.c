@@ -43,6 +43,9 @@
  * Every wait is on an earlier event, so every call completes
  * (tests/unit_relay.c runs the protocol for many P, K, G).
  */
+#include "base/base.h"
+#include "files/files.h"
+#include "core/core.h"
 #include "shm.h"
 
 #include <stdatomic.h>

@@ -34,6 +34,10 @@
  * (hint plan.keep_buffers, freed with the plan: MPI_Win_free is collective,
  * as collio_plan_free is), else made and freed in every call.
  */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "files/files.h"
+#include "core/core.h"
 #include "shm.h"
 
 #include <sys/resource.h>

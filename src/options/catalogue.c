@@ -1,0 +1,157 @@
+/*
+ * catalogue.c -- the catalogue of options (hints) and statistics: its
+ * sections in order ("plan", "replicas", then every registered strategy's,
+ * each declared by its owner in a table of its own), the generic "plan"
+ * section, and the lookups by key and index that the values (options.c),
+ * the hints (hints.c), the stats (stats.c) and every binding use. The
+ * catalogue is built once, at its first use, which seals the registry of
+ * strategies.
+ */
+#include "options/options.h"
+#include "core/core.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/* ---------------------------------------------------- section "plan" */
+
+static const collio__option plan_options[] = {
+    [COLLIO__PLAN_DESTROY_INPUT] =
+        {"destroy_input", COLLIO__OPT_BOOL, 0, 0, 1, NULL, NULL,
+         "collio_write may use the buffer as scratch space (its "
+         "contents are undefined after the call)"},
+    [COLLIO__PLAN_KEEP_BUFFERS] = {"keep_buffers", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
+                                   "the plan keeps its work buffers between calls (freed "
+                                   "with the plan)"},
+};
+
+/* The generic statistics are collio_stats' fields (stats.c). */
+extern const collio__stat collio__plan_stats[];
+extern const int collio__plan_nstats;
+extern const collio__section collio__replicas_section;
+
+/* ------------------------------------------------------- the catalogue */
+
+enum { MAX_SECTIONS = 32 };
+
+static struct {
+    pthread_once_t once;
+    const collio__section *sec[MAX_SECTIONS];
+    int opt_base[MAX_SECTIONS], stat_base[MAX_SECTIONS];
+    int n, nopt, nstat;
+} cat = {PTHREAD_ONCE_INIT};
+
+static void build(void)
+{
+    collio__strategies_seal();
+    static collio__section plan;
+    plan = (collio__section){"plan", plan_options,
+                             (int)(sizeof plan_options / sizeof plan_options[0]),
+                             collio__plan_stats, collio__plan_nstats};
+    cat.sec[cat.n++] = &plan;
+    cat.sec[cat.n++] = &collio__replicas_section;
+    for (int i = 0; collio__strategy_at(i) != NULL && cat.n < MAX_SECTIONS; i++)
+        cat.sec[cat.n++] = &collio__strategy_at(i)->section;
+    for (int i = 0; i < cat.n; i++) {
+        cat.opt_base[i] = cat.nopt;
+        cat.stat_base[i] = cat.nstat;
+        cat.nopt += cat.sec[i]->noptions;
+        cat.nstat += cat.sec[i]->nstats;
+    }
+}
+
+static void init(void)
+{
+    pthread_once(&cat.once, build);
+}
+
+int collio__nsections(void)
+{
+    init();
+    return cat.n;
+}
+
+const collio__section *collio__section_at(int i)
+{
+    init();
+    return i >= 0 && i < cat.n ? cat.sec[i] : NULL;
+}
+
+const collio__section *collio__section_find(const char *name, size_t len)
+{
+    init();
+    for (int i = 0; i < cat.n; i++)
+        if (strlen(cat.sec[i]->name) == len && strncmp(cat.sec[i]->name, name, len) == 0)
+            return cat.sec[i];
+    return NULL;
+}
+
+static int section_index(const collio__section *s)
+{
+    init();
+    for (int i = 0; i < cat.n; i++)
+        if (cat.sec[i] == s)
+            return i;
+    return -1;
+}
+
+int collio__option_base(const collio__section *s)
+{
+    int i = section_index(s);
+    return i >= 0 ? cat.opt_base[i] : -1;
+}
+
+int collio__stat_base(const collio__section *s)
+{
+    int i = section_index(s);
+    return i >= 0 ? cat.stat_base[i] : -1;
+}
+
+int collio__sections_all(const collio__section *const **sec, const int **stat_base)
+{
+    init();
+    *sec = cat.sec;
+    *stat_base = cat.stat_base;
+    return cat.n;
+}
+
+int collio__noptions_all(void)
+{
+    init();
+    return cat.nopt;
+}
+
+int collio__nstats_all(void)
+{
+    init();
+    return cat.nstat;
+}
+
+const collio__option *collio__option_find(const char *key, int *index)
+{
+    const char *dot = key != NULL ? strchr(key, '.') : NULL;
+    if (dot == NULL)
+        return NULL;
+    const collio__section *s = collio__section_find(key, (size_t)(dot - key));
+    if (s == NULL)
+        return NULL;
+    for (int i = 0; i < s->noptions; i++)
+        if (strcmp(s->options[i].name, dot + 1) == 0) {
+            *index = collio__option_base(s) + i;
+            return &s->options[i];
+        }
+    return NULL;
+}
+
+const collio__option *collio__option_at(int i, const collio__section **sec)
+{
+    init();
+    for (int k = cat.n - 1; k >= 0; k--)
+        if (i >= cat.opt_base[k]) {
+            *sec = cat.sec[k];
+            return i - cat.opt_base[k] < cat.sec[k]->noptions
+                       ? &cat.sec[k]->options[i - cat.opt_base[k]]
+                       : NULL;
+        }
+    return NULL;
+}
