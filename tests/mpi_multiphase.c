@@ -29,6 +29,7 @@
  * Usage: mpi_multiphase [FILTER]
  */
 #include "layouts/layouts.h"
+#include "core/core.h"
 #include "core/core.h" /* the strategy's table: profile */
 #include "testutil.h"
 

@@ -18,8 +18,8 @@
  *    step (2048) and far beyond it, destinations in the window and out of
  *    it, stepped or not, the bytes around each destination untouched.
  */
-#include "files/files.h"
 #include "machine/machine.h"
+#include "files/files.h"
 #include "unit_check.h"
 
 #include <fcntl.h>

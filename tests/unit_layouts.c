@@ -15,7 +15,6 @@
  * Bounds are half-open [start, end).
  */
 #include "layouts/layouts.h"
-#include "replicas/replicas.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -16,6 +16,7 @@
  * segments (every element in exactly the round the rule gives it) and the
  * placement of a round's buffers.
  */
+#include "base/base.h"
 #include "strategies/multiphase/hypercube/hypercube.h"
 
 #include <stdio.h>

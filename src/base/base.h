@@ -50,6 +50,10 @@ int collio__check_same_i64(MPI_Comm comm, int64_t value, const char *what);
 
 /* Same for a digest of several arguments (what: their names, plural):
  * "rank F: WHAT differ between rank 0 and rank F". */
+/* Order-sensitive mix of one value into a hash, so that a constructor
+ * checks all its collective arguments with one collio__check_same_i64. */
+uint64_t collio__hash_mix(uint64_t h, uint64_t v);
+
 int collio__check_same_digest(MPI_Comm comm, uint64_t digest, const char *what);
 
 /* Same for a string (compared by hash and length; the detail quotes both,

@@ -246,6 +246,12 @@ int collio__check_same_i64(MPI_Comm comm, int64_t value, const char *what)
                     what, (long long)pair[0], (long long)pair[1], first);
 }
 
+uint64_t collio__hash_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
 int collio__check_same_digest(MPI_Comm comm, uint64_t digest, const char *what)
 {
     int64_t v;

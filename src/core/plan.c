@@ -14,12 +14,12 @@
  * failure: local errors are carried to the next collio__agree.
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "options/options.h"
 #include "files/files.h"
 #include "core/core.h"
 #include "replicas/replicas.h"
-#include "machine/machine.h"
 
 void collio__plan_destroy(collio_plan *p)
 {

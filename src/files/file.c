@@ -24,8 +24,8 @@
  * errors (MPI_ERRORS_RETURN) instead of aborting.
  */
 #include "base/base.h"
-#include "files/files.h"
 #include "machine/machine.h"
+#include "files/files.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,6 @@
  * elsewhere the call is COLLIO_ERR_UNSUPPORTED on every rank.
  */
 #include "base/base.h"
-#include "replicas/replicas.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -17,8 +17,8 @@
  * COLLIO_ERR_IO; open failures give COLLIO_ERR_OPEN. All calls are local.
  */
 #include "base/base.h"
-#include "files/files.h"
 #include "machine/machine.h"
+#include "files/files.h"
 
 #include <errno.h>
 #include <fcntl.h>

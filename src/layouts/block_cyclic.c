@@ -10,7 +10,6 @@
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
-#include "replicas/replicas.h"
 
 /* Pure: the segments of `rank`. Arguments assumed valid (nx >= 0, bx >= 1,
  * 0 <= rank < nranks). */

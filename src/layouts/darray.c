@@ -23,7 +23,6 @@
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
-#include "replicas/replicas.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -11,7 +11,6 @@
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
-#include "replicas/replicas.h"
 
 int collio__index_list_segs(int64_t nlocal, const int64_t idx[], collio__segvec *out)
 {

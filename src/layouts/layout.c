@@ -16,20 +16,13 @@
  * Alltoall + one Alltoallv moving 16 bytes per extent, a few Allreduces.
  */
 #include "base/base.h"
-#include "layouts/layouts.h"
-#include "replicas/replicas.h"
 #include "machine/machine.h"
+#include "layouts/layouts.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-uint64_t collio__hash_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
-}
 
 /* ------------------------------------------------------------ lifecycle */
 

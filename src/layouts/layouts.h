@@ -182,4 +182,8 @@ int64_t collio__exts_to_domains(const collio__ext *e, int64_t n, int64_t nglobal
  * [0, nglobal) (no range, overlap or coverage error); agrees on result. */
 int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
 
+/* Stream <-> user buffer, for layouts whose memory is not packed. */
+int collio__layout_pack(const collio_layout *l, const void *buf, void *stream);
+int collio__layout_unpack(const collio_layout *l, const void *stream, void *buf);
+
 #endif /* COLLIO_LAYOUTS_LAYOUTS_H */

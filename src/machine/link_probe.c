@@ -24,8 +24,8 @@
  * chooses the same exchange.
  */
 #include "base/base.h"
-#include "core/core.h"
 #include "machine/machine.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 

@@ -13,7 +13,6 @@
  */
 #include "base/base.h"
 #include "options/options.h"
-#include "replicas/replicas.h"
 
 #include <inttypes.h>
 #include <pthread.h>

@@ -95,12 +95,4 @@ typedef struct collio__repl_work {
 collio__repl_work collio__repl_work_of(const collio_plan *p);
 void collio__repl_free(collio__repl **r);
 
-/* Stream <-> user buffer, for layouts whose memory is not packed. */
-int collio__layout_pack(const collio_layout *l, const void *buf, void *stream);
-int collio__layout_unpack(const collio_layout *l, const void *stream, void *buf);
-
-/* Order-sensitive mix of one value into a hash, so that a constructor
- * checks all its collective arguments with one collio__check_same_i64. */
-uint64_t collio__hash_mix(uint64_t h, uint64_t v);
-
 #endif /* COLLIO_REPLICAS_REPLICAS_H */

@@ -27,11 +27,11 @@
  * output) and 001 (STEM-II: gather on the master, which writes).
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "options/options.h"
 #include "files/files.h"
 #include "core/core.h"
-#include "machine/machine.h"
 
 #include <limits.h>
 #include <string.h>

@@ -33,11 +33,11 @@
  * one file, committed by collio_file_close on all ranks as usual.
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "options/options.h"
 #include "files/files.h"
 #include "core/core.h"
-#include "machine/machine.h"
 
 #include <limits.h>
 #include <string.h>

@@ -21,11 +21,11 @@
  * its inner one's.
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "files/files.h"
 #include "core/core.h"
 #include "replicas/replicas.h"
-#include "machine/machine.h"
 #include "autocal.h"
 #include "inputs.h"
 #include "state.h"

@@ -15,8 +15,8 @@
  * broadcast below).
  */
 #include "base/base.h"
-#include "core/core.h"
 #include "machine/machine.h"
+#include "core/core.h"
 #include "autocal.h"
 
 #include <stdio.h>

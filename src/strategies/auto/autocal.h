@@ -6,8 +6,6 @@
 #ifndef COLLIO_AUTO_AUTOCAL_H
 #define COLLIO_AUTO_AUTOCAL_H
 
-#include "core/core.h"
-
 /* Rank 0: the calibration (the file, cached per process) with only the
  * file system entries that cover a plan of `ranks` ranks, `rpn` on the
  * fullest node (collio_calibration_covers), then this process's own

@@ -18,10 +18,10 @@
  * the same bytes and pieces, one of many rounds and one of one.
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "files/files.h"
 #include "core/core.h"
-#include "machine/machine.h"
 
 #include <errno.h>
 #include <math.h>

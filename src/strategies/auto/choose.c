@@ -25,10 +25,10 @@
  * same call; COLLIO_AUTO_LOG=1 says each one on rank 0's standard error.
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "options/options.h"
 #include "files/files.h"
 #include "core/core.h"
-#include "machine/machine.h"
 #include "autocal.h"
 #include "state.h"
 

@@ -10,9 +10,9 @@
  * contiguous type, so that no MPI library reduces a part of it alone
  * (the operation depends on where a value sits).
  */
+#include "machine/machine.h"
 #include "core/core.h"
 #include "replicas/replicas.h"
-#include "machine/machine.h"
 #include "inputs.h"
 
 #include <math.h>

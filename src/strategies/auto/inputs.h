@@ -6,7 +6,6 @@
 #ifndef COLLIO_AUTO_INPUTS_H
 #define COLLIO_AUTO_INPUTS_H
 
-#include "core/core.h"
 #include "replicas/replicas.h"
 #include "model.h"
 

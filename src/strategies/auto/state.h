@@ -5,8 +5,6 @@
 #ifndef COLLIO_AUTO_STATE_H
 #define COLLIO_AUTO_STATE_H
 
-#include "files/files.h"
-#include "core/core.h"
 #include "learn.h"
 #include "model.h"
 #include "tables.h"

@@ -28,9 +28,9 @@
  * nothing themselves. Measurements behind the numbers: docs/multiphase.md.
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "core/core.h"
-#include "machine/machine.h"
 #include "node/node.h"
 
 #include <sys/resource.h>

@@ -8,10 +8,10 @@
  * other multiphase file may call it (scripts/check-cycles).
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "files/files.h"
 #include "core/core.h"
-#include "machine/machine.h"
 #include "multiphase.h"
 
 #include <string.h>

@@ -16,10 +16,11 @@
 #ifndef COLLIO_MULTIPHASE_H
 #define COLLIO_MULTIPHASE_H
 
+#include "base/base.h"
+#include "core/core.h"
+#include "files/files.h"
 #include "layouts/layouts.h"
 #include "options/options.h"
-#include "files/files.h"
-#include "core/core.h"
 
 /* Elements per MPI datatype block (counts are int; in bytes below 2^31
  * for elements of up to 2 bytes, else in units of an element type). */

@@ -28,9 +28,9 @@
  * final scatter / gather, file_s = the file requests.
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "files/files.h"
 #include "core/core.h"
-#include "machine/machine.h"
 #include "hypercube.h"
 
 #include <string.h>

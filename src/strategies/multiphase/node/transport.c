@@ -20,10 +20,10 @@
  * write reads the user's buffer, the last of a read writes it).
  */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "layouts/layouts.h"
 #include "files/files.h"
 #include "core/core.h"
-#include "machine/machine.h"
 #include "node.h"
 
 #include <string.h>
