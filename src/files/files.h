@@ -124,6 +124,33 @@ static inline const char *collio__file_data_path(const collio_file *f)
     return f->tmp_path ? f->tmp_path : f->path;
 }
 
+/* What a strategy may ask of a file, and tell it, without its fields. */
+/* Local: the size of the file being written (its temporary's while an
+ * atomic create runs), as its backend sees it. */
+static inline int collio__file_size(collio_file *f, int64_t *bytes)
+{
+    return f->ops->size(f, bytes);
+}
+/* The MPI_Info the file was opened with (collio_file_options.info). */
+static inline MPI_Info collio__file_info(const collio_file *f)
+{
+    return f->opts.info;
+}
+/* The file's path as the program named it, and its file system: its key
+ * (collio__fs_key, rank 0's view) and whether it is a network hop away. */
+static inline const char *collio__file_path(const collio_file *f)
+{
+    return f->path;
+}
+static inline uint64_t collio__file_fs_key(const collio_file *f)
+{
+    return f->fs_key;
+}
+static inline int collio__file_networked(const collio_file *f)
+{
+    return f->fs_networked;
+}
+
 /* Data access relative to the data start (base_offset added here). Record
  * failures in f->failed. */
 int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n);

@@ -364,7 +364,7 @@ static int extend_for_holes(collio_plan *p, collio_file *f, int64_t end)
 {
     int rc = COLLIO_OK;
     int64_t size = 0;
-    if (p->rank == 0 && f->ops->size(f, &size) == COLLIO_OK && size < end
+    if (p->rank == 0 && collio__file_size(f, &size) == COLLIO_OK && size < end
         && truncate(collio__file_data_path(f), (off_t)end) != 0) {
         rc = COLLIO_ERR_IO;
         collio__error_set(rc, "extending %s to %lld bytes: %s", collio__file_data_path(f),
@@ -387,7 +387,7 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     char native[] = "native";
     int count = tp->count;
     if (PMPI_File_set_view(fh, (MPI_Offset)collio__file_data_start(f), tp->etype,
-                           tp->filetype, native, f->opts.info)
+                           tp->filetype, native, collio__file_info(f))
         != MPI_SUCCESS) {
         rc = COLLIO_ERR_IO;
         count = 0; /* still take part in the collective below */
@@ -429,7 +429,7 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
         p->stats.messages += 1;
         int64_t size = 0;
         if (rc == COLLIO_OK && count > 0
-            && (f->ops->size(f, &size) != COLLIO_OK
+            && (collio__file_size(f, &size) != COLLIO_OK
                 || size < collio__file_data_start(f) + tp->end_bytes)) {
             rc = COLLIO_ERR_IO;
             collio__error_set(rc,
@@ -442,7 +442,7 @@ static int tp_exec(collio_plan *p, collio_file *f, char *stream, int writing)
     }
 #endif
     if (rc != COLLIO_OK && writing)
-        f->failed = 1;
+        collio__file_mark_failed(f);
     p->stats.file_s += collio__now() - t0;
     p->stats.messages += 1;
     p->stats.file_requests += 1;

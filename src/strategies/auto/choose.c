@@ -190,9 +190,9 @@ int collio__auto_choose(collio_plan *p, auto_plan *ap, int *k, int op, const cha
 static int fs_entry(const auto_plan *ap, const collio_file *f)
 {
     for (int k = 0; k < ap->calib.nfs; k++)
-        if (ap->fs_key[k] == f->fs_key)
+        if (ap->fs_key[k] == collio__file_fs_key(f))
             return k;
-    return f->fs_networked ? FS_NETWORKED : FS_LOCAL;
+    return collio__file_networked(f) ? FS_NETWORKED : FS_LOCAL;
 }
 
 static const char *const why_text[] = {[AUTO_SWITCH_NONE] = "",
@@ -260,7 +260,7 @@ static void call_stats(collio_plan *p, const auto_plan *ap, const collio_file *f
     collio__stat_set(p, op == 0 ? ST_WRITE_CHOICE : ST_READ_CHOICE, ap->choice[op][key]);
     collio__stat_set(p, ST_CALIBRATED, k >= 0);
     collio__stat_set(p, ST_PRICED_BY, k < 0 ? 0 : ap->measured[k] ? 2 : 1);
-    collio__stat_set(p, ST_NETWORKED, f->fs_networked);
+    collio__stat_set(p, ST_NETWORKED, collio__file_networked(f));
     for (int c = 0; c < AUTO_NCAND; c++)
         collio__stat_set(p, ST_PREDICTED + c, ap->predicted[op][key][c]);
     collio__stat_set(p, ST_MADE_S, ap->made_s);
@@ -273,7 +273,8 @@ static int choice_for(collio_plan *p, auto_plan *ap, const collio_file *f, int o
     if (ap->choice[op][KEY(*k)] >= 0)
         return COLLIO_OK;
     double t0 = collio__now();
-    int rc = collio__auto_choose(p, ap, k, op, f->path, f->fs_key);
+    int rc =
+        collio__auto_choose(p, ap, k, op, collio__file_path(f), collio__file_fs_key(f));
     ap->made_s += collio__now() - t0;
     return rc;
 }
