@@ -1,5 +1,5 @@
 /*
- * layouts/replicated.c -- index lists with replicas: mesh fields whose halo
+ * replicas/replicated.c -- index lists with replicas: mesh fields whose halo
  * nodes sit on several ranks. The segments are an index list's (the
  * buffer holds every copy the rank has); `owned` says which of them the
  * rank owns. Validation is the node classification of replicas/classify.c
