@@ -979,12 +979,20 @@ static PyObject *py_strategies(PyObject *self, PyObject *noargs)
     return l;
 }
 
-static PyObject *names(const char *(*fn)(int), int n)
+/* Every name fn gives, from 0 to its first NULL: the library's own count
+ * (a transport added to multiphase's table is listed without a change
+ * here). */
+static PyObject *names(const char *(*fn)(int))
 {
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l != NULL && i < n; i++) {
-        const char *s = fn(i);
-        PyList_SET_ITEM(l, i, PyUnicode_FromString(s != NULL ? s : ""));
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l != NULL && fn(i) != NULL; i++) {
+        PyObject *s = PyUnicode_FromString(fn(i));
+        if (s == NULL || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(l);
+            return NULL;
+        }
+        Py_DECREF(s);
     }
     return l;
 }
@@ -993,14 +1001,14 @@ static PyObject *py_exchange_names(PyObject *self, PyObject *noargs)
 {
     (void)self;
     (void)noargs;
-    return names(collio_exchange_name, COLLIO_EXCHANGE__COUNT);
+    return names(collio_exchange_name);
 }
 
 static PyObject *py_replicas_names(PyObject *self, PyObject *noargs)
 {
     (void)self;
     (void)noargs;
-    return names(collio_replicas_name, COLLIO_REPLICAS__COUNT);
+    return names(collio_replicas_name);
 }
 
 static PyObject *py_strerror(PyObject *self, PyObject *arg)
