@@ -29,7 +29,12 @@
  *    byte-exact against testutil's reference; subgroup runs it as its
  *    inner strategy;
  *  - the benchmark's help lists it as a flag, --plugin.pieces
- *    (collio_bench_usage).
+ *    (collio_bench_usage);
+ *  - it is a candidate of auto by its table alone (plugin_x4: the
+ *    strategy with plugin.pieces=4, its cost formula beside it): listed
+ *    last by collio_auto_candidate_name, a stat auto.predicted_plugin_x4_s,
+ *    priced by its formula (above list I/O's prediction), and run by
+ *    auto.only=plugin_x4 -- byte-exact, plugin.calls as 4 pieces make them.
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
@@ -40,6 +45,7 @@
 
 #include "bench.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +126,29 @@ static void plugin_free(collio_plan *p)
     p->impl = NULL;
 }
 
+/* As a candidate of auto (collio__candidate, core/core.h), priced with
+ * the kit of machine/cost.h: each piece of a rank in PIECES requests of
+ * list I/O at a quarter of its size, then the file's bytes -- dearer than
+ * list I/O itself (one request per piece) by construction, so that the
+ * test can tell the formula was used. It pays list I/O's call floor. */
+enum { PIECES = 4 };
+static double plugin_terms(const collio__cost *m, const collio__cost_shape *s, int arg)
+{
+    double piece = s->pieces_max > 0 ? s->bytes_max / s->pieces_max : 0;
+    return arg * s->pieces_max * collio__cost_list_request(m, piece / arg) * m->cpu
+           + m->file_bytes;
+}
+
+static const collio__candidate plugin_candidates[] = {
+    {.label = "plugin_x4",
+     .hint_key = {"plugin.pieces"},
+     .hint_value = {"4"},
+     .tier = 1,
+     .call = COLLIO_CAL_CALL_INDEPENDENT,
+     .terms = plugin_terms,
+     .arg = PIECES},
+};
+
 static const collio__strategy collio_strategy_plugin = {
     .section = {"plugin", plugin_options, 1, plugin_stats, 1},
     .summary =
@@ -132,6 +161,8 @@ static const collio__strategy collio_strategy_plugin = {
     .free = plugin_free,
     .replicas_auto = 0,
     .rank_domain = NULL,
+    .candidates = plugin_candidates,
+    .ncandidates = 1,
 };
 
 /* Another one, for registrations that must be refused. */
@@ -453,6 +484,74 @@ static void others(tu_ctx *t, const tu_layout_desc *d)
     collio_layout_free(&l);
 }
 
+/* Collective: the plugin's candidate joins auto by its table alone --
+ * the last of collio_auto_candidate_name's list (tier 1, the last
+ * strategy registered), a value of hint auto.only, a stat
+ * auto.predicted_plugin_x4_s; priced by its own formula (above list I/O's
+ * prediction: four requests per piece where list I/O makes one, the same
+ * floor), and run by auto.only=plugin_x4 with its hint: a byte-exact
+ * file, plugin.calls as plugin.pieces=4 makes them. */
+static void candidate(tu_ctx *t, const tu_layout_desc *d)
+{
+    tu_case(t, "plugin as a candidate of auto: listed, priced, run");
+    int n = 0, mine = -1, indep = -1;
+    while (collio_auto_candidate_name(n) != NULL) {
+        if (strcmp(collio_auto_candidate_name(n), "plugin_x4") == 0)
+            mine = n;
+        if (strcmp(collio_auto_candidate_name(n), "independent") == 0)
+            indep = n;
+        n++;
+    }
+    TU_CHECK(t, mine == n - 1 && n == 14, "plugin_x4 is candidate %d of %d", mine, n);
+    int listed = 0;
+    for (int i = 0; i < collio_stat_count(); i++) {
+        collio_stat_info info;
+        if (collio_stat_describe(i, &info) == COLLIO_OK
+            && strcmp(info.key, "auto.predicted_plugin_x4_s") == 0)
+            listed = 1;
+    }
+    TU_CHECK(t, listed, "no stat auto.predicted_plugin_x4_s in the catalogue");
+    collio_layout *l = NULL;
+    if (!TU_RC_ALL(t, tu_desc_make(d, t->comm, &l), COLLIO_OK, "layout"))
+        return;
+    int64_t *idx = NULL, nl = 0;
+    tu_enumerate(d, t->rank, t->nranks, &idx, &nl);
+    size_t bytes = (size_t)nl * d->esize;
+    unsigned char *buf = malloc(bytes + 1);
+    tu_fill(buf, idx, nl, d->esize, 67);
+    char path[1024];
+    tu_temp_path(t, "candidate", path, sizeof path);
+    collio_plan *p = NULL;
+    setenv("COLLIO_AUTO_CALIBRATE", "0", 1); /* (the built-in costs: no file) */
+    if (TU_RC_ALL(t,
+                  plan_with(t, l, "auto", "auto.use_calibration=0,auto.only=plugin_x4",
+                            NULL, &p),
+                  COLLIO_OK, "auto plan, auto.only=plugin_x4")
+        && tu_plan_io(t, p, path, NULL, 1, buf, bytes)) {
+        TU_CHECK(t, tu_check_file(t, path, d->nglobal, d->esize, 67, 0, 0, 1) == 0,
+                 "auto(plugin_x4): the file differs from the reference");
+        TU_CHECK(t, TU_STAT(t, p, "auto.write_choice") == mine, "auto ran %g, not %d",
+                 TU_STAT(t, p, "auto.write_choice"), mine);
+        double calls = TU_STAT(t, p, "plugin.calls");
+        TU_CHECK(t, calls == (double)want_calls(t, d, PIECES),
+                 "plugin.calls %g under auto, want %lld", calls,
+                 (long long)want_calls(t, d, PIECES));
+        double own = TU_STAT(t, p, "auto.predicted_plugin_x4_s");
+        char key[64];
+        snprintf(key, sizeof key, "auto.predicted_%s_s",
+                 collio_auto_candidate_name(indep));
+        double list = TU_STAT(t, p, key);
+        TU_CHECK(t, isfinite(own) && own > list && list > 0,
+                 "predicted plugin_x4 %g s, independent %g s", own, list);
+    }
+    unsetenv("COLLIO_AUTO_CALIBRATE");
+    collio_plan_free(&p);
+    tu_remove(t, path);
+    free(buf);
+    free(idx);
+    collio_layout_free(&l);
+}
+
 static void bench_help(tu_ctx *t)
 {
     tu_case(t, "the bench's help lists --plugin.pieces");
@@ -497,6 +596,7 @@ int main(int argc, char **argv)
         roundtrip(&t, &da, pieces[k]);
     }
     others(&t, &bc);
+    candidate(&t, &bc);
     bench_help(&t);
     tu_desc_free(&bc);
     tu_desc_free(&runs);

@@ -28,9 +28,9 @@ static int near(double got, double want)
  * 1 KiB per rank; memory and links fast; no calls' floors (no calls
  * measured). List I/O: 1000 requests of 10 us = 0.01 s, and the file's
  * 4,096,000 bytes at 1e9 B/s = 0.004096 s: 0.014096 s predicted. */
-static void setup(collio__auto_shape *s, collio_calibration *c, collio_fs_costs *fs)
+static void setup(collio__cost_shape *s, collio_calibration *c, collio_fs_costs *fs)
 {
-    *s = (collio__auto_shape){.nranks = 4,
+    *s = (collio__cost_shape){.nranks = 4,
                               .nnodes = 1,
                               .ranks_per_node = 4,
                               .cores_per_node = 4,
@@ -81,17 +81,17 @@ static void check_record(void)
 
 static void check_correction(void)
 {
-    collio__auto_shape s;
+    collio__cost_shape s;
     collio_calibration c;
     collio_fs_costs fs;
     setup(&s, &c, &fs);
     collio__auto_learn l;
     collio__auto_learn_init(&l);
-    double pred[AUTO_NCAND];
+    double pred[AUTO_MAX_CAND];
     collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
     CHECK(near(pred[INDEPENDENT], 0.014096), "list I/O predicted %g, by hand 0.014096",
           pred[INDEPENDENT]);
-    char refused[AUTO_NCAND] = {0};
+    char refused[AUTO_MAX_CAND] = {0};
     collio__auto_event ev;
     /* the requests really cost 100 us: 0.1 + 0.004096 s */
     const double m = 0.104096;
@@ -111,7 +111,7 @@ static void check_correction(void)
     CHECK(near(pred[INDEPENDENT], m), "list I/O now predicted %g, measured %g",
           pred[INDEPENDENT], m);
     int best = 0;
-    for (int i = 1; i < AUTO_NCAND; i++)
+    for (int i = 1; i < collio__auto_ncand(); i++)
         if (pred[i] < pred[best])
             best = i;
     CHECK(to == best && to != INDEPENDENT && ev.why == AUTO_SWITCH_CORRECTED,
@@ -136,20 +136,20 @@ static void check_correction(void)
  * margin: tried once; its median slower: back; then settled. */
 static void check_trial(void)
 {
-    collio__auto_shape s;
+    collio__cost_shape s;
     collio_calibration c;
     collio_fs_costs fs;
     setup(&s, &c, &fs);
     collio__auto_learn l;
     collio__auto_learn_init(&l);
-    double pred[AUTO_NCAND];
-    char refused[AUTO_NCAND] = {0};
+    double pred[AUTO_MAX_CAND];
+    char refused[AUTO_MAX_CAND] = {0};
     collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
     int cur = 0, second = -1;
-    for (int i = 1; i < AUTO_NCAND; i++)
+    for (int i = 1; i < collio__auto_ncand(); i++)
         if (pred[i] < pred[cur])
             cur = i;
-    for (int i = 0; i < AUTO_NCAND; i++)
+    for (int i = 0; i < collio__auto_ncand(); i++)
         if (i != cur && (second < 0 || pred[i] < pred[second]))
             second = i;
     /* the choice measured just above the runner-up's prediction, within
@@ -174,14 +174,14 @@ static void check_trial(void)
 /* Whatever the times, at most AUTO_LEARN_SWITCHES switches. */
 static void check_bound(void)
 {
-    collio__auto_shape s;
+    collio__cost_shape s;
     collio_calibration c;
     collio_fs_costs fs;
     setup(&s, &c, &fs);
     collio__auto_learn l;
     collio__auto_learn_init(&l);
-    double pred[AUTO_NCAND];
-    char refused[AUTO_NCAND] = {0};
+    double pred[AUTO_MAX_CAND];
+    char refused[AUTO_MAX_CAND] = {0};
     collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
     int cur = INDEPENDENT, switches = 0;
     for (int round = 0; round < 40; round++) {

@@ -13,6 +13,31 @@
 #include <math.h>
 #include <string.h>
 
+/* The candidates in the order docs/auto.md lists them (the strategies'
+ * tables, tier by tier: collio_auto_candidate_name's order), checked
+ * first against the model's own list. */
+enum {
+    AUTO_SERIAL,
+    AUTO_INDEPENDENT,
+    AUTO_TWO_PHASE,
+    AUTO_MULTIPHASE,
+    AUTO_SUBGROUP_G2,
+    AUTO_SUBGROUP_G4,
+    AUTO_SUBGROUP_G8,
+    AUTO_MULTIPHASE_K1,
+    AUTO_MULTIPHASE_K2,
+    AUTO_MULTIPHASE_K3,
+    AUTO_SUBGROUP_G2_LIST,
+    AUTO_SUBGROUP_G4_LIST,
+    AUTO_SUBGROUP_G8_LIST,
+    NCAND
+};
+static const char *const labels[NCAND] = {
+    "serial",          "independent",   "two_phase",        "multiphase",
+    "subgroup_g2",     "subgroup_g4",   "subgroup_g8",      "multiphase_k1",
+    "multiphase_k2",   "multiphase_k3", "subgroup_g2_list", "subgroup_g4_list",
+    "subgroup_g8_list"};
+
 static int near(double got, double want)
 {
     return fabs(got - want) <= 1e-9 * fabs(want) + 1e-15;
@@ -38,9 +63,9 @@ static void constants(collio_calibration *c, collio_fs_costs *fs)
 /* Case 1's shape: one node, 4 ranks on 2 cores, 4 MB, 1 MB and `pieces`
  * pieces per rank, 750 KB of each outside its domain; block-cyclic
  * (consecutive ranks' pieces adjoin), every hypercube phase on the node. */
-static collio__auto_shape one_node(double pieces)
+static collio__cost_shape one_node(double pieces)
 {
-    return (collio__auto_shape){.nranks = 4,
+    return (collio__cost_shape){.nranks = 4,
                                 .nnodes = 1,
                                 .ranks_per_node = 4,
                                 .cores_per_node = 2,
@@ -54,11 +79,11 @@ static collio__auto_shape one_node(double pieces)
 }
 
 /* Predicts s and checks independent's time against want. */
-static void expect_independent(const char *what, const collio__auto_shape *s,
+static void expect_independent(const char *what, const collio__cost_shape *s,
                                const collio_calibration *c, const collio_fs_costs *fs,
                                int writing, double want)
 {
-    double t[AUTO_NCAND];
+    double t[AUTO_MAX_CAND];
     collio__auto_predict(s, c, fs, writing, t);
     CHECK(near(t[AUTO_INDEPENDENT], want), "%s: independent %.9g", what,
           t[AUTO_INDEPENDENT]);
@@ -66,13 +91,13 @@ static void expect_independent(const char *what, const collio__auto_shape *s,
 
 static void expect(const char *what, const double *t, const double *want, int choice)
 {
-    for (int i = 0; i < AUTO_NCAND; i++)
+    for (int i = 0; i < NCAND; i++)
         CHECK(isinf(want[i]) ? isinf(t[i]) : near(t[i], want[i]),
-              "%s: %s predicted %.9g, want %.9g", what, collio__auto_candidates[i].label,
-              t[i], want[i]);
+              "%s: %s predicted %.9g, want %.9g", what, collio__auto_cand(i)->label, t[i],
+              want[i]);
     int got = collio__auto_pick(t);
-    CHECK(got == choice, "%s: picked %s, want %s", what,
-          collio__auto_candidates[got].label, collio__auto_candidates[choice].label);
+    CHECK(got == choice, "%s: picked %s, want %s", what, collio__auto_cand(got)->label,
+          collio__auto_cand(choice)->label);
 }
 
 /* Checks the candidates listed in want[i] = {candidate, time} (INFINITY:
@@ -83,7 +108,7 @@ static void expect_some(const char *what, const double *t, const double (*want)[
     for (size_t i = 0; i < n; i++) {
         int k = (int)want[i][0];
         CHECK(isinf(want[i][1]) ? isinf(t[k]) : near(t[k], want[i][1]),
-              "%s: %s %.9g, want %.9g", what, collio__auto_candidates[k].label, t[k],
+              "%s: %s %.9g, want %.9g", what, collio__auto_cand(k)->label, t[k],
               want[i][1]);
     }
 }
@@ -93,14 +118,23 @@ int main(void)
     collio_calibration c;
     collio_fs_costs fs;
     constants(&c, &fs);
-    double t[AUTO_NCAND];
+    double t[AUTO_MAX_CAND];
+
+    /* 0. the candidates the strategies declare, in their order */
+    CHECK(collio__auto_ncand() == NCAND, "%d candidates, want %d", collio__auto_ncand(),
+          NCAND);
+    for (int i = 0; i < NCAND && i < collio__auto_ncand(); i++)
+        CHECK(strcmp(collio__auto_cand(i)->label, labels[i]) == 0,
+              "candidate %d: %s, want %s", i, collio__auto_cand(i)->label, labels[i]);
+    if (collio__auto_ncand() != NCAND)
+        return unit_summary("unit_auto_model");
 
     /* 1. one node, 4 ranks on 2 cores (cpu = 2, nothing off-node); 4 MB,
      *    1 MB and 10,000 pieces per rank, 750 KB of each outside its domain.
      *    file_bytes = 4e6 / 1e9 = 0.004 */
-    collio__auto_shape s = one_node(1e4);
+    collio__cost_shape s = one_node(1e4);
     collio__auto_predict(&s, &c, &fs, 1, t);
-    double w1[AUTO_NCAND] = {
+    double w1[AUTO_MAX_CAND] = {
         /* serial: 4 lat + (3e6 / 1e9 + pack(4e4, 4e6) (4e-4 + 4e-3) + one
          * request 1e-6) * cpu 2 + file */
         4e-6 + (3e-3 + 4.4e-3 + 1e-6) * 2 + 4e-3,
@@ -139,7 +173,7 @@ int main(void)
     s.pieces_max = 4;
     s.pieces_total = 16;
     collio__auto_predict(&s, &c, &fs, 1, t);
-    double w2[AUTO_NCAND] = {
+    double w2[AUTO_MAX_CAND] = {
         /* serial: 4 lat + (3e6 / 1e9 + pack(16, 4e6) + 1e-6) * cpu 2 + file */
         4e-6 + (3e-3 + (16e-8 + 4e-3) + 1e-6) * 2 + 4e-3,
         /* independent: 4 requests * 1e-6 * cpu 2 + file */
@@ -165,30 +199,30 @@ int main(void)
     CHECK(collio__auto_pick(t) == AUTO_INDEPENDENT, "read: independent chosen");
 
     /* 3b. multiphase copying every byte once into the node's shared window
-     *     (shape.mp_copies 1: its pushes): one pack(4, 1e6) = 4e-8 + 1e-3 at
+     *     (shape.shared_copies 1: its pushes): one pack(4, 1e6) = 4e-8 + 1e-3 at
      *     cpu 2 in place of case 2's two and its exchange (1.506e-3), then
      *     the request and the file as there; two copies, two packs; the
      *     other candidates unchanged */
-    s.mp_copies = 1;
+    s.shared_copies = 1;
     collio__auto_predict(&s, &c, &fs, 1, t);
     CHECK(near(t[AUTO_MULTIPHASE], (4e-8 + 1e-3) * 2 + 1e-6 * 2 + 0.004),
           "shared copies: multiphase %.9g", t[AUTO_MULTIPHASE]);
-    for (int i = 0; i < AUTO_NCAND; i++)
+    for (int i = 0; i < NCAND; i++)
         CHECK(i == AUTO_MULTIPHASE || (isinf(w2[i]) ? isinf(t[i]) : near(t[i], w2[i])),
-              "shared copies: %s unchanged %.9g", collio__auto_candidates[i].label, t[i]);
+              "shared copies: %s unchanged %.9g", collio__auto_cand(i)->label, t[i]);
     collio__auto_predict(&s, &c, &fs, 0, t);
     CHECK(near(t[AUTO_MULTIPHASE], (4e-8 + 1e-3) * 2 + 5e-7 * 2 + 0.002),
           "shared copies, reads: multiphase %.9g", t[AUTO_MULTIPHASE]);
-    s.mp_copies = 2;
+    s.shared_copies = 2;
     collio__auto_predict(&s, &c, &fs, 1, t);
     CHECK(near(t[AUTO_MULTIPHASE], 2 * (4e-8 + 1e-3) * 2 + 1e-6 * 2 + 0.004),
           "two shared copies: multiphase %.9g", t[AUTO_MULTIPHASE]);
-    s.mp_copies = 0;
+    s.shared_copies = 0;
 
     /* 4. two nodes of 2 ranks on 2 cores (cpu 1), half of the partners
      *    off-node: latency 0.5e-6 + 0.5e-5 = 5.5e-6; an exchange of b bytes
      *    costs b * 0.5 / 1e9 + b * 0.5 * 2 ranks / 1e8 */
-    s = (collio__auto_shape){.nranks = 4,
+    s = (collio__cost_shape){.nranks = 4,
                              .nnodes = 2,
                              .ranks_per_node = 2,
                              .cores_per_node = 2,
@@ -297,7 +331,7 @@ int main(void)
     s = one_node(1e4);
     fs.mpiio_write_call_s = 0.1;
     collio__auto_predict(&s, &c, &fs, 1, t);
-    for (int i = 0; i < AUTO_NCAND; i++)
+    for (int i = 0; i < NCAND; i++)
         CHECK(isinf(w1[i]) ? isinf(t[i])
                            : near(t[i], w1[i]
                                             + (i == AUTO_TWO_PHASE
@@ -305,7 +339,7 @@ int main(void)
                                                            && i <= AUTO_SUBGROUP_G8)
                                                    ? 0.1
                                                    : 0)),
-              "per call: %s %.9g", collio__auto_candidates[i].label, t[i]);
+              "per call: %s %.9g", collio__auto_cand(i)->label, t[i]);
     collio__auto_predict(&s, &c, &fs, 0, t); /* reads: mpiio_read_call_s, 0 */
     CHECK(near(t[AUTO_TWO_PHASE], 0.2 + 0.002 + 6e-6 + 2e-3),
           "per call, reading: two_phase %.9g", t[AUTO_TWO_PHASE]);
@@ -318,13 +352,13 @@ int main(void)
      *     2.001e-3, g = 4 0.02 against 4e-3; nothing else changes */
     fs.mpiio_write_byte_s = 5e-9;
     collio__auto_predict(&s, &c, &fs, 1, t);
-    for (int i = 0; i < AUTO_NCAND; i++) {
+    for (int i = 0; i < NCAND; i++) {
         double w = i == AUTO_TWO_PHASE     ? 0.2 + 0.004 + 0.01
                    : i == AUTO_SUBGROUP_G2 ? 2.002e-3 + 4.4e-3 + 0.1 + 0.004 + 0.01
                    : i == AUTO_SUBGROUP_G4 ? 6.006e-3 + 8.8e-3 + 0.1 + 0.004 + 0.02
                                            : w1[i];
         CHECK(isinf(w) ? isinf(t[i]) : near(t[i], w), "per byte: %s %.9g, want %.9g",
-              collio__auto_candidates[i].label, t[i], w);
+              collio__auto_cand(i)->label, t[i], w);
     }
     /* below the exchange's (1e-10: 2e-4 against 2.006e-3) it is the exchange */
     fs.mpiio_write_byte_s = 1e-10;
@@ -361,7 +395,7 @@ int main(void)
      *    exchange of b bytes in m messages costs m * 7.75e-6
      *    + b * (0.25 / 1e9 + 0.75 * 2 / 1e8) = m * 7.75e-6 + b * 1.525e-8;
      *    file 8e6 / 1e9 = 0.008 */
-    s = (collio__auto_shape){.nranks = 8,
+    s = (collio__cost_shape){.nranks = 8,
                              .nnodes = 4,
                              .ranks_per_node = 2,
                              .cores_per_node = 2,
@@ -397,7 +431,7 @@ int main(void)
         {AUTO_SUBGROUP_G2_LIST, 7.75e-6 + 1e-3 + 2.2e-3 + 0.02 + 0.008}};
     expect_some("cluster", t, w8, sizeof w8 / sizeof w8[0]);
     CHECK(collio__auto_pick(t) == AUTO_MULTIPHASE_K1, "cluster: picked %s",
-          collio__auto_candidates[collio__auto_pick(t)].label);
+          collio__auto_cand(collio__auto_pick(t))->label);
     fs.write_request_s = 1e-6;
 
     /* 9. the calls' floors: measured with 8 ranks on a node of 2 cores
@@ -423,25 +457,25 @@ int main(void)
     s = one_node(4);
     s.pieces_total = 16;
     collio__auto_predict(&s, &c, &fs, 1, t);
-    double w11[AUTO_NCAND];
-    for (int i = 0; i < AUTO_NCAND; i++) {
+    double w11[AUTO_MAX_CAND];
+    for (int i = 0; i < NCAND; i++) {
         /* subgroup: its inner strategy's floor; multiphase_k: multiphase's */
-        int base = collio__auto_candidates[i].group > 0
-                       ? (collio__auto_candidates[i].list ? 1 : 2)
-                   : collio__auto_candidates[i].phases > 0 ? 3
-                                                           : i;
+        int base = i >= AUTO_SUBGROUP_G2_LIST                       ? AUTO_INDEPENDENT
+                   : i >= AUTO_MULTIPHASE_K1                        ? AUTO_MULTIPHASE
+                   : i >= AUTO_SUBGROUP_G2 && i <= AUTO_SUBGROUP_G8 ? AUTO_TWO_PHASE
+                                                                    : i;
         w11[i] = w2[i] + floor_[base];
     }
     expect("calls' floors, case 2", t, w11, AUTO_INDEPENDENT);
     /* the smallest call itself: each base strategy predicted at what was
      * measured, scaled (the terms and the floor add up to it) */
-    collio__auto_shape tiny = s;
+    collio__cost_shape tiny = s;
     tiny.bytes_total = 16, tiny.bytes_max = 4, tiny.pieces_max = 1;
     tiny.pieces_total = 4, tiny.moved_max = 0;
     collio__auto_predict(&tiny, &c, &fs, 1, t);
     for (int i = 0; i < 4; i++)
         CHECK(near(t[i], call[i] / 2), "smallest call: %s %.9g, want %.9g",
-              collio__auto_candidates[i].label, t[i], call[i] / 2);
+              collio__auto_cand(i)->label, t[i], call[i] / 2);
     /* a floor never below 0: a measured call under what the terms give
      * adds nothing; reads take read_call_s (0 here: nothing added) */
     fs.write_call_s[3] = 1e-6;
@@ -481,21 +515,21 @@ int main(void)
      * link at 1e8 B/s, 0.015, + the file's 0.002, bound the calibrated
      * 4e6 * 2.5e-10 = 1e-3 (reads; no floor); + 4 lat (5.5e-6 each) +
      * (16 pieces * 1e-8 + 5e-7) */
-    collio__auto_shape s2 = s;
+    collio__cost_shape s2 = s;
     s2.nnodes = 2, s2.ranks_per_node = 2;
     collio__auto_predict(&s2, &c, &fs, 0, t);
     const double serial_n = 4 * 5.5e-6 + (16e-8 + 5e-7) + 0.015 + 0.002;
     CHECK(near(t[AUTO_SERIAL], serial_n), "serial per byte, two nodes: %.9g, want %.9g",
           t[AUTO_SERIAL], serial_n);
     fs.serial_write_byte_s = fs.serial_read_byte_s = 0;
-    /* multiphase's synchronised rounds (shape.mp_rounds) at the calibrated
+    /* multiphase's synchronised rounds (shape.sync_rounds) at the calibrated
      * cost of a round, scaled from cpu 4 to cpu 2: 6 rounds * 4e-4 * 2 / 4
      * = 1.2e-3 on top of its time with the floor; reads at their own
      * cost, 1e-4: 6 * 1e-4 / 2 = 3e-4, on w2's multiphase with the read
      * constants (request 5e-7, file 0.002; no read floor) */
     fs.multiphase_write_round_s = 4e-4;
     fs.multiphase_read_round_s = 1e-4;
-    s.mp_rounds = 6;
+    s.sync_rounds = 6;
     collio__auto_predict(&s, &c, &fs, 1, t);
     CHECK(near(t[AUTO_MULTIPHASE], w11[AUTO_MULTIPHASE] + 1.2e-3),
           "multiphase rounds: %.9g, want %.9g", t[AUTO_MULTIPHASE],
@@ -507,7 +541,7 @@ int main(void)
     const double mp_r = 2 * (4e-8 + 1e-3) * 2 + 1.506e-3 + 5e-7 * 2 + 0.002 + 3e-4;
     CHECK(near(t[AUTO_MULTIPHASE], mp_r), "multiphase rounds, reads: %.9g, want %.9g",
           t[AUTO_MULTIPHASE], mp_r);
-    s.mp_rounds = 0;
+    s.sync_rounds = 0;
     fs.multiphase_write_round_s = fs.multiphase_read_round_s = 0;
     /* without call_ranks (a file from before), no floor at all */
     fs.call_ranks = 0;
@@ -517,16 +551,15 @@ int main(void)
     constants(&c, &fs);
 
     /* 10. hint auto.only's values: "any", then the labels in order */
-    CHECK(strcmp(collio__auto_only_names[0], "any") == 0, "auto.only: any first");
-    for (int i = 0; i < AUTO_NCAND; i++)
-        CHECK(strcmp(collio__auto_only_names[i + 1], collio__auto_candidates[i].label)
-                  == 0,
+    CHECK(strcmp(collio__auto_only_names()[0], "any") == 0, "auto.only: any first");
+    for (int i = 0; i < NCAND; i++)
+        CHECK(strcmp(collio__auto_only_names()[i + 1], collio__auto_cand(i)->label) == 0,
               "auto.only value %d: %s, candidate %s", i + 1,
-              collio__auto_only_names[i + 1], collio__auto_candidates[i].label);
+              collio__auto_only_names()[i + 1], collio__auto_cand(i)->label);
 
     /* 11. a tie goes to the earlier candidate */
-    double tie[AUTO_NCAND];
-    for (int i = 0; i < AUTO_NCAND; i++)
+    double tie[AUTO_MAX_CAND];
+    for (int i = 0; i < NCAND; i++)
         tie[i] = INFINITY;
     tie[AUTO_SERIAL] = 3;
     tie[AUTO_INDEPENDENT] = tie[AUTO_TWO_PHASE] = tie[AUTO_MULTIPHASE] = 2;
@@ -541,19 +574,19 @@ int main(void)
     {
         const double add[2] = {2.04e-3 + 6.6e-4 + 3.06e-4, 2.04e-3}; /* read, write */
         for (int writing = 0; writing < 2; writing++) {
-            collio__auto_shape plain = one_node(1e4), repl = plain;
+            collio__cost_shape plain = one_node(1e4), repl = plain;
             repl.repl_runs = 2e3;
             repl.fill_elements = 3e3;
             repl.fill_bytes = 3e5;
             repl.fill_sent = 1.5e5;
             repl.fill_peers = 3;
-            double t0[AUTO_NCAND], t1[AUTO_NCAND];
+            double t0[AUTO_MAX_CAND], t1[AUTO_MAX_CAND];
             collio__auto_predict(&plain, &c, &fs, writing, t0);
             collio__auto_predict(&repl, &c, &fs, writing, t1);
-            for (int i = 0; i < AUTO_NCAND; i++)
+            for (int i = 0; i < NCAND; i++)
                 CHECK(isinf(t0[i]) ? isinf(t1[i]) : near(t1[i] - t0[i], add[writing]),
                       "replicas, %s: %s adds %.9g, want %.9g", writing ? "write" : "read",
-                      collio__auto_candidates[i].label, t1[i] - t0[i], add[writing]);
+                      collio__auto_cand(i)->label, t1[i] - t0[i], add[writing]);
         }
     }
     return unit_summary("unit_auto_model");

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 
 #include "base/base.h"
+#include "machine/machine.h"
 #include "options/options.h"
 /* ------------------------------------------------------------- strategies */
 
@@ -48,15 +49,35 @@
  * the file domain (of P balanced ones) a rank writes (NULL: domain r on
  * rank r), which the DOMAIN policy keeps elements on.
  */
-/* What a strategy's table tells auto's model of an execution (its hook
- * profile below; 0 in every field: nothing beyond the general terms). */
-typedef struct collio__exec_profile {
-    int sync_rounds;   /* synchronised rounds beyond those of its smallest
-                          call, each waiting for the slowest rank twice */
-    int shared_copies; /* > 0: its exchange copies every byte this many
-                          times straight into a window its node's ranks
-                          share, no packing and no messages */
-} collio__exec_profile;
+/*
+ * A candidate of strategy "auto": the strategy run with the hints below
+ * (on top of the plan's own), priced by `terms` -- its formula, built
+ * from the kit of machine/cost.h, beside the strategy in its own file.
+ * A strategy lists its candidates in its table (candidates,
+ * ncandidates); auto walks the registry for them (strategies/auto/
+ * model.c), tier 0 first (a strategy's own forms), then tier 1
+ * (variants: fewer phases, another inner strategy), in the registry's
+ * order within a tier. That order is the one of auto's stats, of
+ * collio_auto_candidate_name and of a tie (the earlier wins). To every
+ * candidate's terms auto adds the floor of the calibrated smallest call
+ * `call` (COLLIO_CAL_CALL_*) -- what that call took beyond the terms of
+ * the candidate marked `base` for it --, and the replicas' work.
+ */
+enum { COLLIO__CAND_HINTS = 2 };
+typedef struct collio__candidate {
+    const char *label; /* "subgroup_g4": hint auto.only, stat predicted_<label>_s */
+    const char *hint_key[COLLIO__CAND_HINTS], *hint_value[COLLIO__CAND_HINTS];
+    int tier;
+    int call; /* the calibrated smallest call whose floor it pays */
+    int base; /* 1: the calibrated call of `call` is this candidate's */
+    /* the predicted seconds of one write (m->writing) or read of shape s
+     * by it, without the call's floor; INFINITY: it cannot run there.
+     * arg: the candidate's own (a group size, a phase count) */
+    double (*terms)(const collio__cost *m, const collio__cost_shape *s, int arg);
+    int arg;
+    const char
+        *what; /* in words, for its stat's line ("subgroup (g = 2)"); NULL: label */
+} collio__candidate;
 
 /* a plan's replicas' state (replicas/replicas.h: it runs around the
  * plan's strategy, above the core) */
@@ -96,6 +117,13 @@ typedef struct collio__strategy {
      * share a window (collio__exec_profile) */
     void (*profile)(int64_t nglobal, int nranks, int64_t mean_block, int one_node,
                     collio__exec_profile *out);
+    /* optional: its section as made at run time, once the registry is
+     * sealed (auto: hint auto.only's values and a stat per candidate come
+     * from the other strategies' tables); NULL: `section` */
+    const collio__section *(*sealed_section)(void);
+    /* optional: the strategy as candidates of auto (above) */
+    const collio__candidate *candidates;
+    int ncandidates;
 } collio__strategy;
 
 /* A strategy added to the registry from outside core/registry.c (a test's,

@@ -137,7 +137,8 @@ void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner)
     int n = collio__sections_all(&sec, &base);
     for (int k = 1; k < n; k++) {
         const collio__section *s = sec[k];
-        if (s == &outer->strategy->section || s == &collio__replicas_section)
+        if (strcmp(s->name, outer->strategy->section.name) == 0
+            || s == &collio__replicas_section)
             continue;
         for (int i = 0; i < s->nstats; i++)
             outer->statv[base[k] + i] =

@@ -3,7 +3,8 @@
  * (machine/calibration.c), which file system holds a path
  * (machine/fs_id.c), the link between nodes against a memory copy
  * (machine/link_probe.c), and the CPU's copy aliasing penalty
- * (machine/alias.c).
+ * (machine/alias.c), and the kit a strategy prices itself with
+ * (machine/cost.c).
  */
 #ifndef COLLIO_MACHINE_MACHINE_H
 #define COLLIO_MACHINE_MACHINE_H
@@ -156,5 +157,100 @@ static inline void collio__copy(void *dst, const void *src, size_t n)
     else
         collio__copy_large(dst, src, n);
 }
+
+/* ------------------------------------------------------- the cost kit */
+/*
+ * What a strategy prices itself with (machine/cost.c): what the cost
+ * model knows of a layout (collio__cost_shape, reduced: the same on every
+ * rank), the machine's constants for one operation on one file system
+ * (collio__cost, from a calibration), and the terms every strategy's
+ * formula is made of -- an exchange, a pack, list I/O's cost per
+ * request, the MPI library's collective per byte. A strategy that is a
+ * candidate of "auto" declares its formulas in its own file
+ * (collio__candidate, core/core.h) out of these; auto adds the calls'
+ * floors and the replicas' work (strategies/auto/model.c). Pure
+ * arithmetic, no MPI. docs/auto.md derives every term.
+ */
+/* What a strategy's table tells the model of an execution beyond the
+ * general terms (its hook `profile`, core/core.h; 0 in every field:
+ * nothing). */
+typedef struct collio__exec_profile {
+    int sync_rounds;   /* synchronised rounds beyond those of its smallest
+                          call, each waiting for the slowest rank twice */
+    int shared_copies; /* > 0: its exchange copies every byte this many
+                          times straight into a window its node's ranks
+                          share, no packing and no messages */
+} collio__exec_profile;
+
+/* What the model knows of a layout (the same on every rank: reduced). */
+typedef struct collio__cost_shape {
+    int nranks, nnodes;
+    int ranks_per_node; /* on the fullest node */
+    int cores_per_node; /* on the smallest node */
+    double bytes_total; /* bytes in the file */
+    double bytes_max;   /* most bytes on one rank */
+    double pieces_max;  /* most file-contiguous pieces on one rank */
+    double pieces_total;
+    double moved_max; /* most bytes of one rank outside its own file
+                         domain (of P balanced ones): what an exchange
+                         into file domains moves */
+    int adjoin;       /* 1: consecutive ranks' pieces adjoin in the file
+                         (block-cyclic), so gathering them merges pieces */
+    int intra_phases; /* leading hypercube phases j whose partners r and
+                         r XOR 2^j share a node for every r */
+    /* the execution profile of the strategy being priced (its table's
+     * profile hook): auto sets it per candidate from `profiles` where
+     * given, else these fields hold for every candidate */
+    int sync_rounds, shared_copies;
+    const collio__exec_profile *profiles; /* per candidate of auto, or NULL */
+    /* replicated layouts, the most of one rank (0 without replicas): the
+     * runs of the written elements' selection (writes) and copy (reads),
+     * and a read's fill of the replicas a rank does not write -- elements
+     * and bytes copied into and out of its buffers, bytes sent, ranks sent
+     * to */
+    double repl_runs, fill_elements, fill_bytes, fill_sent, fill_peers;
+} collio__cost_shape;
+
+/* The machine's constants for one operation on one file system, as a
+ * formula uses them. */
+typedef struct collio__cost {
+    const collio_calibration *cal;
+    const collio_fs_costs *fs;
+    int writing;
+    int nranks;        /* the shape's P, at least 1 */
+    int cores;         /* cores per node (the shape's; else its ranks per node) */
+    double cpu;        /* slowdown of CPU-bound work on a node */
+    double off;        /* fraction of a rank's partners on other nodes */
+    int rpn;           /* ranks per node */
+    double lat;        /* one message, mixed as `off` says */
+    double lat0, lat1; /* one message within a node, between nodes */
+    double bw0, bw1;   /* a link within a node, between nodes */
+    double copy, piece;
+    double req, fbw, mpiio; /* the file's: per request, bandwidth, per piece */
+    double mpiio_call;      /* the MPI library's collective, per call */
+    double mpiio_byte;      /* ... per byte of a rank (0: not measured) */
+    double file_bytes;      /* the shape's bytes at the file's bandwidth */
+    double cpu_cal;         /* the oversubscription the calls were timed at */
+} collio__cost;
+
+/* m for shape s, the network and memory constants of c and the file
+ * costs fs, a write (writing = 1) or a read. */
+void collio__cost_setup(collio__cost *m, const collio__cost_shape *s,
+                        const collio_calibration *c, const collio_fs_costs *fs,
+                        int writing);
+
+/* An exchange in which every rank sends `bytes` in `msgs` messages. */
+double collio__cost_exchange(const collio__cost *m, double bytes, double msgs);
+
+/* The MPI library's collective moving `bytes` of each rank to its
+ * aggregators in `msgs` messages: its cost per byte as calibrated, or an
+ * exchange over the links where that is more. */
+double collio__cost_mpiio_data(const collio__cost *m, double bytes, double msgs);
+
+/* Packing (or unpacking) `pieces` runs of `bytes` in all. */
+double collio__cost_pack(const collio__cost *m, double pieces, double bytes);
+
+/* List I/O's cost per request at pieces of `bytes`, every rank at once. */
+double collio__cost_list_request(const collio__cost *m, double bytes);
 
 #endif /* COLLIO_MACHINE_MACHINE_H */

@@ -51,7 +51,9 @@ static void build(void)
     cat.sec[cat.n++] = &plan;
     cat.sec[cat.n++] = &collio__replicas_section;
     for (int i = 0; collio__strategy_at(i) != NULL && cat.n < MAX_SECTIONS; i++)
-        cat.sec[cat.n++] = &collio__strategy_at(i)->section;
+        cat.sec[cat.n++] = collio__strategy_at(i)->sealed_section != NULL
+                               ? collio__strategy_at(i)->sealed_section()
+                               : &collio__strategy_at(i)->section;
     for (int i = 0; i < cat.n; i++) {
         cat.opt_base[i] = cat.nopt;
         cat.stat_base[i] = cat.nstat;
@@ -91,6 +93,9 @@ static int section_index(const collio__section *s)
     init();
     for (int i = 0; i < cat.n; i++)
         if (cat.sec[i] == s)
+            return i;
+    for (int i = 0; i < cat.n; i++) /* a strategy's table's, made at run time */
+        if (strcmp(cat.sec[i]->name, s->name) == 0)
             return i;
     return -1;
 }

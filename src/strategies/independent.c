@@ -184,6 +184,23 @@ static void indep_free(collio_plan *p)
     p->impl = NULL;
 }
 
+/* As a candidate of auto (machine/cost.h): every rank writes its pieces
+ * itself, pieces_max * list_request * cpu + bytes_total / file_Bps, at the
+ * mean piece size (bytes_max / pieces_max). */
+static double indep_terms(const collio__cost *m, const collio__cost_shape *s, int arg)
+{
+    (void)arg;
+    double piece = s->pieces_max > 0 ? s->bytes_max / s->pieces_max : 0;
+    return s->pieces_max * collio__cost_list_request(m, piece) * m->cpu + m->file_bytes;
+}
+
+static const collio__candidate indep_candidates[] = {
+    {.label = "independent",
+     .call = COLLIO_CAL_CALL_INDEPENDENT,
+     .base = 1,
+     .terms = indep_terms},
+};
+
 const collio__strategy collio__strategy_independent = {
     .section = {"independent", indep_options, 1, NULL, 0},
     .summary = "list I/O: each rank writes its own coalesced extents "
@@ -194,4 +211,6 @@ const collio__strategy collio__strategy_independent = {
     .write = indep_write,
     .read = indep_read,
     .free = indep_free,
+    .candidates = indep_candidates,
+    .ncandidates = 1,
 };

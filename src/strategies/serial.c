@@ -34,6 +34,7 @@
 #include "core/core.h"
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 /* Pieces of one rank grouped by window: window w's are
@@ -473,6 +474,35 @@ static int serial_read(collio_plan *p, collio_file *f, char *stream)
     return serial_exec(p, f, stream, 0);
 }
 
+/* As a candidate of auto (machine/cost.h): rank 0 receives every other
+ * rank's bytes, places every piece, and writes alone: P messages +
+ * (pieces_total * piece + request) * cpu (the waiting ranks of its node
+ * poll for their share of the cores) + its bytes: bytes_total *
+ * serial_*_byte as calibrated (rank 0's whole work on them in a large
+ * call -- gather, copies, the file --, not scaled by the node's
+ * oversubscription: one process's work, while the others wait, took the
+ * same at 3, 4 and 8 ranks on 2 cores), or where more the off-node bytes
+ * over its node's link and the file's; not calibrated, (bytes over its
+ * link + bytes_total / copy) * cpu + bytes_total / file_Bps. */
+static double serial_terms(const collio__cost *m, const collio__cost_shape *s, int arg)
+{
+    (void)arg;
+    const double per_byte =
+        m->writing ? m->fs->serial_write_byte_s : m->fs->serial_read_byte_s;
+    double into0 = s->bytes_total - s->bytes_total / m->nranks;
+    double bytes = per_byte > 0 ? fmax(s->bytes_total * per_byte,
+                                       into0 * m->off / m->bw1 + m->file_bytes)
+                                : (into0 * ((1 - m->off) / m->bw0 + m->off / m->bw1)
+                                   + s->bytes_total / m->copy)
+                                          * m->cpu
+                                      + m->file_bytes;
+    return m->nranks * m->lat + (s->pieces_total * m->piece + m->req) * m->cpu + bytes;
+}
+
+static const collio__candidate serial_candidates[] = {
+    {.label = "serial", .call = COLLIO_CAL_CALL_SERIAL, .base = 1, .terms = serial_terms},
+};
+
 const collio__strategy collio__strategy_serial = {
     .section = {"serial", serial_options, 1, NULL, 0},
     .summary = "rank 0 gathers (scatters) the data window by window and "
@@ -482,4 +512,6 @@ const collio__strategy collio__strategy_serial = {
     .write = serial_write,
     .read = serial_read,
     .free = serial_free,
+    .candidates = serial_candidates,
+    .ncandidates = 1,
 };

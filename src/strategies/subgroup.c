@@ -40,6 +40,7 @@
 #include "core/core.h"
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #define MSG_CHUNK ((int64_t)1 << 30) /* bytes per message, at most */
@@ -448,6 +449,94 @@ static void sg_free(collio_plan *p)
     p->impl = NULL;
 }
 
+/* As a candidate of auto (machine/cost.h): a gather of g - 1 ranks' bytes
+ * to each master (a group is g consecutive ranks: those off the master's
+ * node send over its node's link), then two_phase (with its mpiio_call)
+ * among the P / g masters, or list I/O (the *_list candidates), on the
+ * group's pieces: pieces_max of them where consecutive ranks' pieces
+ * adjoin in the file (block-cyclic layouts: shape.adjoin), g *
+ * pieces_max elsewhere. */
+static double sg_cost(const collio__cost *m, const collio__cost_shape *s, int g, int list)
+{
+    int P = m->nranks;
+    if (g > P || g < 2)
+        return INFINITY;
+    int masters = (P + g - 1) / g;
+    int nodes = s->nnodes > 0 ? s->nnodes : 1;
+    double mcpu = (double)masters / nodes / (m->cores > 0 ? m->cores : 1);
+    if (mcpu < 1)
+        mcpu = 1;
+    /* the gather: g - 1 ranks' bytes into the master, then the master
+     * packs the group's pieces into its merged stream. The aligned
+     * 2^intra_phases ranks around the master share its node (every
+     * leading hypercube partner does), the rest may not, and their bytes
+     * come in over the node's link */
+    int on =
+        s->intra_phases < 30 && (1 << s->intra_phases) < g ? 1 << s->intra_phases : g;
+    double gather = (g - 1) * m->lat * m->cpu + (on - 1) * s->bytes_max / m->bw0 * m->cpu
+                    + (g - on) * s->bytes_max / m->bw1
+                    + collio__cost_pack(m, s->pieces_max * g, s->bytes_max * g) * m->cpu;
+    /* the master's runs: its group's pieces, merged where they adjoin */
+    double runs = s->adjoin ? s->pieces_max : s->pieces_max * g;
+    if (runs < 1)
+        runs = 1;
+    if (list)
+        return gather
+               + runs * collio__cost_list_request(m, s->bytes_max * g / runs) * mcpu
+               + m->file_bytes;
+    collio__cost mm = *m;
+    mm.cpu = mcpu;
+    return gather + runs * m->mpiio * mcpu + m->mpiio_call + m->file_bytes
+           + collio__cost_mpiio_data(&mm, s->bytes_max * g, masters - 1);
+}
+
+static double sg_terms(const collio__cost *m, const collio__cost_shape *s, int g)
+{
+    return sg_cost(m, s, g, 0);
+}
+
+static double sg_list_terms(const collio__cost *m, const collio__cost_shape *s, int g)
+{
+    return sg_cost(m, s, g, 1);
+}
+
+#define SG "subgroup.group"
+#define SGI "subgroup.inner"
+#define TP COLLIO_CAL_CALL_TWO_PHASE
+#define LIST COLLIO_CAL_CALL_INDEPENDENT
+static const collio__candidate sg_candidates[] = {
+    {"subgroup_g2", {SG}, {"2"}, 0, TP, 0, sg_terms, 2, "subgroup (g = 2)"},
+    {"subgroup_g4", {SG}, {"4"}, 0, TP, 0, sg_terms, 4, "subgroup (g = 4)"},
+    {"subgroup_g8", {SG}, {"8"}, 0, TP, 0, sg_terms, 8, "subgroup (g = 8)"},
+    {"subgroup_g2_list",
+     {SG, SGI},
+     {"2", "independent"},
+     1,
+     LIST,
+     0,
+     sg_list_terms,
+     2,
+     "subgroup (g = 2, masters by list I/O)"},
+    {"subgroup_g4_list",
+     {SG, SGI},
+     {"4", "independent"},
+     1,
+     LIST,
+     0,
+     sg_list_terms,
+     4,
+     "subgroup (g = 4, masters by list I/O)"},
+    {"subgroup_g8_list",
+     {SG, SGI},
+     {"8", "independent"},
+     1,
+     LIST,
+     0,
+     sg_list_terms,
+     8,
+     "subgroup (g = 8, masters by list I/O)"},
+};
+
 const collio__strategy collio__strategy_subgroup = {
     .section = {"subgroup", sg_options, 2, sg_stats, 5},
     .summary = "groups of g ranks: masters gather their members' data and run an "
@@ -458,4 +547,6 @@ const collio__strategy collio__strategy_subgroup = {
     .write = sg_write,
     .read = sg_read,
     .free = sg_free,
+    .candidates = sg_candidates,
+    .ncandidates = (int)(sizeof sg_candidates / sizeof sg_candidates[0]),
 };

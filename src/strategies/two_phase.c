@@ -461,6 +461,27 @@ static int tp_read(collio_plan *p, collio_file *f, char *stream)
     return tp_exec(p, f, stream, 0);
 }
 
+/* As a candidate of auto (machine/cost.h): the MPI library's collective
+ * I/O, measured per piece, per call and per byte: pieces_max *
+ * mpiio_piece * cpu + mpiio_call + bytes_total / file_Bps + its bytes
+ * (collio__cost_mpiio_data: bytes_max * mpiio_byte * cpu, or an exchange
+ * of bytes_max with P - 1 messages where that is more). mpiio_call: what
+ * a call costs beyond its pieces -- file domains, rounds, the file
+ * system's locks: 0 on this machine's ext4, about 1 ms on GlusterFS. */
+static double tp_terms(const collio__cost *m, const collio__cost_shape *s, int arg)
+{
+    (void)arg;
+    return s->pieces_max * m->mpiio * m->cpu + m->mpiio_call + m->file_bytes
+           + collio__cost_mpiio_data(m, s->bytes_max, m->nranks - 1);
+}
+
+static const collio__candidate tp_candidates[] = {
+    {.label = "two_phase",
+     .call = COLLIO_CAL_CALL_TWO_PHASE,
+     .base = 1,
+     .terms = tp_terms},
+};
+
 const collio__strategy collio__strategy_two_phase = {
     .section = {"two_phase", NULL, 0, NULL, 0},
     .summary = "the MPI library's collective I/O: file view from a derived "
@@ -471,4 +492,6 @@ const collio__strategy collio__strategy_two_phase = {
     .write = tp_write,
     .read = tp_read,
     .free = tp_free,
+    .candidates = tp_candidates,
+    .ncandidates = 1,
 };

@@ -40,7 +40,8 @@ extern const collio__strategy collio__strategy_auto;
 
 const char *collio_auto_candidate_name(int i)
 {
-    return i >= 0 && i < AUTO_NCAND ? collio__auto_candidates[i].label : NULL;
+    const collio__candidate *c = collio__auto_cand(i);
+    return c != NULL ? c->label : NULL;
 }
 
 /* Local: this rank's part of the shape -- bytes, pieces (blocks of its
@@ -86,7 +87,7 @@ static int likely_pick(const collio_plan *p, auto_plan *ap, int op)
 {
     int pick = -1;
     for (int k = FIRST_FS(ap); k < ap->calib.nfs; k++) {
-        double t[AUTO_NCAND], *kept = ap->predicted[op][KEY(k)];
+        double t[AUTO_MAX_CAND], *kept = ap->predicted[op][KEY(k)];
         collio__auto_predict_for(ap, k, op, kept);
         memcpy(t, kept, sizeof t);
         if (collio__auto_keep_only(p, t) != 0)
@@ -118,7 +119,7 @@ static int make_likely(collio_plan *p, auto_plan *ap)
         if (pick < 0 || ap->refused[pick])
             continue;
         if (op == 1 && ap->inner[pick] == NULL
-            && !collio__strategy_find(collio__auto_candidates[pick].strategy)->light_plan)
+            && !collio__auto_cand_strategy(pick)->light_plan)
             continue;
         int rc =
             ap->inner[pick] != NULL ? COLLIO_OK : collio__auto_make_inner(p, ap, pick);
@@ -135,24 +136,31 @@ static int make_likely(collio_plan *p, auto_plan *ap)
     return COLLIO_OK;
 }
 
-/* Local (from reduced inputs): what multiphase's table says of its
- * execution for this layout (profile: its synchronised rounds, its copies
- * through the node's shared window), from its mean block in bytes as
- * multiphase reckons it (elements over blocks, summed over the ranks);
- * nothing where the calibration found no shared window (both need it). */
-static collio__exec_profile mp_profile(const collio_plan *p,
-                                       const collio__auto_inputs *in)
+/* Local (from reduced inputs): what each candidate's strategy's table
+ * says of its execution for this layout (its hook profile: multiphase's
+ * synchronised rounds and copies through the node's shared window), from
+ * the mean block in bytes (elements over blocks, summed over the ranks);
+ * nothing where the calibration found no shared window (what profiles
+ * describe needs it) or the strategy has no such hook. */
+static void profiles(const collio_plan *p, const collio__auto_inputs *in,
+                     collio__exec_profile prof[AUTO_MAX_CAND])
 {
-    collio__exec_profile pr = {0, 0};
-    const collio__strategy *mp =
-        collio__strategy_find(collio__auto_candidates[AUTO_MULTIPHASE].strategy);
-    if (mp == NULL || mp->profile == NULL || in->pieces_total <= 0
-        || !in->calib.shm_window)
-        return pr;
+    memset(prof, 0, AUTO_MAX_CAND * sizeof *prof);
+    if (in->pieces_total <= 0 || !in->calib.shm_window)
+        return;
     int64_t mean =
         (int64_t)(in->elements_total / in->pieces_total) * (int64_t)p->layout->esize;
-    mp->profile(p->layout->nglobal, p->nranks, mean, p->stats.nnodes <= 1, &pr);
-    return pr;
+    for (int i = 0; i < collio__auto_ncand(); i++) {
+        const collio__strategy *s = collio__auto_cand_strategy(i);
+        int j = 0; /* (one call per strategy: its first candidate's) */
+        while (j < i && collio__auto_cand_strategy(j) != s)
+            j++;
+        if (j < i)
+            prof[i] = prof[j];
+        else if (s->profile != NULL)
+            s->profile(p->layout->nglobal, p->nranks, mean, p->stats.nnodes <= 1,
+                       &prof[i]);
+    }
 }
 
 static int auto_plan_create(collio_plan *p)
@@ -220,7 +228,7 @@ static int auto_plan_create(collio_plan *p)
             in.calib.copy_Bps = mem;
     }
     if (ap != NULL) {
-        collio__auto_shape *s = &ap->shape;
+        collio__cost_shape *s = &ap->shape;
         s->nranks = p->nranks;
         s->nnodes = p->stats.nnodes;
         s->ranks_per_node = (int)in.node_ranks;
@@ -232,9 +240,8 @@ static int auto_plan_create(collio_plan *p)
         s->pieces_total = in.pieces_total;
         s->adjoin = p->layout->kind == COLLIO__LAYOUT_BLOCK_CYCLIC;
         s->intra_phases = intra_phases(p);
-        const collio__exec_profile pr = mp_profile(p, &in);
-        s->mp_rounds = pr.sync_rounds;
-        s->mp_copies = pr.shared_copies;
+        profiles(p, &in, ap->profiles);
+        s->profiles = ap->profiles;
         s->repl_runs = in.repl.runs;
         s->fill_elements = in.repl.fill_elements;
         s->fill_bytes = in.repl.fill_bytes;
@@ -289,15 +296,15 @@ static void auto_free(collio_plan *p)
 {
     auto_plan *ap = p->impl;
     if (ap != NULL)
-        for (int i = 0; i < AUTO_NCAND; i++)
+        for (int i = 0; i < AUTO_MAX_CAND; i++)
             collio_plan_free(&ap->inner[i]);
     free(ap);
     p->impl = NULL;
 }
 
 const collio__strategy collio__strategy_auto = {
-    .section = {"auto", collio__auto_options, AUTO_NOPTIONS, collio__auto_stats,
-                AUTO_NSTATS},
+    .section = {"auto", NULL, 0, NULL, 0}, /* (as made: sealed_section) */
+    .sealed_section = collio__auto_section,
     .summary =
         "the default: chooses serial, independent, two_phase, multiphase (all "
         "phases or fewer) or subgroup (two_phase or list I/O among the masters) by "

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void collio__auto_predict_for(const auto_plan *ap, int k, int op, double t[AUTO_NCAND])
+void collio__auto_predict_for(const auto_plan *ap, int k, int op, double t[AUTO_MAX_CAND])
 {
     collio_fs_costs generic;
     collio__fs_costs_default(&generic, k == FS_NETWORKED);
@@ -47,14 +47,14 @@ void collio__auto_predict_for(const auto_plan *ap, int k, int op, double t[AUTO_
                                 ap->learned[op][KEY(k)].corr, t);
 }
 
-int collio__auto_keep_only(const collio_plan *p, double t[AUTO_NCAND])
+int collio__auto_keep_only(const collio_plan *p, double t[AUTO_MAX_CAND])
 {
     int only = (int)collio__opt(p, OPT_ONLY) - 1; /* -1: any */
     if (only < 0)
         return 0;
     if (isinf(t[only]))
         return -1;
-    for (int i = 0; i < AUTO_NCAND; i++)
+    for (int i = 0; i < collio__auto_ncand(); i++)
         if (i != only)
             t[i] = INFINITY;
     return 0;
@@ -62,13 +62,14 @@ int collio__auto_keep_only(const collio_plan *p, double t[AUTO_NCAND])
 
 int collio__auto_make_inner(collio_plan *p, auto_plan *ap, int i)
 {
-    const collio__auto_candidate *cand = &collio__auto_candidates[i];
+    const collio__candidate *cand = collio__auto_cand(i);
     collio_hints *h = NULL;
     int rc = collio__optvals_to_hints(&p->opts, &h);
-    for (int j = 0; j < AUTO_CAND_HINTS && cand->hint_key[j] != NULL; j++)
+    for (int j = 0; j < COLLIO__CAND_HINTS && cand->hint_key[j] != NULL; j++)
         if (rc == COLLIO_OK)
             rc = collio_hints_set(h, cand->hint_key[j], cand->hint_value[j]);
-    rc = collio__plan_create_inner(p, cand->strategy, h, rc, &ap->inner[i]);
+    rc = collio__plan_create_inner(p, collio__auto_cand_strategy(i)->section.name, h, rc,
+                                   &ap->inner[i]);
     collio_hints_free(&h);
     if (rc == COLLIO_OK) { /* the chosen plan's inspector is this plan's too */
         p->stats.plan_bytes += ap->inner[i]->stats.plan_bytes;
@@ -149,7 +150,7 @@ int collio__auto_choose(collio_plan *p, auto_plan *ap, int *k, int op, const cha
     const int key = KEY(*k);
     if (ap->choice[op][key] >= 0) /* (an entry measured for the other operation) */
         return COLLIO_OK;
-    double t[AUTO_NCAND];
+    double t[AUTO_MAX_CAND];
     collio__auto_predict_for(ap, *k, op, t);
     memcpy(ap->predicted[op][key], t, sizeof t);
     if (collio__auto_keep_only(p, t) != 0) { /* the same on every rank */
@@ -157,7 +158,7 @@ int collio__auto_choose(collio_plan *p, auto_plan *ap, int *k, int op, const cha
         collio__error_set(COLLIO_ERR_ARG,
                           "auto.only=%s cannot run with %d ranks (a group or "
                           "phase count beyond what they allow)",
-                          collio__auto_candidates[only].label, p->nranks);
+                          collio__auto_cand(only)->label, p->nranks);
         return COLLIO_ERR_ARG;
     }
     /* the cheapest candidate whose plan can be made: the plan's hints
@@ -169,7 +170,7 @@ int collio__auto_choose(collio_plan *p, auto_plan *ap, int *k, int op, const cha
         if (ap->refused[i]) { /* (at plan creation, its message then cleared) */
             rc = COLLIO_ERR_ARG;
             collio__error_set(rc, "auto: %s's plan refused this plan's hints",
-                              collio__auto_candidates[i].label);
+                              collio__auto_cand(i)->label);
         } else {
             rc = ap->inner[i] == NULL ? collio__auto_make_inner(p, ap, i) : COLLIO_OK;
         }
@@ -224,7 +225,7 @@ static int learn_from_last(collio_plan *p, auto_plan *ap)
                                            ap->refused, ap->predicted[op][key], &ev);
     if (ev.term >= 0)
         say(p, "%s by %s: measured %.3g s, predicted %.3g s: %s costs x%.2f",
-            op == 0 ? "write" : "read", collio__auto_candidates[cur].label, ev.measured_s,
+            op == 0 ? "write" : "read", collio__auto_cand(cur)->label, ev.measured_s,
             ev.predicted_s, term_text[ev.term], ev.factor);
     if (to == cur)
         return COLLIO_OK;
@@ -244,11 +245,10 @@ static int learn_from_last(collio_plan *p, auto_plan *ap)
     collio__stat_set(p, ST_SWITCH_MEASURED_S, ev.measured_s);
     collio__stat_set(p, ST_SWITCH_PREDICTED_S, ev.predicted_s);
     say(p, "%s: %s -> %s (%s; %s measured %.3g s, %s %s %.3g s)",
-        op == 0 ? "write" : "read", collio__auto_candidates[cur].label,
-        collio__auto_candidates[to].label, why_text[ev.why],
-        collio__auto_candidates[cur].label, ev.measured_s,
-        collio__auto_candidates[to].label, ev.to_measured ? "measured" : "predicted",
-        ev.to_s);
+        op == 0 ? "write" : "read", collio__auto_cand(cur)->label,
+        collio__auto_cand(to)->label, why_text[ev.why], collio__auto_cand(cur)->label,
+        ev.measured_s, collio__auto_cand(to)->label,
+        ev.to_measured ? "measured" : "predicted", ev.to_s);
     return COLLIO_OK;
 }
 
@@ -261,7 +261,7 @@ static void call_stats(collio_plan *p, const auto_plan *ap, const collio_file *f
     collio__stat_set(p, ST_CALIBRATED, k >= 0);
     collio__stat_set(p, ST_PRICED_BY, k < 0 ? 0 : ap->measured[k] ? 2 : 1);
     collio__stat_set(p, ST_NETWORKED, collio__file_networked(f));
-    for (int c = 0; c < AUTO_NCAND; c++)
+    for (int c = 0; c < collio__auto_ncand(); c++)
         collio__stat_set(p, ST_PREDICTED + c, ap->predicted[op][key][c]);
     collio__stat_set(p, ST_MADE_S, ap->made_s);
 }
@@ -319,7 +319,7 @@ void collio__auto_predict_call(const collio_plan *p, const collio_file *f, int w
     const auto_plan *ap = p->impl;
     int k = fs_entry(ap, f);
     const int op = writing ? 0 : 1;
-    double t[AUTO_NCAND];
+    double t[AUTO_MAX_CAND];
     collio__auto_predict_for(ap, k, op, t);
     *candidate = ap->choice[op][KEY(k)];
     if (*candidate < 0)

@@ -44,14 +44,14 @@ void collio__auto_learn_init(collio__auto_learn *l)
     memset(l, 0, sizeof *l);
     for (int g = 0; g < AUTO_NTERMS; g++)
         l->corr[g] = 1;
-    for (int c = 0; c < AUTO_NCAND; c++)
+    for (int c = 0; c < collio__auto_ncand(); c++)
         l->dom[c] = -1;
     l->trial_from = -1;
 }
 
 void collio__auto_learn_record(collio__auto_learn *l, int c, double seconds)
 {
-    if (c < 0 || c >= AUTO_NCAND || !(seconds >= 0))
+    if (c < 0 || c >= collio__auto_ncand() || !(seconds >= 0))
         return;
     if (l->runs[c]++ == 0)
         return; /* (its first call made its buffers) */
@@ -86,18 +86,18 @@ static int judged(const collio__auto_learn *l, int c)
  * alike, the file's bytes, changes no ranking and is not what c's
  * measurement can be blamed on -- and the factor on that group that would
  * predict m. */
-static void evidence(collio__auto_learn *l, int c, double m, const collio__auto_shape *s,
+static void evidence(collio__auto_learn *l, int c, double m, const collio__cost_shape *s,
                      const collio_calibration *cal, const collio_fs_costs *fs,
                      int writing, const char *refused)
 {
-    double one[AUTO_NTERMS] = {1, 1, 1}, base[AUTO_NCAND], excess = 0, part = 0;
+    double one[AUTO_NTERMS] = {1, 1, 1}, base[AUTO_MAX_CAND], excess = 0, part = 0;
     collio__auto_predict_scaled(s, cal, fs, writing, one, base);
     l->dom[c] = -1;
     for (int g = 0; g < AUTO_NTERMS; g++) {
-        double two[AUTO_NTERMS] = {1, 1, 1}, t[AUTO_NCAND], least = INFINITY;
+        double two[AUTO_NTERMS] = {1, 1, 1}, t[AUTO_MAX_CAND], least = INFINITY;
         two[g] = 2;
         collio__auto_predict_scaled(s, cal, fs, writing, two, t);
-        for (int i = 0; i < AUTO_NCAND; i++)
+        for (int i = 0; i < collio__auto_ncand(); i++)
             if (i != c && !refused[i] && !isinf(base[i]) && t[i] - base[i] < least)
                 least = t[i] - base[i];
         double mine = t[c] - base[c], x = mine - (isinf(least) ? 0 : least);
@@ -116,16 +116,16 @@ static void correct(collio__auto_learn *l, int g)
 {
     double sum = 0;
     int n = 0;
-    for (int c = 0; c < AUTO_NCAND; c++)
+    for (int c = 0; c < collio__auto_ncand(); c++)
         if (judged(l, c) && l->dom[c] == g)
             sum += log(l->implied[c]), n++;
     if (n > 0)
         l->corr[g] = exp(sum / n);
 }
 
-int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__auto_shape *s,
+int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__cost_shape *s,
                             const collio_calibration *c, const collio_fs_costs *fs,
-                            int writing, const char *refused, double pred[AUTO_NCAND],
+                            int writing, const char *refused, double pred[AUTO_MAX_CAND],
                             collio__auto_event *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -147,8 +147,8 @@ int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__auto_s
     }
     /* the ranking: what ran, by its median; what did not, as predicted */
     int best = -1;
-    double eff[AUTO_NCAND];
-    for (int i = 0; i < AUTO_NCAND; i++) {
+    double eff[AUTO_MAX_CAND];
+    for (int i = 0; i < collio__auto_ncand(); i++) {
         eff[i] = refused[i] || isinf(pred[i]) ? INFINITY
                  : judged(l, i)               ? median(l, i)
                                               : pred[i];
@@ -167,7 +167,7 @@ int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__auto_s
         ev->why = ev->term >= 0 ? AUTO_SWITCH_CORRECTED : AUTO_SWITCH_MEASURED;
     } else if (!l->tried) {
         int r = -1; /* the closest untried runner-up */
-        for (int i = 0; i < AUTO_NCAND; i++)
+        for (int i = 0; i < collio__auto_ncand(); i++)
             if (i != cur && !judged(l, i) && !isinf(eff[i]) && (r < 0 || eff[i] < eff[r]))
                 r = i;
         if (r >= 0 && eff[r] < m) {

@@ -37,14 +37,14 @@ typedef enum {
 
 /* What one file system and operation of a plan has learned. */
 typedef struct collio__auto_learn {
-    int runs[AUTO_NCAND]; /* executions of each candidate */
-    int n[AUTO_NCAND];    /* of them measured (the first is not), at most KEEP kept */
-    double t[AUTO_NCAND][AUTO_LEARN_KEEP]; /* the last ones, seconds (a ring) */
+    int runs[AUTO_MAX_CAND]; /* executions of each candidate */
+    int n[AUTO_MAX_CAND];    /* of them measured (the first is not), at most KEEP kept */
+    double t[AUTO_MAX_CAND][AUTO_LEARN_KEEP]; /* the last ones, seconds (a ring) */
     /* what a judged candidate's median says of the model: the group of
      * constants that dominates its prediction (-1: not judged yet), and
      * the factor on that group that would predict the median */
-    int dom[AUTO_NCAND];
-    double implied[AUTO_NCAND];
+    int dom[AUTO_MAX_CAND];
+    double implied[AUTO_MAX_CAND];
     double corr[AUTO_NTERMS]; /* the corrections (collio__auto_predict_scaled) */
     int switches;
     int trial_from; /* a trial runs: the candidate it left, else -1 */
@@ -76,9 +76,9 @@ void collio__auto_learn_record(collio__auto_learn *l, int c, double seconds);
  * with l->corr, INFINITY where one cannot run) and is updated when the
  * model is corrected; refused[i]: candidate i's plan could not be made.
  * The shape and costs are those pred was computed from. */
-int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__auto_shape *s,
+int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__cost_shape *s,
                             const collio_calibration *c, const collio_fs_costs *fs,
-                            int writing, const char *refused, double pred[AUTO_NCAND],
+                            int writing, const char *refused, double pred[AUTO_MAX_CAND],
                             collio__auto_event *ev);
 
 #endif /* COLLIO_AUTO_LEARN_H */

@@ -21,17 +21,18 @@ enum { NKEYS = COLLIO_CALIBRATION_MAX_FS + 2 };
 #define FIRST_FS(ap) ((ap)->calib.nfs > 0 ? 0 : FS_NETWORKED)
 
 typedef struct auto_plan {
-    collio__auto_shape shape;
+    collio__cost_shape shape;
     collio_calibration calib; /* the entries that cover the plan's layout */
     uint64_t fs_key[COLLIO_CALIBRATION_MAX_FS]; /* of calib.fs[k] (ids: rank 0's) */
     char measured[COLLIO_CALIBRATION_MAX_FS];   /* 1: calib.fs[k] measured by this
                                                    process, not read from the file */
-    int autocal;                            /* measure a file system no entry covers */
-    int learn;                              /* learn from the calls (learn.c) */
-    int choice[2][NKEYS];                   /* candidate, or -1 before the first call */
-    collio_plan *inner[AUTO_NCAND];         /* made on first use */
-    char refused[AUTO_NCAND];               /* its plan creation said ARG (everywhere) */
-    double predicted[2][NKEYS][AUTO_NCAND]; /* with the learned corrections */
+    int autocal;          /* measure a file system no entry covers */
+    int learn;            /* learn from the calls (learn.c) */
+    int choice[2][NKEYS]; /* candidate, or -1 before the first call */
+    collio__exec_profile profiles[AUTO_MAX_CAND]; /* each candidate's (shape.profiles) */
+    collio_plan *inner[AUTO_MAX_CAND];            /* made on first use */
+    char refused[AUTO_MAX_CAND]; /* its plan creation said ARG (everywhere) */
+    double predicted[2][NKEYS][AUTO_MAX_CAND]; /* with the learned corrections */
     collio__auto_learn learned[2][NKEYS];
     struct {
         int op, key, cand; /* what the last execution ran (cand -1: none) */
@@ -52,14 +53,15 @@ int collio__auto_choose(collio_plan *p, auto_plan *ap, int *k, int op, const cha
 
 /* Local: every candidate's predicted time for entry k and operation op,
  * as learned so far. */
-void collio__auto_predict_for(const auto_plan *ap, int k, int op, double t[AUTO_NCAND]);
+void collio__auto_predict_for(const auto_plan *ap, int k, int op,
+                              double t[AUTO_MAX_CAND]);
 
 /* Collective: candidate i's plan (choose.c). Agreed code. */
 int collio__auto_make_inner(collio_plan *p, auto_plan *ap, int i);
 
 /* Local: with auto.only, every other candidate's time made INFINITY; -1
  * where the one named cannot run (the same on every rank), else 0. */
-int collio__auto_keep_only(const collio_plan *p, double t[AUTO_NCAND]);
+int collio__auto_keep_only(const collio_plan *p, double t[AUTO_MAX_CAND]);
 
 /* The strategy's calls (choose.c): its table's write / read, prepare and
  * predict. */

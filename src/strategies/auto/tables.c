@@ -5,7 +5,10 @@
 #include "options/options.h"
 #include "tables.h"
 
-const collio__option collio__auto_options[AUTO_NOPTIONS] = {
+#include <stdio.h>
+#include <string.h>
+
+static const collio__option options[AUTO_NOPTIONS] = {
     [OPT_USE_CALIBRATION] =
         {"use_calibration", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
          "read the calibration file (COLLIO_CALIBRATION, docs/auto.md); "
@@ -13,7 +16,7 @@ const collio__option collio__auto_options[AUTO_NOPTIONS] = {
     [OPT_DIR] = {"dir", COLLIO__OPT_PATH, 0, 0, 0, NULL, NULL,
                  "where the files will be (a directory or a file): the choice for "
                  "its file system is made at plan creation, not at the first call"},
-    [OPT_ONLY] = {"only", COLLIO__OPT_NAME, 0, 0, AUTO_NCAND, collio__auto_only_names,
+    [OPT_ONLY] = {"only", COLLIO__OPT_NAME, 0, 0, 0, NULL /* (the candidates': below) */,
                   NULL,
                   "any: choose; a candidate (multiphase_k2, subgroup_g4_list, ...): run "
                   "that one, predicted all the same (ARG where it cannot run)"},
@@ -27,7 +30,7 @@ const collio__option collio__auto_options[AUTO_NOPTIONS] = {
                    "runner-up once (docs/auto.md); 0: the first choice stays"},
 };
 
-const collio__stat collio__auto_stats[AUTO_NSTATS] = {
+static const collio__stat fixed_stats[AUTO_NSTATS_FIXED] = {
     [ST_WRITE_CHOICE] = {"write_choice", 0, 0,
                          "the candidate the last write ran (collio_auto_candidate_name; "
                          "-1: none yet)"},
@@ -57,38 +60,6 @@ const collio__stat collio__auto_stats[AUTO_NSTATS] = {
                    "choices made at calls (the first per file system and operation "
                    "not made at plan creation): wall time, this plan's total -- with "
                    "collio_plan_create's, what creating an auto plan cost"},
-    [ST_PREDICTED +
-        AUTO_SERIAL] = {"predicted_serial_s", 0, 0, "last call: serial's predicted time"},
-    [ST_PREDICTED + AUTO_INDEPENDENT] = {"predicted_independent_s", 0, 0,
-                                         "last call: independent's predicted time"},
-    [ST_PREDICTED + AUTO_TWO_PHASE] = {"predicted_two_phase_s", 0, 0,
-                                       "last call: two_phase's predicted time"},
-    [ST_PREDICTED + AUTO_MULTIPHASE] = {"predicted_multiphase_s", 0, 0,
-                                        "last call: multiphase's predicted time"},
-    [ST_PREDICTED + AUTO_SUBGROUP_G2] = {"predicted_subgroup_g2_s", 0, 0,
-                                         "last call: subgroup (g = 2)'s predicted time"},
-    [ST_PREDICTED + AUTO_SUBGROUP_G4] = {"predicted_subgroup_g4_s", 0, 0,
-                                         "last call: subgroup (g = 4)'s predicted time"},
-    [ST_PREDICTED + AUTO_SUBGROUP_G8] = {"predicted_subgroup_g8_s", 0, 0,
-                                         "last call: subgroup (g = 8)'s predicted time"},
-    [ST_PREDICTED + AUTO_MULTIPHASE_K1] =
-        {"predicted_multiphase_k1_s", 0, 0,
-         "last call: multiphase (1 phase, then list I/O)'s predicted time"},
-    [ST_PREDICTED + AUTO_MULTIPHASE_K2] =
-        {"predicted_multiphase_k2_s", 0, 0,
-         "last call: multiphase (2 phases, then list I/O)'s predicted time"},
-    [ST_PREDICTED + AUTO_MULTIPHASE_K3] =
-        {"predicted_multiphase_k3_s", 0, 0,
-         "last call: multiphase (3 phases, then list I/O)'s predicted time"},
-    [ST_PREDICTED + AUTO_SUBGROUP_G2_LIST] =
-        {"predicted_subgroup_g2_list_s", 0, 0,
-         "last call: subgroup (g = 2, masters by list I/O)'s predicted time"},
-    [ST_PREDICTED + AUTO_SUBGROUP_G4_LIST] =
-        {"predicted_subgroup_g4_list_s", 0, 0,
-         "last call: subgroup (g = 4, masters by list I/O)'s predicted time"},
-    [ST_PREDICTED + AUTO_SUBGROUP_G8_LIST] =
-        {"predicted_subgroup_g8_list_s", 0, 0,
-         "last call: subgroup (g = 8, masters by list I/O)'s predicted time"},
     [ST_PRICED_BY] = {"priced_by", 0, 0,
                       "the file costs the last call was priced with: 1 a calibration "
                       "file's entry, 2 one this process measured (auto.calibrate), 0 "
@@ -116,3 +87,34 @@ const collio__stat collio__auto_stats[AUTO_NSTATS] = {
                                "the last switch: ... and what the model had predicted "
                                "for it"},
 };
+
+/* The section: the tables above, auto.only's values and a stat per
+ * candidate (predicted_<label>_s) added. Made once (the catalogue's
+ * build, under its once). */
+static struct {
+    collio__section section;
+    collio__option options[AUTO_NOPTIONS];
+    collio__stat stats[AUTO_NSTATS_FIXED + AUTO_MAX_CAND];
+    char names[AUTO_MAX_CAND][64], docs[AUTO_MAX_CAND][96];
+} made;
+
+const collio__section *collio__auto_section(void)
+{
+    if (made.section.name != NULL)
+        return &made.section;
+    const int n = collio__auto_ncand();
+    memcpy(made.options, options, sizeof options);
+    made.options[OPT_ONLY].max = n;
+    made.options[OPT_ONLY].names = collio__auto_only_names();
+    memcpy(made.stats, fixed_stats, sizeof fixed_stats);
+    for (int i = 0; i < n; i++) {
+        const collio__candidate *c = collio__auto_cand(i);
+        snprintf(made.names[i], sizeof made.names[i], "predicted_%s_s", c->label);
+        snprintf(made.docs[i], sizeof made.docs[i], "last call: %s's predicted time",
+                 c->what != NULL ? c->what : c->label);
+        made.stats[ST_PREDICTED + i] = (collio__stat){made.names[i], 0, 0, made.docs[i]};
+    }
+    made.section = (collio__section){"auto", made.options, AUTO_NOPTIONS, made.stats,
+                                     AUTO_NSTATS_FIXED + n};
+    return &made.section;
+}

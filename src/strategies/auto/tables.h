@@ -9,7 +9,6 @@
 #include "model.h"
 
 enum { OPT_USE_CALIBRATION, OPT_DIR, OPT_ONLY, OPT_CALIBRATE, OPT_LEARN, AUTO_NOPTIONS };
-extern const collio__option collio__auto_options[AUTO_NOPTIONS];
 
 enum {
     ST_WRITE_CHOICE,
@@ -20,8 +19,7 @@ enum {
     ST_LINK_BPS,
     ST_CHOOSE_S,
     ST_MADE_S,
-    ST_PREDICTED, /* then one per candidate, in the model's order */
-    ST_PRICED_BY = ST_PREDICTED + AUTO_NCAND,
+    ST_PRICED_BY,
     ST_CALIBRATE_S,
     ST_CALIBRATE_ERROR,
     ST_SWITCHES,
@@ -30,8 +28,13 @@ enum {
     ST_SWITCH_WHY,
     ST_SWITCH_MEASURED_S,
     ST_SWITCH_PREDICTED_S,
-    AUTO_NSTATS
+    ST_PREDICTED, /* then one per candidate, in the model's order (the last) */
+    AUTO_NSTATS_FIXED = ST_PREDICTED
 };
-extern const collio__stat collio__auto_stats[AUTO_NSTATS];
+
+/* auto's section of the catalogue, made once the registry is sealed: the
+ * values of auto.only and a predicted_<label>_s stat per candidate come
+ * from the strategies' tables (the strategy's hook sealed_section). */
+const collio__section *collio__auto_section(void);
 
 #endif /* COLLIO_AUTO_TABLES_H */

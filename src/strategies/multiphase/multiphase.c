@@ -182,4 +182,6 @@ const collio__strategy collio__strategy_multiphase = {
     .replicas_auto = COLLIO_REPLICAS_DOMAIN,
     .rank_domain = collio__mp_domain_of_rank,
     .profile = mp_profile,
+    .candidates = collio__mp_candidates,
+    .ncandidates = MP_NCANDIDATES,
 };

@@ -286,4 +286,9 @@ enum {
 extern const collio__option collio__mp_options[MP_NOPTIONS];
 extern const collio__stat collio__mp_stats[MP_NSTATS];
 
+/* multiphase as candidates of auto (cost.c): all phases, and stopped
+ * after 1, 2 or 3 phases then list I/O */
+enum { MP_NCANDIDATES = 4 };
+extern const collio__candidate collio__mp_candidates[MP_NCANDIDATES];
+
 #endif /* COLLIO_MULTIPHASE_H */
