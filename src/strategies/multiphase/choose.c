@@ -4,7 +4,7 @@
  *
  * The choice, in order (collective: every rank takes the same steps and
  * gets the same answer):
- *   1. hint multiphase.exchange names a transport (by_exchange below); a value
+ *   1. hint multiphase.exchange names a transport (transports.c); a value
  *      without one yet is COLLIO_ERR_ARG, and so is DIRECT with fewer
  *      phases asked for than all (the direct exchange merges all of them).
  *   2. Shared memory (shm_wanted): where the exchange may be direct and
@@ -75,15 +75,11 @@
  * transport and other processes on the node need /dev/shm too. */
 #define SHM_MARGIN_BYTES ((uint64_t)64 << 20)
 
-/* The transport of each exchange a plan can name (MP_TRANSPORTS,
- * multiphase.h); AUTO (NULL here) is resolved in collio__mp_choose.
- * DIRECT is the version over messages: collio__mp_choose takes the shm
- * transport instead where the window fits. If AUTO should ever take a new
- * transport, the AUTO step of collio__mp_choose says when, with its
- * thresholds here. */
-#define MP_TRANSPORT_ENTRY(name, entry) &entry,
-static const collio__mp_transport *const by_exchange[MP_NEXCHANGES] = {
-    NULL, MP_TRANSPORTS(MP_TRANSPORT_ENTRY)};
+/* An exchange a plan names runs its transport (transports.c); AUTO (no
+ * transport) is resolved in collio__mp_choose. DIRECT is the version over
+ * messages: collio__mp_choose takes the shm transport instead where the
+ * window fits. If AUTO should ever take a new transport, the AUTO step of
+ * collio__mp_choose says when, with its thresholds here. */
 
 /* Collective: the layout's mean block in bytes (elements over blocks,
  * summed over all ranks), or -1 if it has no blocks or MPI failed. */
@@ -226,8 +222,8 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
     mp->last_direct = 0;
     mp->pull_rounds = 0;
     /* same options on every rank: all fail here */
-    if (x < 0 || x >= MP_NEXCHANGES
-        || (x != COLLIO_EXCHANGE_AUTO && by_exchange[x] == NULL)) {
+    if (x < 0 || x >= collio__mp_nexchanges()
+        || (x != COLLIO_EXCHANGE_AUTO && collio__mp_transport_of(x) == NULL)) {
         *rc = COLLIO_ERR_ARG;
         collio__error_set(*rc, "hint multiphase.exchange = %d: no such exchange", x);
         return NULL;
@@ -260,11 +256,11 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
         /* the last round of a write in rounds has no slots, so no spill */
         mp->last_direct = collio__opt(p, MP_OPT_EXCHANGE) == COLLIO_EXCHANGE_AUTO
                           && direct_ranks(p->nranks);
-        return by_exchange[x];
+        return collio__mp_transport_of(x);
     }
     if (x == COLLIO_EXCHANGE_DIRECT && shm) {
         mp->pull_rounds = pull_wanted(p);
         return &collio__mp_transport_shm;
     }
-    return by_exchange[x];
+    return collio__mp_transport_of(x);
 }

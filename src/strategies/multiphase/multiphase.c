@@ -170,8 +170,8 @@ static void mp_free(collio_plan *p)
 }
 
 const collio__strategy collio__strategy_multiphase = {
-    .section = {"multiphase", collio__mp_options, MP_NOPTIONS, collio__mp_stats,
-                MP_NSTATS},
+    .section = {"multiphase", NULL, 0, NULL, 0}, /* (as made: sealed_section) */
+    .sealed_section = collio__mp_section,
     .summary = "pairwise hypercube exchange phases (inspector/executor), "
                "then one contiguous write per rank (seeds 001, 004)",
     .canonical = 1,

@@ -118,22 +118,45 @@ typedef struct collio__mp_transport {
 
 /* The exchanges a plan can name (hint multiphase.exchange, stat
  * multiphase.exchange): "auto", resolved by the chooser (choose.c), then
- * one line per transport, in the order of the public collio_exchange for
- * the built-in ones. Adding a transport: its folder defines its entry
- * (collio__mp_transport with designated initializers) and one line here
- * names it; the option's names, its range and the chooser's table follow
- * (choose.c, options.c). */
+ * one line per built-in transport, in the order of the public
+ * collio_exchange, then those registered at run time
+ * (collio__mp_transport_register). Adding a transport: its folder defines
+ * its entry (collio__mp_transport with designated initializers, its name
+ * in it) and one line here lists it; the option's names, its range, the
+ * stat's values and collio_exchange_name follow (transports.c). */
 #define MP_TRANSPORTS(X)                                                                 \
-    X("hypercube", collio__mp_transport_hypercube)                                       \
-    X("direct", collio__mp_transport_direct)                                             \
-    X("node-direct", collio__mp_transport_node_direct)                                   \
-    X("node-hypercube", collio__mp_transport_node_hypercube)
-#define MP_DECLARE_TRANSPORT(name, entry) extern const collio__mp_transport entry;
+    X(collio__mp_transport_hypercube)                                                    \
+    X(collio__mp_transport_direct)                                                       \
+    X(collio__mp_transport_node_direct)                                                  \
+    X(collio__mp_transport_node_hypercube)
+#define MP_DECLARE_TRANSPORT(entry) extern const collio__mp_transport entry;
 MP_TRANSPORTS(MP_DECLARE_TRANSPORT)
-#define MP_COUNT_TRANSPORT(name, entry) +1
-enum { MP_NEXCHANGES = 1 MP_TRANSPORTS(MP_COUNT_TRANSPORT) };
-/* The names, index = exchange (options.c). */
-extern const char *const collio__mp_exchange_names[MP_NEXCHANGES];
+
+/* The transports' table (transports.c): how many exchanges a plan can
+ * name ("auto" included), the transport of exchange x (NULL for "auto"
+ * and out of range). */
+int collio__mp_nexchanges(void);
+const collio__mp_transport *collio__mp_transport_of(int x);
+/* "auto", then every transport's name, then NULL: hint
+ * multiphase.exchange's values (index = exchange). */
+const char *const *collio__mp_exchange_names(void);
+
+/* A transport defined outside the library's table (a test's, or a
+ * program's own) joins it as the next exchange: before the first use of
+ * the catalogue, which seals it (as collio__strategy_register). Its name
+ * is then a value of hint multiphase.exchange and of the stat, and what
+ * collio_exchange_name says of its number; the chooser runs it where the
+ * hint names it, with all phases (as the other exchanges but the
+ * hypercube). COLLIO_ERR_STATE once sealed, when the table is full (8) or
+ * the name is taken. Not thread safe: call it first thing. */
+int collio__mp_transport_register(const collio__mp_transport *t);
+/* The catalogue's build (options.c, the strategy's sealed_section):
+ * no more registrations. */
+void collio__mp_transports_seal(void);
+
+/* multiphase's section of the catalogue as the transports' table makes
+ * it (options.c): the option multiphase.exchange with every name. */
+const collio__section *collio__mp_section(void);
 
 /* The shm transport (shm/): the chooser's form of "direct" on one node,
  * not an exchange of its own. */
@@ -283,8 +306,6 @@ enum {
     MP_STAT_PULL_ROUNDS,
     MP_NSTATS
 };
-extern const collio__option collio__mp_options[MP_NOPTIONS];
-extern const collio__stat collio__mp_stats[MP_NSTATS];
 
 /* multiphase as candidates of auto (cost.c): all phases, and stopped
  * after 1, 2 or 3 phases then list I/O */
