@@ -140,10 +140,10 @@ static void store_typed(const typed_key *t, const bench_sweep *s,
             ((int *)base)[i] = (int)strtol(v, NULL, 10);
             break;
         case TYPED_EXCHANGE:
-            ((int *)base)[i] = collio_exchange_from_name(v);
+            ((int *)base)[i] = collio_option_value("multiphase.exchange", v);
             break;
         case TYPED_REPLICAS:
-            ((int *)base)[i] = collio_replicas_from_name(v);
+            ((int *)base)[i] = collio_option_value("replicas.policy", v);
             break;
         case TYPED_NAME:
             snprintf(((char(*)[COLLIO_BENCH_NAME_LEN])base)[i], COLLIO_BENCH_NAME_LEN,
@@ -165,10 +165,10 @@ static int typed_text(const typed_key *t, const collio_bench_config *cfg, int i,
         snprintf(out, len, "%d", ((const int *)base)[i]);
         return 0;
     case TYPED_EXCHANGE:
-        name = collio_exchange_name(((const int *)base)[i]);
+        name = collio_option_value_name("multiphase.exchange", ((const int *)base)[i]);
         break;
     case TYPED_REPLICAS:
-        name = collio_replicas_name(((const int *)base)[i]);
+        name = collio_option_value_name("replicas.policy", ((const int *)base)[i]);
         break;
     case TYPED_NAME:
         name = ((const char(*)[COLLIO_BENCH_NAME_LEN])base)[i];

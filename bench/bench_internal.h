@@ -92,7 +92,7 @@ typedef struct bench_row {
     double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
     int group;           /* subgroup: largest group, else 0 */
     int auto_choice;     /* strategy auto: the candidate it ran
-                            (collio_auto_candidate_name), else -1 */
+                            (value + 1 of hint auto.only), else -1 */
     struct {             /* replicated layouts: the plan's "replicas.*"
                             stats, plan-wide figures (the same on every
                             rank), classify_s / schedule_s max over

@@ -135,8 +135,9 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, const bench_fs *fs,
             (long long)r->file_requests_max, (long long)r->file_bytes,
             (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb, v->destroy_input,
             r->copy_s, r->work_mb, r->nrounds, v->label,
-            r->exchange > 0 ? collio_exchange_name(r->exchange) : "", r->shared_memory,
-            r->warmup_s);
+            r->exchange > 0 ? collio_option_value_name("multiphase.exchange", r->exchange)
+                            : "",
+            r->shared_memory, r->warmup_s);
     if (c->size > 0)
         fprintf(f, "%lld", (long long)c->size);
     fprintf(f, ",%d,%.6f,%.6f,", r->group, r->split_s, r->gather_s);
@@ -144,9 +145,10 @@ void bench_csv_row(FILE *f, const collio_bench_config *cfg, const bench_fs *fs,
     const __typeof__(r->replicas) *rs = &r->replicas;
     if (rs->policy > 0)
         fprintf(f, "%s,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.6f,%.6f,%lld,",
-                collio_replicas_name(rs->policy), (long long)c->load, (long long)c->nx,
-                rs->intervals_per_rank, rs->avg_interval, rs->replicated_pct, rs->lb_pct,
-                rs->classify_s, rs->schedule_s, (long long)rs->fill_bytes);
+                collio_option_value_name("replicas.policy", rs->policy),
+                (long long)c->load, (long long)c->nx, rs->intervals_per_rank,
+                rs->avg_interval, rs->replicated_pct, rs->lb_pct, rs->classify_s,
+                rs->schedule_s, (long long)rs->fill_bytes);
     else
         fputs(",,,,,,,,,,", f);
     fprintf(f, "%d,%lld,%lld,%lld,", r->nnodes, (long long)r->messages_offnode,
@@ -212,11 +214,14 @@ static void append_auto_choice(const bench_row *rows, int nrows, int ci, int vi,
         else if (r->auto_choice != first)
             mixed = r->auto_choice;
     }
-    if (first < 0 || collio_auto_candidate_name(first) == NULL)
+    /* (a candidate c is value c + 1 of hint auto.only) */
+    const char *a = collio_option_value_name("auto.only", first + 1);
+    const char *b = mixed >= 0 ? collio_option_value_name("auto.only", mixed + 1) : NULL;
+    if (first < 0 || a == NULL)
         return;
     size_t len = strlen(label);
-    snprintf(label + len, n - len, ">%s%s%s", collio_auto_candidate_name(first),
-             mixed >= 0 ? "|" : "", mixed >= 0 ? collio_auto_candidate_name(mixed) : "");
+    snprintf(label + len, n - len, ">%s%s%s", a, b != NULL ? "|" : "",
+             b != NULL ? b : "");
 }
 
 void bench_print_table(FILE *out, const collio_bench_config *cfg, const bench_fs *fs,

@@ -53,7 +53,7 @@ module collio
   ! ------------------------------------------------------------ constants
 
   integer(c_int), parameter, public :: COLLIO_VERSION_MAJOR = 0
-  integer(c_int), parameter, public :: COLLIO_VERSION_MINOR = 2
+  integer(c_int), parameter, public :: COLLIO_VERSION_MINOR = 3
   integer(c_int), parameter, public :: COLLIO_VERSION_PATCH = 0
 
   ! error codes (enum collio_error)
@@ -95,23 +95,6 @@ module collio
   integer(c_int), parameter, public :: COLLIO_FILE_CREATE = 0
   integer(c_int), parameter, public :: COLLIO_FILE_INPLACE = 1
   integer(c_int), parameter, public :: COLLIO_FILE_READ = 2
-
-  ! multiphase exchanges (enum collio_exchange)
-  integer(c_int), parameter, public :: COLLIO_EXCHANGE_AUTO = 0
-  integer(c_int), parameter, public :: COLLIO_EXCHANGE_HYPERCUBE = 1
-  integer(c_int), parameter, public :: COLLIO_EXCHANGE_DIRECT = 2
-  integer(c_int), parameter, public :: COLLIO_EXCHANGE_NODE_DIRECT = 3
-  integer(c_int), parameter, public :: COLLIO_EXCHANGE_NODE_HYPERCUBE = 4
-  integer(c_int), parameter, public :: COLLIO_EXCHANGE__COUNT = 5
-
-  ! replica policies (enum collio_replicas)
-  integer(c_int), parameter, public :: COLLIO_REPLICAS_AUTO = 0
-  integer(c_int), parameter, public :: COLLIO_REPLICAS_OWNER = 1
-  integer(c_int), parameter, public :: COLLIO_REPLICAS_IDG = 2
-  integer(c_int), parameter, public :: COLLIO_REPLICAS_RANDOM = 3
-  integer(c_int), parameter, public :: COLLIO_REPLICAS_FIRST = 4
-  integer(c_int), parameter, public :: COLLIO_REPLICAS_DOMAIN = 5
-  integer(c_int), parameter, public :: COLLIO_REPLICAS__COUNT = 6
 
   integer(c_int), parameter, public :: COLLIO_MAX_PHASES = 32
 
@@ -218,8 +201,7 @@ module collio
   public :: collio_file_abort, collio_file_path
   public :: collio_strategy_count, collio_strategy_name
   public :: collio_strategy_summary, collio_strategy_is_canonical
-  public :: collio_exchange_name, collio_exchange_from_name
-  public :: collio_replicas_name, collio_replicas_from_name
+  public :: collio_option_value_name, collio_option_value
   public :: collio_hints_create, collio_hints_free, collio_hints_set
   public :: collio_hints_set_int, collio_hints_parse, collio_hints_set_info
   public :: collio_hints_get, collio_hints_count, collio_hints_key
@@ -302,7 +284,7 @@ module collio
   end interface collio_hints_set
 
   !> collio_hints_set_int(hints, key, value): sets an integer, boolean or
-  !> named KEY from a number (a name: its index, e.g. COLLIO_EXCHANGE_DIRECT)
+  !> named KEY from a number (a name: its value, collio_option_value)
   !> (local).
   interface collio_hints_set_int
     module procedure hints_set_c_int, hints_set_c_int64
@@ -517,29 +499,18 @@ module collio
       integer(c_int) :: n
     end function c_strategy_is_canonical
 
-    function c_exchange_name(x) bind(C, name="collio_exchange_name") result(s)
-      import :: c_int, c_ptr
+    function c_option_value_name(key, x) bind(C, name="collio_option_value_name") result(s)
+      import :: c_char, c_int, c_ptr
+      character(kind=c_char), intent(in) :: key(*)
       integer(c_int), value :: x
       type(c_ptr) :: s
-    end function c_exchange_name
+    end function c_option_value_name
 
-    function c_exchange_from_name(name) bind(C, name="collio_exchange_from_name") result(n)
+    function c_option_value(key, name) bind(C, name="collio_option_value") result(n)
       import :: c_char, c_int
-      character(kind=c_char), intent(in) :: name(*)
+      character(kind=c_char), intent(in) :: key(*), name(*)
       integer(c_int) :: n
-    end function c_exchange_from_name
-
-    function c_replicas_name(x) bind(C, name="collio_replicas_name") result(s)
-      import :: c_int, c_ptr
-      integer(c_int), value :: x
-      type(c_ptr) :: s
-    end function c_replicas_name
-
-    function c_replicas_from_name(name) bind(C, name="collio_replicas_from_name") result(n)
-      import :: c_char, c_int
-      character(kind=c_char), intent(in) :: name(*)
-      integer(c_int) :: n
-    end function c_replicas_from_name
+    end function c_option_value
 
     function c_plan_create(comm, layout, strategy, hints, out) &
         bind(C, name="collio_f_plan_create") result(rc)
@@ -1146,34 +1117,23 @@ contains
     n = int(c_strategy_is_canonical(c_string(name)))
   end function collio_strategy_is_canonical
 
-  !> Name of an exchange (COLLIO_EXCHANGE_*), "" if out of range (local).
-  function collio_exchange_name(exchange) result(s)
-    integer, intent(in) :: exchange
+  !> The name of value VALUE of an option of type "name" (KEY
+  !> "multiphase.exchange", "replicas.policy", "auto.only", ...; a stat of
+  !> the same key holds such a value), "" where there is none (local).
+  function collio_option_value_name(key, value) result(s)
+    character(len=*), intent(in) :: key
+    integer, intent(in) :: value
     character(len=:), allocatable :: s
-    s = f_string(c_exchange_name(int(exchange, c_int)))
-  end function collio_exchange_name
+    s = f_string(c_option_value_name(c_string(key), int(value, c_int)))
+  end function collio_option_value_name
 
-  !> The exchange of that name, -1 if unknown (local).
-  function collio_exchange_from_name(name) result(n)
-    character(len=*), intent(in) :: name
+  !> The value of NAME for an option of type "name", -1 if either is
+  !> unknown (local).
+  function collio_option_value(key, name) result(n)
+    character(len=*), intent(in) :: key, name
     integer :: n
-    n = int(c_exchange_from_name(c_string(name)))
-  end function collio_exchange_from_name
-
-  !> Name of a replica policy (COLLIO_REPLICAS_*), "" if out of range
-  !> (local).
-  function collio_replicas_name(policy) result(s)
-    integer, intent(in) :: policy
-    character(len=:), allocatable :: s
-    s = f_string(c_replicas_name(int(policy, c_int)))
-  end function collio_replicas_name
-
-  !> The replica policy of that name, -1 if unknown (local).
-  function collio_replicas_from_name(name) result(n)
-    character(len=*), intent(in) :: name
-    integer :: n
-    n = int(c_replicas_from_name(c_string(name)))
-  end function collio_replicas_from_name
+    n = int(c_option_value(c_string(key), c_string(name)))
+  end function collio_option_value
 
   ! --------------------------------------------------------------- plans
 

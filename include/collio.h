@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define COLLIO_VERSION_MAJOR 0
-#define COLLIO_VERSION_MINOR 2
+#define COLLIO_VERSION_MINOR 3
 #define COLLIO_VERSION_PATCH 0
 
 /* ------------------------------------------------------------------ errors */
@@ -321,14 +321,6 @@ int collio_strategy_is_canonical(const char *name);
  *  MPI-IO program gets without collio ("two_phase"); 0 if not, -1 if
  *  unknown. */
 int collio_strategy_is_mpi_collective(const char *name);
-
-/** Local. The name of candidate i of strategy "auto" ("serial",
- *  "independent", "two_phase", "multiphase", "subgroup_g2", "subgroup_g4",
- *  "subgroup_g8", "multiphase_k1" .. "multiphase_k3", "subgroup_g2_list" ..
- *  "subgroup_g8_list"; docs/auto.md): the value of its stats
- *  auto.write_choice and auto.read_choice, and a value of hint auto.only;
- *  NULL if out of range (i = 0, 1, ... until NULL lists them all). */
-const char *collio_auto_candidate_name(int i);
 
 /* ------------------------------------- the machine: file systems, costs */
 
@@ -614,7 +606,7 @@ void collio_hints_free(collio_hints **hints);
 int collio_hints_set(collio_hints *hints, const char *key, const char *value);
 
 /** Local. Sets an integer, boolean or named KEY from a number (a boolean:
- *  0 or 1; a name: its index, e.g. a collio_exchange). Errors as
+ *  0 or 1; a name: its value, collio_option_value). Errors as
  *  collio_hints_set. */
 int collio_hints_set_int(collio_hints *hints, const char *key, int64_t value);
 
@@ -659,61 +651,20 @@ int collio_option_count(void);
  *  strings are the library's own. Errors: COLLIO_ERR_ARG. */
 int collio_option_describe(int i, collio_option_info *out);
 
-/** multiphase: how the data moves to the ranks that write it -- the values
- *  of hint "multiphase.exchange" and of stat "multiphase.exchange"
- *  (docs/multiphase.md). */
-typedef enum collio_exchange {
-    COLLIO_EXCHANGE_AUTO = 0,       /* choose by the layout (the default) */
-    COLLIO_EXCHANGE_HYPERCUBE,      /* ceil(log2 P) pairwise phases */
-    COLLIO_EXCHANGE_DIRECT,         /* the phases merged into one: each piece
-                                       goes straight to its writer */
-    COLLIO_EXCHANGE_NODE_DIRECT,    /* node-aware: the ranks of a node combine
-                                       their data, nodes exchange one message
-                                       per node pair (docs/multiphase.md) */
-    COLLIO_EXCHANGE_NODE_HYPERCUBE, /* node-aware: hypercube phases between
-                                       nodes, ceil(log2 nodes) messages per
-                                       rank across nodes */
-    COLLIO_EXCHANGE__COUNT          /* number of values; not an exchange */
-} collio_exchange;
+/** Local. The names an option of type "name" takes -- e.g.
+ *  "multiphase.exchange" (a transport), "replicas.policy" (which holder of
+ *  a replicated element writes it), "auto.only" ("any", then auto's
+ *  candidates); docs/options.md lists and docs/multiphase.md,
+ *  docs/mesh.md and docs/auto.md describe them: the name of value
+ *  `value` (0, 1, ... until NULL lists them all), or NULL where KEY is no
+ *  such option or `value` is out of range. A stat of the same key holds
+ *  such a value (the plan's choice); stats "auto.write_choice" and
+ *  "auto.read_choice" hold value - 1 of "auto.only". */
+const char *collio_option_value_name(const char *key, int value);
 
-/** Local. Name of an exchange ("auto", "hypercube", "direct",
- *  "node-direct", "node-hypercube"), or NULL if out of range. */
-const char *collio_exchange_name(int exchange);
-
-/** Local. The exchange of that name, or -1 if unknown. */
-int collio_exchange_from_name(const char *name);
-
-/** Which holder of a replicated element writes it -- the values of hint
- *  "replicas.policy" (replicated layouts; seed 003). Each policy writes
- *  every element exactly once; they differ in locality and balance. */
-typedef enum collio_replicas {
-    COLLIO_REPLICAS_AUTO = 0, /* default: what the plan's strategy prefers
-                                 (multiphase: DOMAIN), else IDG */
-    COLLIO_REPLICAS_OWNER,    /* its owner (the partitioner's choice; the
-                                 seed's "Metis"): best balance */
-    COLLIO_REPLICAS_IDG,      /* Interval Data Grouping: in file order, the
-                                 writer of the previous element if it holds
-                                 a copy, else the next element's owner if it
-                                 holds one, else the owner: long runs per
-                                 writer, few file requests */
-    COLLIO_REPLICAS_RANDOM,   /* a holder drawn from a hash of (seed,
-                                 element): reproducible */
-    COLLIO_REPLICAS_FIRST,    /* the lowest-ranked holder (the seed's "First
-                                 Position") */
-    COLLIO_REPLICAS_DOMAIN,   /* the holder whose file domain under the
-                                 plan's strategy contains the element, if
-                                 one holds it, else the owner: fewer bytes
-                                 cross between ranks in exchanging
-                                 executors */
-    COLLIO_REPLICAS__COUNT    /* number of values; not a policy */
-} collio_replicas;
-
-/** Local. Name of a policy ("auto", "owner", "idg", "random", "first",
- *  "domain"), or NULL if out of range. */
-const char *collio_replicas_name(int policy);
-
-/** Local. The policy of that name, or -1 if unknown. */
-int collio_replicas_from_name(const char *name);
+/** Local. The value of NAME for an option of type "name" (as above), or
+ *  -1 where the key or the name is unknown. */
+int collio_option_value(const char *key, const char *name);
 
 #define COLLIO_MAX_PHASES 32
 
@@ -861,10 +812,11 @@ int collio_stat_describe(int i, collio_stat_info *out);
 
 /**
  * Local. What the plan would run for a write (writing = 1) or a read of f,
- * without running anything: for strategy "auto", the candidate its model
- * picks for f's file system (*candidate, named by
- * collio_auto_candidate_name) and its predicted seconds; for every other
- * strategy *candidate = -1 and *seconds = -1. The same on every rank (the
+ * without running anything: for a strategy that chooses among candidates
+ * ("auto"), the candidate its model picks for f's file system
+ * (*candidate, its name collio_option_value_name of "auto.only" at
+ * *candidate + 1) and its predicted seconds; for every other strategy
+ * *candidate = -1 and *seconds = -1. The same on every rank (the
  * plan's inputs are). Errors: COLLIO_ERR_ARG (a NULL argument).
  */
 int collio_plan_predict(const collio_plan *plan, const collio_file *f, int writing,

@@ -314,7 +314,8 @@ static cmio_why decide(cmio_file *s, cmio_entry *e, int writing)
     int cand = -1;
     double secs = 0;
     collio_plan_predict(e->plan, s->cf, writing, &cand, &secs);
-    const char *name = cand >= 0 ? collio_auto_candidate_name(cand) : NULL;
+    /* (a candidate c is value c + 1 of hint auto.only) */
+    const char *name = cand >= 0 ? collio_option_value_name("auto.only", cand + 1) : NULL;
     if (name != NULL && collio_strategy_is_mpi_collective(name) == 1)
         return CMIO_WHY_MODEL;
     cmio_policy_predicted(s, e, writing ? 0 : 1);
@@ -328,7 +329,7 @@ static const char *ran(const collio_plan *p, int writing)
     if (collio_plan_stat(p, writing ? "auto.write_choice" : "auto.read_choice", &c)
             == COLLIO_OK
         && c >= 0)
-        return collio_auto_candidate_name((int)c);
+        return collio_option_value_name("auto.only", (int)c + 1);
     return collio_plan_strategy(p);
 }
 

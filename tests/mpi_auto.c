@@ -152,13 +152,12 @@ enum { MAX_CANDIDATES = 32 };
 static int predicted(tu_ctx *t, const collio_plan *p, double out[MAX_CANDIDATES])
 {
     int n = 0;
-    for (; collio_auto_candidate_name(n) != NULL && n < MAX_CANDIDATES; n++) {
+    for (; tu_candidate_name(n) != NULL && n < MAX_CANDIDATES; n++) {
         char key[64];
-        snprintf(key, sizeof key, "auto.predicted_%s_s", collio_auto_candidate_name(n));
+        snprintf(key, sizeof key, "auto.predicted_%s_s", tu_candidate_name(n));
         out[n] = same_stat(t, p, key);
     }
-    TU_CHECK(t, collio_auto_candidate_name(n) == NULL, "more than %d candidates",
-             MAX_CANDIDATES);
+    TU_CHECK(t, tu_candidate_name(n) == NULL, "more than %d candidates", MAX_CANDIDATES);
     return n;
 }
 
@@ -262,7 +261,7 @@ out:
  * write is COLLIO_ERR_ARG on every rank and the file is never made. */
 static void run_only(tu_ctx *t, int i, int64_t bx)
 {
-    const char *label = collio_auto_candidate_name(i);
+    const char *label = tu_candidate_name(i);
     int g = 0, k = 0, all = 0;
     while ((1 << all) < t->nranks)
         all++;
@@ -302,7 +301,7 @@ static void run_only(tu_ctx *t, int i, int64_t bx)
     TU_CHECK(t, tu_check_file(t, path, d.nglobal, 4, 13, 0, 0, 0) == 0,
              "%s: the file's bytes", label);
     TU_CHECK(t, same_stat(t, p, "auto.write_choice") == i, "%s: the write ran %s", label,
-             collio_auto_candidate_name((int)TU_STAT(t, p, "auto.write_choice")));
+             tu_candidate_name((int)TU_STAT(t, p, "auto.write_choice")));
     if (k > 0)
         TU_CHECK(t, same_stat(t, p, "nphases") == k, "%s: %g phases", label,
                  TU_STAT(t, p, "nphases"));
@@ -513,11 +512,10 @@ static void run_replicas_priced(tu_ctx *t)
         && predictions(t, lr, n, idx, "auto.use_calibration=0,replicas.policy=owner", rw,
                        rr)
         && predictions(t, lp, B, idx, "auto.use_calibration=0", pw, pr);
-    for (int i = 0; ok && i < MAX_CANDIDATES && collio_auto_candidate_name(i) != NULL;
-         i++) {
+    for (int i = 0; ok && i < MAX_CANDIDATES && tu_candidate_name(i) != NULL; i++) {
         if (isinf(pw[i])) {
             TU_CHECK(t, isinf(rw[i]) && isinf(rr[i]), "%s: cannot run either way",
-                     collio_auto_candidate_name(i));
+                     tu_candidate_name(i));
             continue;
         }
         double dw = rw[i] - pw[i], dr = rr[i] - pr[i], dw0 = rw[0] - pw[0],
@@ -525,7 +523,7 @@ static void run_replicas_priced(tu_ctx *t)
         TU_CHECK(
             t, fabs(dw - dw0) <= 1e-9 * dw0 && fabs(dr - dr0) <= 1e-9 * dr0,
             "%s: the replicas add %.9g (write) and %.9g (read), serial %.9g and %.9g",
-            collio_auto_candidate_name(i), dw, dr, dw0, dr0);
+            tu_candidate_name(i), dw, dr, dw0, dr0);
         if (i == 0)
             TU_CHECK(t, dw > 0 && dr > dw,
                      "the replicas add %.9g to a write, %.9g to a read", dw, dr);
@@ -581,7 +579,7 @@ int main(int argc, char **argv)
            1);
     int c1 = run(&t, NULL, "", &cal, &err, 4096);
     TU_CHECK(&t, c1 == TWO_PHASE_CAND, "the choice: %d (%s), want two_phase", c1,
-             collio_auto_candidate_name(c1) ? collio_auto_candidate_name(c1) : "none");
+             tu_candidate_name(c1) ? tu_candidate_name(c1) : "none");
     TU_CHECK(&t, cal == 1 && err == 0, "calibrated %g, calibration_error %g", cal, err);
 
     tu_case(&t, "rank 0 sees no file, the others favour two_phase");
@@ -636,7 +634,7 @@ int main(int argc, char **argv)
 
     tu_case(&t, "auto.only: every candidate through auto, where P allows it");
     unsetenv("COLLIO_CALIBRATION");
-    for (int i = 0; collio_auto_candidate_name(i) != NULL; i++) {
+    for (int i = 0; tu_candidate_name(i) != NULL; i++) {
         run_only(&t, i, 1);
         run_only(&t, i, 16);
     }

@@ -226,13 +226,11 @@ static int first_choice(tu_ctx *t, vec *v, const char *cal, const char *path, in
         c = (int)same_stat(t, p, "auto.write_choice");
         char key[96];
         if (pred_of != NULL && of >= 0) {
-            snprintf(key, sizeof key, "auto.predicted_%s_s",
-                     collio_auto_candidate_name(of));
+            snprintf(key, sizeof key, "auto.predicted_%s_s", tu_candidate_name(of));
             *pred_of = same_stat(t, p, key);
         }
         if (pred_choice != NULL) {
-            snprintf(key, sizeof key, "auto.predicted_%s_s",
-                     collio_auto_candidate_name(c));
+            snprintf(key, sizeof key, "auto.predicted_%s_s", tu_candidate_name(c));
             *pred_choice = same_stat(t, p, key);
         }
     }
@@ -308,8 +306,7 @@ static void case_learning(tu_ctx *t, const char *cal, const char *path)
                  || (truth_s > 0 && tie_s <= MODEL_ERROR * truth_s),
              "ended on %s (predicted %.3g s), the measured calibration picks %s (%.3g s) "
              "(last switch why %g)",
-             collio_auto_candidate_name(choice), tie_s, collio_auto_candidate_name(truth),
-             truth_s, why);
+             tu_candidate_name(choice), tie_s, tu_candidate_name(truth), truth_s, why);
     TU_CHECK(t, n > 1 || why == 1, "the first switch: the corrected model (why %g)", why);
     collio_plan_free(&p);
     tu_remove(t, wrong);

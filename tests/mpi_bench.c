@@ -241,7 +241,7 @@ static void test_write_rounds(tu_ctx *t)
     c.rounds[1] = 2;
     c.nrounds = 2;
     /* rounds are the hypercube's (AUTO is direct on one node) */
-    c.exchange[0] = COLLIO_EXCHANGE_HYPERCUBE;
+    c.exchange[0] = TU_EXCHANGE_HYPERCUBE;
     c.nexchange = 1;
     collio_bench_summary sum;
     int rc = collio_bench_run(t->comm, &c, &sum);
@@ -315,8 +315,8 @@ static void test_exchange(tu_ctx *t)
     c.bx[0] = 7;
     snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "multiphase");
     c.nstrategies = 1;
-    c.exchange[0] = COLLIO_EXCHANGE_HYPERCUBE;
-    c.exchange[1] = COLLIO_EXCHANGE_DIRECT;
+    c.exchange[0] = TU_EXCHANGE_HYPERCUBE;
+    c.exchange[1] = TU_EXCHANGE_DIRECT;
     c.nexchange = 2;
     collio_bench_summary sum;
     int rc = collio_bench_run(t->comm, &c, &sum);

@@ -313,7 +313,7 @@ static void file_errors(tu_ctx *t)
 /* Writes that must fail, per strategy and backend; rounds != 0: the plan
  * option write_rounds (multiphase: writes and reads in rounds, which the
  * small data here does not get by default); x, shm: the plan options
- * exchange (multiphase: any collio_exchange; auto by default) and
+ * exchange (multiphase: any value of multiphase.exchange; auto by default) and
  * shared_memory (1 by default). */
 static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int shm,
                          collio_backend be)
@@ -322,11 +322,11 @@ static void write_errors(tu_ctx *t, const char *strategy, int rounds, int x, int
     char what[256], path[1024], label[96];
     snprintf(label, sizeof label,
              rounds || x || !shm ? "%s(write_rounds=%d,exchange=%s,shm=%d)" : "%s",
-             strategy, rounds, collio_exchange_name(x), shm);
+             strategy, rounds, tu_exchange_name(x), shm);
     collio_hints *po = TU_HINTS(t,
                                 "multiphase.write_rounds=%d,multiphase.exchange=%s,"
                                 "multiphase.shared_memory=%d",
-                                rounds, collio_exchange_name(x), shm);
+                                rounds, tu_exchange_name(x), shm);
     int64_t n = 0;
     const int64_t ng = 1000;
     const size_t es = 8;
@@ -577,19 +577,17 @@ int main(int argc, char **argv)
     }
     /* multiphase's other paths: in rounds (the last one direct; and all
      * through the hypercube), the direct exchange, the node-aware ones */
-    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_AUTO, 1, COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 2, COLLIO_EXCHANGE_HYPERCUBE, 1, COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_MPIIO);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_DIRECT, 0, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 2, TU_EXCHANGE_AUTO, 1, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 2, TU_EXCHANGE_HYPERCUBE, 1, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, TU_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, TU_EXCHANGE_DIRECT, 1, COLLIO_BACKEND_MPIIO);
+    write_errors(&t, "multiphase", 0, TU_EXCHANGE_DIRECT, 0, COLLIO_BACKEND_POSIX);
     /* the node-aware exchanges (across nodes; one step on one node) */
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_DIRECT, 1,
+    write_errors(&t, "multiphase", 0, TU_EXCHANGE_NODE_DIRECT, 1, COLLIO_BACKEND_POSIX);
+    write_errors(&t, "multiphase", 0, TU_EXCHANGE_NODE_DIRECT, 1, COLLIO_BACKEND_MPIIO);
+    write_errors(&t, "multiphase", 0, TU_EXCHANGE_NODE_HYPERCUBE, 1,
                  COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_DIRECT, 1,
-                 COLLIO_BACKEND_MPIIO);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_HYPERCUBE, 1,
-                 COLLIO_BACKEND_POSIX);
-    write_errors(&t, "multiphase", 0, COLLIO_EXCHANGE_NODE_HYPERCUBE, 1,
+    write_errors(&t, "multiphase", 0, TU_EXCHANGE_NODE_HYPERCUBE, 1,
                  COLLIO_BACKEND_MPIIO);
     return tu_finish(&t);
 }

@@ -71,11 +71,10 @@ static void random_options(uint64_t *s, fz_opts *o)
                                    "multiphase"};
     /* every exchange; those that merge all phases (direct, node-direct,
      * node-hypercube) with phases = 0 (1 <= phases < all: an error) */
-    o->exchange = (int)pick(s, 0, COLLIO_EXCHANGE__COUNT - 1);
-    o->phases =
-        o->exchange == COLLIO_EXCHANGE_AUTO || o->exchange == COLLIO_EXCHANGE_HYPERCUBE
-            ? (int)pick(s, 0, 3)
-            : 0;
+    o->exchange = (int)pick(s, 0, TU_EXCHANGE__COUNT - 1);
+    o->phases = o->exchange == TU_EXCHANGE_AUTO || o->exchange == TU_EXCHANGE_HYPERCUBE
+                    ? (int)pick(s, 0, 3)
+                    : 0;
     o->shm = (int)pick(s, 0, 1);
     o->rounds = (int)pick(s, -1, 3);
     o->keep = (int)pick(s, 0, 1);
@@ -84,14 +83,13 @@ static void random_options(uint64_t *s, fz_opts *o)
     o->iov = pick(s, 1, 1024);
     o->group = (int)pick(s, 0, 5);
     o->inner = inners[pick(s, 0, 4)];
-    int n =
-        snprintf(o->list, sizeof o->list,
-                 "multiphase.exchange=%s,multiphase.phases=%d,"
-                 "multiphase.shared_memory=%d,multiphase.write_rounds=%d,"
-                 "plan.keep_buffers=%d,plan.destroy_input=%d,serial.chunk_bytes=%lld,"
-                 "independent.max_iov=%lld,subgroup.group=%d",
-                 collio_exchange_name(o->exchange), o->phases, o->shm, o->rounds, o->keep,
-                 o->destroy, (long long)o->chunk, (long long)o->iov, o->group);
+    int n = snprintf(o->list, sizeof o->list,
+                     "multiphase.exchange=%s,multiphase.phases=%d,"
+                     "multiphase.shared_memory=%d,multiphase.write_rounds=%d,"
+                     "plan.keep_buffers=%d,plan.destroy_input=%d,serial.chunk_bytes=%lld,"
+                     "independent.max_iov=%lld,subgroup.group=%d",
+                     tu_exchange_name(o->exchange), o->phases, o->shm, o->rounds, o->keep,
+                     o->destroy, (long long)o->chunk, (long long)o->iov, o->group);
     if (o->inner != NULL)
         snprintf(o->list + n, sizeof o->list - (size_t)n, ",subgroup.inner=%s", o->inner);
 }
@@ -119,11 +117,11 @@ static void one_case(tu_ctx *t, uint64_t seed, int c)
         collio_hints_free(&h);
         TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
         if (rc == COLLIO_OK && strcmp(strategy, "multiphase") == 0
-            && o.exchange != COLLIO_EXCHANGE_AUTO) {
+            && o.exchange != TU_EXCHANGE_AUTO) {
             /* a forced exchange is the one that runs */
             double x = TU_STAT(t, p, "multiphase.exchange");
             TU_CHECK(t, x == o.exchange, "exchange %s, forced %s",
-                     collio_exchange_name((int)x), collio_exchange_name(o.exchange));
+                     tu_exchange_name((int)x), tu_exchange_name(o.exchange));
         }
     }
     collio_layout_free(&l);

@@ -136,7 +136,7 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
 {
     tu_case(t, "%s memory=%s strategy=%s backend=%s write_rounds=%d exchange=%s", d->name,
             mem_names[mk], strategy, be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio",
-            rounds, x < 0 ? "direct-messages" : collio_exchange_name(x));
+            rounds, x < 0 ? "direct-messages" : tu_exchange_name(x));
     if (!tu_case_enabled(t))
         return;
     int canonical = collio_strategy_is_canonical(strategy) == 1;
@@ -173,7 +173,7 @@ static void run_case(tu_ctx *t, const tu_layout_desc *d, const char *strategy,
     collio_hints *po = TU_HINTS(
         t,
         "multiphase.write_rounds=%d,multiphase.exchange=%s,multiphase.shared_memory=%d",
-        rounds, collio_exchange_name(x < 0 ? COLLIO_EXCHANGE_DIRECT : x), x >= 0);
+        rounds, tu_exchange_name(x < 0 ? TU_EXCHANGE_DIRECT : x), x >= 0);
     int prc = collio_plan_create(t->comm, l, strategy, po, &p);
     collio_hints_free(&po);
     if (!TU_RC_ALL(t, prc, COLLIO_OK, "plan"))
@@ -231,7 +231,7 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
         for (int mk = 0; mk < MEM__N; mk++)
             run_case(t, d, name, (mem_kind)mk,
                      (mk + s + which) % 2 ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX,
-                     (uint64_t)(100 * which + mk), 0, COLLIO_EXCHANGE_AUTO);
+                     (uint64_t)(100 * which + mk), 0, TU_EXCHANGE_AUTO);
     }
     /* multiphase in rounds: reads through the rounds into the library's
      * packed copy (writes with a packed copy take one pass), the last
@@ -239,19 +239,19 @@ static void run_layout(tu_ctx *t, tu_layout_desc *d, int which)
      * node-direct and node-hypercube */
     for (int mk = 0; mk < MEM__N; mk++) {
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
-                 (uint64_t)(100 * which + 50 + mk), 2, COLLIO_EXCHANGE_AUTO);
+                 (uint64_t)(100 * which + 50 + mk), 2, TU_EXCHANGE_AUTO);
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
-                 (uint64_t)(100 * which + 60 + mk), 2, COLLIO_EXCHANGE_HYPERCUBE);
+                 (uint64_t)(100 * which + 60 + mk), 2, TU_EXCHANGE_HYPERCUBE);
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
-                 (uint64_t)(100 * which + 70 + mk), 0, COLLIO_EXCHANGE_DIRECT);
+                 (uint64_t)(100 * which + 70 + mk), 0, TU_EXCHANGE_DIRECT);
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
                  (uint64_t)(100 * which + 80 + mk), 0, -1); /* direct, messages */
         /* the node-aware exchanges (the second through MPI-IO) */
         run_case(t, d, "multiphase", (mem_kind)mk, COLLIO_BACKEND_POSIX,
-                 (uint64_t)(100 * which + 90 + mk), 0, COLLIO_EXCHANGE_NODE_DIRECT);
+                 (uint64_t)(100 * which + 90 + mk), 0, TU_EXCHANGE_NODE_DIRECT);
         run_case(t, d, "multiphase", (mem_kind)mk,
                  mk % 2 ? COLLIO_BACKEND_MPIIO : COLLIO_BACKEND_POSIX,
-                 (uint64_t)(100 * which + 95 + mk), 0, COLLIO_EXCHANGE_NODE_HYPERCUBE);
+                 (uint64_t)(100 * which + 95 + mk), 0, TU_EXCHANGE_NODE_HYPERCUBE);
     }
     tu_desc_free(d);
 }

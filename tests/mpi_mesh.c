@@ -100,16 +100,15 @@ static void run_order(tu_ctx *t, const char *mshpath, int rcm)
     for (int64_t i = 0; i < n; i++)
         collio_pattern_element((uint64_t)idx[i], 9, es, buf + (size_t)i * es);
 
-    for (int policy = 0; policy < COLLIO_REPLICAS__COUNT; policy++)
+    for (int policy = 0; policy < TU_REPLICAS__COUNT; policy++)
         for (int s = 0; s < NSTRAT; s++) {
             tu_case(t, "mesh %s order (%lld nodes): %s with %s", rcm ? "rcm" : "gmsh",
-                    (long long)m.nnodes, collio_replicas_name(policy), strategies[s]);
+                    (long long)m.nnodes, tu_replicas_name(policy), strategies[s]);
             if (!tu_case_enabled(t))
                 continue;
             collio_layout *l = NULL;
             collio_plan *p = NULL;
-            collio_hints *o =
-                TU_HINTS(t, "replicas.policy=%s", collio_replicas_name(policy));
+            collio_hints *o = TU_HINTS(t, "replicas.policy=%s", tu_replicas_name(policy));
             int rc = collio_layout_index_list_replicated(t->comm, m.nnodes, n, idx, own,
                                                          es, &l);
             if (rc == COLLIO_OK)
@@ -121,7 +120,7 @@ static void run_order(tu_ctx *t, const char *mshpath, int rcm)
             }
             collio_stats st;
             collio_plan_stats(p, &st);
-            if (policy == COLLIO_REPLICAS_IDG) {
+            if (policy == TU_REPLICAS_IDG) {
                 double ipr = TU_STAT(t, p, "replicas.intervals_per_rank");
                 TU_CHECK(t, (int64_t)(ipr * t->nranks + 0.5) == ref_intervals,
                          "intervals %g x %d, reference %lld", ipr, t->nranks,

@@ -58,7 +58,7 @@ static const char *const xname[X__N] = {
     "hypercube", "direct", "auto", "direct-messages", "node-direct", "node-hypercube"};
 
 /* The exchange an AUTO plan may report across nodes: either node-aware
- * one (check_stats' want; not a collio_exchange). */
+ * one (check_stats' want; not a value of multiphase.exchange). */
 #define WANT_NODE_ANY (-1)
 
 /* The test's own node map (MPI_Comm_split_type; nodes numbered densely in
@@ -76,16 +76,16 @@ typedef struct mp_opts {
 
 static int exchange_opt(int x)
 {
-    return x == X_DIRECT || x == X_DIRECT_MSG ? COLLIO_EXCHANGE_DIRECT
-           : x == X_AUTO                      ? COLLIO_EXCHANGE_AUTO
-           : x == X_NODE_DIRECT               ? COLLIO_EXCHANGE_NODE_DIRECT
-           : x == X_NODE_HC                   ? COLLIO_EXCHANGE_NODE_HYPERCUBE
-                                              : COLLIO_EXCHANGE_HYPERCUBE;
+    return x == X_DIRECT || x == X_DIRECT_MSG ? TU_EXCHANGE_DIRECT
+           : x == X_AUTO                      ? TU_EXCHANGE_AUTO
+           : x == X_NODE_DIRECT               ? TU_EXCHANGE_NODE_DIRECT
+           : x == X_NODE_HC                   ? TU_EXCHANGE_NODE_HYPERCUBE
+                                              : TU_EXCHANGE_HYPERCUBE;
 }
 
 static int is_node_x(int x)
 {
-    return x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE
+    return x == TU_EXCHANGE_NODE_DIRECT || x == TU_EXCHANGE_NODE_HYPERCUBE
            || x == WANT_NODE_ANY;
 }
 
@@ -94,7 +94,7 @@ static int is_node_x(int x)
  * ceil(log2 nodes) + 1). */
 static int node_steps(int x)
 {
-    if (x == COLLIO_EXCHANGE_NODE_DIRECT)
+    if (x == TU_EXCHANGE_NODE_DIRECT)
         return nodes.M > 1 ? 3 : 1;
     return all_phases(nodes.M) + 1;
 }
@@ -110,7 +110,7 @@ static int make_plan(tu_ctx *t, collio_layout *l, const char *strategy, const mp
             "plan.keep_buffers=%d,multiphase.exchange=%s,"
             "multiphase.shared_memory=%d",
             mo->k, mo->destroy, mo->rounds, !mo->fresh,
-            collio_exchange_name(exchange_opt(mo->x)), mo->x != X_DIRECT_MSG);
+            tu_exchange_name(exchange_opt(mo->x)), mo->x != X_DIRECT_MSG);
     int rc = collio_plan_create(t->comm, l, strategy, o, p);
     collio_hints_free(&o);
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan_create");
@@ -171,13 +171,12 @@ static int read_file(tu_ctx *t, collio_plan *p, const char *path, collio_backend
     return file_io(t, p, path, be, 0, buf, bytes);
 }
 
-/* want: the collio_exchange the plan must report (WANT_NODE_ANY: either
- * node-aware one). direct: one merged phase, a message to and from each
- * peer at most. Node-aware: their route steps, per step at most what the
- * schedule allows over the test's node map (within a node: each other
- * rank of the node, both ways; node-direct between nodes: the ports,
- * ceil((M - 1) / m_own) nodes per rank, both ways; a node-hypercube
- * phase: one send to the partner node's lane, receives from the lanes of
+/* want: the exchange (a value of multiphase.exchange) the plan must report
+ * (WANT_NODE_ANY: either node-aware one). direct: one merged phase, a message to and from
+ * each peer at most. Node-aware: their route steps, per step at most what the schedule
+ * allows over the test's node map (within a node: each other rank of the node, both ways;
+ * node-direct between nodes: the ports, ceil((M - 1) / m_own) nodes per rank, both ways;
+ * a node-hypercube phase: one send to the partner node's lane, receives from the lanes of
  * the partner and of at most one lonely node). auto: the automatic choice
  * (a write in rounds may move its last round directly, counted in the
  * last phase) */
@@ -199,16 +198,16 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
         TU_CHECK(t, net > 0 && mem > 0, "AUTO across nodes reports its probe: %g, %g",
                  net, mem);
         if (mem < 64 * net && t->nranks <= 64)
-            want_x = COLLIO_EXCHANGE_DIRECT;
+            want_x = TU_EXCHANGE_DIRECT;
         else
             TU_CHECK(t, is_node_x(mx),
                      "exchange %s, want a node-aware one (link %g B/s, copy %g B/s)",
-                     collio_exchange_name(mx), net, mem);
+                     tu_exchange_name(mx), net, mem);
     }
     if (want_x != WANT_NODE_ANY)
-        TU_CHECK(t, mx == want_x, "exchange %s, want %s", collio_exchange_name(mx),
-                 collio_exchange_name(want_x));
-    direct = want_x == COLLIO_EXCHANGE_DIRECT;
+        TU_CHECK(t, mx == want_x, "exchange %s, want %s", tu_exchange_name(mx),
+                 tu_exchange_name(want_x));
+    direct = want_x == TU_EXCHANGE_DIRECT;
     node = is_node_x(want_x);
     TU_CHECK(t, mshm == shm, "shared_memory %d, want %d", mshm, shm);
     if (shm)
@@ -222,7 +221,7 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
     }
     if (node && is_node_x(mx)) {
         want = all = node_steps(mx);
-        TU_CHECK(t, s.nrounds == 0, "%s: %d rounds", collio_exchange_name(mx), s.nrounds);
+        TU_CHECK(t, s.nrounds == 0, "%s: %d rounds", tu_exchange_name(mx), s.nrounds);
     }
     TU_CHECK(t, s.nphases == want, "nphases %d, want %d", s.nphases, want);
     if (want == all)
@@ -248,9 +247,9 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
     for (int N = 0; N < nodes.M; N++)
         maxm = nodes.size[N] > maxm ? nodes.size[N] : maxm;
     for (int i = 0; i < s.nphases && i < COLLIO_MAX_PHASES; i++) {
-        if (node && mx == COLLIO_EXCHANGE_NODE_DIRECT)
+        if (node && mx == TU_EXCHANGE_NODE_DIRECT)
             most = i == 1 ? 2 * ceil_div(nodes.M - 1, mown) : 2 * (mown - 1);
-        else if (node && mx == COLLIO_EXCHANGE_NODE_HYPERCUBE)
+        else if (node && mx == TU_EXCHANGE_NODE_HYPERCUBE)
             most = i == s.nphases - 1 ? 2 * (mown - 1) : 1 + 2 * ceil_div(maxm, mown);
         TU_CHECK(t,
                  s.phase_messages[i] >= 0
@@ -260,8 +259,7 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
                                           ? 2 * t->nranks
                                           : 0),
                  "phase %d posts %lld messages (%s, at most %lld)", i,
-                 (long long)s.phase_messages[i], collio_exchange_name(mx),
-                 (long long)most);
+                 (long long)s.phase_messages[i], tu_exchange_name(mx), (long long)most);
     }
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
     TU_CHECK(t, s.copy_s >= 0.0 && s.copy_s <= s.exchange_s,
@@ -286,8 +284,8 @@ static int auto_exchange(tu_ctx *t, int k)
 {
     int all = all_phases(t->nranks);
     if (k != 0 && k < all)
-        return COLLIO_EXCHANGE_HYPERCUBE;
-    return one_node() ? COLLIO_EXCHANGE_DIRECT : WANT_NODE_ANY;
+        return TU_EXCHANGE_HYPERCUBE;
+    return one_node() ? TU_EXCHANGE_DIRECT : WANT_NODE_ANY;
 }
 
 /* The exchange a plan of options mo must report (check_stats' want). */
@@ -312,7 +310,7 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
     collio_plan *p = NULL;
     const int want_x = want_exchange(t, mo);
     /* no rounds but in the hypercube's */
-    const int direct = want_x != COLLIO_EXCHANGE_HYPERCUBE;
+    const int direct = want_x != TU_EXCHANGE_HYPERCUBE;
     if (plan_of(t, d, mo, &idx, &n, &p)) {
         size_t bytes = (size_t)n * d->esize;
         unsigned char *buf = malloc(bytes + 1), *back = calloc(1, bytes + 1);
@@ -330,7 +328,7 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
                          (long long)first);
             /* shared memory only where every rank is on one node */
             check_stats(t, p, k, d->nglobal, want_x, mo->x == X_AUTO,
-                        want_x == COLLIO_EXCHANGE_DIRECT && mo->x != X_DIRECT_MSG
+                        want_x == TU_EXCHANGE_DIRECT && mo->x != X_DIRECT_MSG
                             && one_node());
             collio_stats s;
             collio_plan_stats(p, &s);
@@ -568,8 +566,8 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
                 check_stats(t, pm, mo.k, d.nglobal, want_x, mo.x == X_AUTO, 0);
             else if (ok) {
                 const int x = (int)TU_STAT(t, pm, "multiphase.exchange");
-                TU_CHECK(t, x == want_x, "exchange %s, want %s", collio_exchange_name(x),
-                         collio_exchange_name(want_x));
+                TU_CHECK(t, x == want_x, "exchange %s, want %s", tu_exchange_name(x),
+                         tu_exchange_name(want_x));
             }
             tu_fill(buf, d.idx, d.nlocal, d.esize, seed); /* destroy_input */
             if (ok && write_file(t, ps, pb, COLLIO_BACKEND_POSIX, buf, bytes)) {
@@ -749,7 +747,7 @@ static int64_t node_work(int64_t nx, int P, int me, int x)
     const int64_t dom = dom_lo(nx, P, me + 1) - dom_lo(nx, P, me);
     if (M == 1)
         return dom; /* one step: the stream straight into F */
-    if (x == COLLIO_EXCHANGE_NODE_DIRECT) {
+    if (x == TU_EXCHANGE_NODE_DIRECT) {
         int64_t own = 0;
         for (int g = 0; g < P; g++)
             if (nodes.node_of[g] == S)
@@ -818,8 +816,8 @@ static void test_work_memory(tu_ctx *t)
                         TU_CHECK(t,
                                  is_node_x(x) && rx[c] == x
                                      && (mo->x == X_AUTO || x == exchange_opt(mo->x)),
-                                 "call %d: exchange %s / %s", c, collio_exchange_name(x),
-                                 collio_exchange_name(rx[c]));
+                                 "call %d: exchange %s / %s", c, tu_exchange_name(x),
+                                 tu_exchange_name(rx[c]));
                         TU_CHECK(t, w[c].nrounds == 0 && r[c].nrounds == 0,
                                  "call %d: rounds %d / %d, want none", c, w[c].nrounds,
                                  r[c].nrounds);
@@ -830,12 +828,12 @@ static void test_work_memory(tu_ctx *t)
                         /* else at least the last step's domain (F), at most
                          * two buffers of all data */
                         if (nw >= 0)
-                            TU_CHECK(
-                                t,
-                                w[c].work_bytes == nw * es && r[c].work_bytes == nw * es,
-                                "%s call %d: work_bytes %lld / %lld, want %lld",
-                                collio_exchange_name(x), c, (long long)w[c].work_bytes,
-                                (long long)r[c].work_bytes, (long long)(nw * es));
+                            TU_CHECK(t,
+                                     w[c].work_bytes == nw * es
+                                         && r[c].work_bytes == nw * es,
+                                     "%s call %d: work_bytes %lld / %lld, want %lld",
+                                     tu_exchange_name(x), c, (long long)w[c].work_bytes,
+                                     (long long)r[c].work_bytes, (long long)(nw * es));
                         else
                             TU_CHECK(t,
                                      w[c].work_bytes >= b
@@ -843,8 +841,7 @@ static void test_work_memory(tu_ctx *t)
                                          && r[c].work_bytes == w[c].work_bytes,
                                      "%s call %d: work_bytes %lld / %lld, want %lld "
                                      ".. 2 x %lld",
-                                     collio_exchange_name(x), c,
-                                     (long long)w[c].work_bytes,
+                                     tu_exchange_name(x), c, (long long)w[c].work_bytes,
                                      (long long)r[c].work_bytes, (long long)b,
                                      (long long)(d.nglobal * es));
                     }
@@ -1093,29 +1090,28 @@ static void test_options(tu_ctx *t)
         /* write_rounds: -1..62 */
         bad_hint(t, l, "multiphase.write_rounds", "-2");
         bad_hint(t, l, "multiphase.write_rounds", "63");
-        /* exchange: the name of a collio_exchange */
-        bad_hint(t, l, "multiphase.exchange", "5"); /* COLLIO_EXCHANGE__COUNT */
+        /* exchange: the name of a value of multiphase.exchange */
+        bad_hint(t, l, "multiphase.exchange", "5"); /* TU_EXCHANGE__COUNT */
         bad_hint(t, l, "multiphase.exchange", "-1");
         bad_hint(t, l, "multiphase.exchange", "Direct");
         collio_hints *h = TU_HINTS(t, "%s", "");
-        TU_RC(t, collio_hints_set_int(h, "multiphase.exchange", COLLIO_EXCHANGE__COUNT),
-              COLLIO_ERR_ARG, "exchange = COLLIO_EXCHANGE__COUNT (collio_hints_set_int)");
+        TU_RC(t, collio_hints_set_int(h, "multiphase.exchange", TU_EXCHANGE__COUNT),
+              COLLIO_ERR_ARG, "exchange = TU_EXCHANGE__COUNT (collio_hints_set_int)");
         TU_RC(t, collio_hints_set_int(h, "multiphase.exchange", -1), COLLIO_ERR_ARG,
               "exchange = -1 (collio_hints_set_int)");
         collio_hints_free(&h);
         /* direct and the node-aware ones merge all phases, so fewer phases
          * with them are an error (where fewer exist: P > 2) */
-        static const int nx[] = {COLLIO_EXCHANGE_NODE_DIRECT,
-                                 COLLIO_EXCHANGE_NODE_HYPERCUBE};
+        static const int nx[] = {TU_EXCHANGE_NODE_DIRECT, TU_EXCHANGE_NODE_HYPERCUBE};
         for (int i = 0; i < 2; i++) {
             const int all = all_phases(t->nranks);
             const int ph[] = {1, 0, all, all + 1}; /* 0, all and more: all */
             for (int j = 0; j < 4; j++) {
                 rc = plan_with(t, l, &p, "multiphase.exchange=%s,multiphase.phases=%d",
-                               collio_exchange_name(nx[i]), ph[j]);
+                               tu_exchange_name(nx[i]), ph[j]);
                 char what[96];
                 snprintf(what, sizeof what, "%s with phases = %d",
-                         collio_exchange_name(nx[i]), ph[j]);
+                         tu_exchange_name(nx[i]), ph[j]);
                 int bad = ph[j] >= 1 && ph[j] < all;
                 TU_RC_ALL(t, rc, bad ? COLLIO_ERR_ARG : COLLIO_OK, what);
                 if (rc == COLLIO_OK) {
@@ -1123,7 +1119,7 @@ static void test_options(tu_ctx *t)
                     const int shm = (int)TU_STAT(t, p, "multiphase.shared_memory");
                     TU_CHECK(t, x == nx[i] && shm == 0,
                              "%s: exchange %s, shared_memory %d", what,
-                             collio_exchange_name(x), shm);
+                             tu_exchange_name(x), shm);
                 }
                 TU_CHECK(t, rc == COLLIO_OK || p == NULL, "no plan after an error");
                 collio_plan_free(&p);

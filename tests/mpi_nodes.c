@@ -120,17 +120,17 @@ static const variant variants[] = {
     {"independent", "independent", 0, 1},
     {"two_phase", "two_phase", 0, 1},
     {"subgroup", "subgroup", 0, 1},
-    {"multiphase", "multiphase (default)", COLLIO_EXCHANGE_AUTO, 1},
-    {"multiphase", "multiphase hypercube", COLLIO_EXCHANGE_HYPERCUBE, 1},
-    {"multiphase", "multiphase direct, messages", COLLIO_EXCHANGE_DIRECT, 0},
-    {"multiphase", "multiphase direct, shared memory", COLLIO_EXCHANGE_DIRECT, 1},
-    {"multiphase", "multiphase node-direct", COLLIO_EXCHANGE_NODE_DIRECT, 1},
-    {"multiphase", "multiphase node-hypercube", COLLIO_EXCHANGE_NODE_HYPERCUBE, 1},
+    {"multiphase", "multiphase (default)", TU_EXCHANGE_AUTO, 1},
+    {"multiphase", "multiphase hypercube", TU_EXCHANGE_HYPERCUBE, 1},
+    {"multiphase", "multiphase direct, messages", TU_EXCHANGE_DIRECT, 0},
+    {"multiphase", "multiphase direct, shared memory", TU_EXCHANGE_DIRECT, 1},
+    {"multiphase", "multiphase node-direct", TU_EXCHANGE_NODE_DIRECT, 1},
+    {"multiphase", "multiphase node-hypercube", TU_EXCHANGE_NODE_HYPERCUBE, 1},
 };
 
 static int is_node_exchange(int x)
 {
-    return x == COLLIO_EXCHANGE_NODE_DIRECT || x == COLLIO_EXCHANGE_NODE_HYPERCUBE;
+    return x == TU_EXCHANGE_NODE_DIRECT || x == TU_EXCHANGE_NODE_HYPERCUBE;
 }
 
 /* The node-aware exchanges' figures (see the top of the file). */
@@ -143,7 +143,7 @@ static void check_node_exchange(tu_ctx *t, const variant *va, const tu_node_map 
     for (int N = 0; N < M; N++)
         maxm = nm->size[N] > maxm ? nm->size[N] : maxm;
     int x = (int)TU_STAT(t, p, "multiphase.exchange");
-    if (va->exchange == COLLIO_EXCHANGE_AUTO && M > 1) {
+    if (va->exchange == TU_EXCHANGE_AUTO && M > 1) {
         /* the rule of collio.h over the rates the plan measured: direct
          * where a memory copy is less than 64x as fast as the link and
          * P <= 64, else a node-aware exchange */
@@ -152,48 +152,47 @@ static void check_node_exchange(tu_ctx *t, const variant *va, const tu_node_map 
         int direct = mem < 64 * net && t->nranks <= 64;
         TU_CHECK(t, net > 0 && mem > 0, "AUTO across nodes reports its probe (%g, %g)",
                  net, mem);
-        TU_CHECK(t, direct ? x == COLLIO_EXCHANGE_DIRECT : is_node_exchange(x),
+        TU_CHECK(t, direct ? x == TU_EXCHANGE_DIRECT : is_node_exchange(x),
                  "AUTO on %d nodes ran %s (link %g B/s, copy %g B/s)", M,
-                 collio_exchange_name(x), net, mem);
-    } else if (va->exchange == COLLIO_EXCHANGE_AUTO) {
-        TU_CHECK(t, x == COLLIO_EXCHANGE_DIRECT, "AUTO on one node ran %s",
-                 collio_exchange_name(x));
+                 tu_exchange_name(x), net, mem);
+    } else if (va->exchange == TU_EXCHANGE_AUTO) {
+        TU_CHECK(t, x == TU_EXCHANGE_DIRECT, "AUTO on one node ran %s",
+                 tu_exchange_name(x));
     } else {
-        TU_CHECK(t, x == va->exchange, "exchange %s, forced %s", collio_exchange_name(x),
-                 collio_exchange_name(va->exchange));
+        TU_CHECK(t, x == va->exchange, "exchange %s, forced %s", tu_exchange_name(x),
+                 tu_exchange_name(va->exchange));
     }
     if (!is_node_exchange(x))
         return;
     const char *what = op ? "read" : "write";
-    int steps = x == COLLIO_EXCHANGE_NODE_DIRECT ? (M > 1 ? 3 : 1) : L + 1;
+    int steps = x == TU_EXCHANGE_NODE_DIRECT ? (M > 1 ? 3 : 1) : L + 1;
     TU_CHECK(t, st->nphases == steps, "%s: %s runs %d steps, want %d", what,
-             collio_exchange_name(x), st->nphases, steps);
+             tu_exchange_name(x), st->nphases, steps);
     TU_CHECK(t, TU_STAT(t, p, "multiphase.shared_memory") == 0, "%s: no shared memory",
              what);
-    int64_t most = x == COLLIO_EXCHANGE_NODE_DIRECT ? 2 * ceil_div(M - 1, mown)
-                                                    : L * (1 + 2 * ceil_div(maxm, mown));
+    int64_t most = x == TU_EXCHANGE_NODE_DIRECT ? 2 * ceil_div(M - 1, mown)
+                                                : L * (1 + 2 * ceil_div(maxm, mown));
     TU_CHECK(t, st->messages_offnode <= most,
              "%s: %s: %lld messages across nodes on this rank (node of %d, %d nodes, "
              "largest %d), want <= %lld",
-             what, collio_exchange_name(x), (long long)st->messages_offnode, mown, M,
-             maxm, (long long)most);
+             what, tu_exchange_name(x), (long long)st->messages_offnode, mown, M, maxm,
+             (long long)most);
     int64_t mine[2] = {st->bytes_offnode, st->messages_offnode}, all[2];
     MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, t->comm);
     const int64_t least = cr->elems * (int64_t)es;
     if (cr->aligned) /* every element on its writer already: nothing moves */
         TU_CHECK(t, st->messages == 0 && st->bytes_sent == 0,
                  "%s: %s: data on its writers, yet %lld messages, %lld bytes", what,
-                 collio_exchange_name(x), (long long)st->messages,
-                 (long long)st->bytes_sent);
-    if (x == COLLIO_EXCHANGE_NODE_DIRECT || M <= 2) {
+                 tu_exchange_name(x), (long long)st->messages, (long long)st->bytes_sent);
+    if (x == TU_EXCHANGE_NODE_DIRECT || M <= 2) {
         TU_CHECK(t, all[0] == least,
                  "%s: %s: %lld bytes crossed nodes, each of the %lld must cross once",
-                 what, collio_exchange_name(x), (long long)all[0], (long long)least);
+                 what, tu_exchange_name(x), (long long)all[0], (long long)least);
     } else {
         TU_CHECK(t, all[0] >= least, "%s: %s: %lld bytes crossed nodes, %lld must", what,
-                 collio_exchange_name(x), (long long)all[0], (long long)least);
+                 tu_exchange_name(x), (long long)all[0], (long long)least);
     }
-    if (x == COLLIO_EXCHANGE_NODE_DIRECT)
+    if (x == TU_EXCHANGE_NODE_DIRECT)
         TU_CHECK(t, all[1] == 2 * (int64_t)cr->pairs,
                  "%s: node-direct: %lld messages across nodes (sends and receives), want "
                  "2 x %d node pairs with data",
@@ -237,7 +236,7 @@ int main(int argc, char **argv)
             collio_plan *p = NULL;
             collio_hints *o =
                 TU_HINTS(&t, "multiphase.exchange=%s,multiphase.shared_memory=%d",
-                         collio_exchange_name(va->exchange), va->shm);
+                         tu_exchange_name(va->exchange), va->shm);
             int rc = collio_layout_block_cyclic(t.comm, nx, bx, es, &l);
             if (rc == COLLIO_OK)
                 rc = collio_plan_create(t.comm, l, va->strategy, o, &p);

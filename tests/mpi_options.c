@@ -262,6 +262,55 @@ static void names(tu_ctx *t, const char *a, const char *b)
              "error text '%s' should name '%s'%s%s", e, a, b ? " and " : "", b ? b : "");
 }
 
+/* collio_option_value_name / collio_option_value: the names of options of
+ * type "name" in the order docs/options.md lists them (the values the
+ * tests use: testutil.h), their round trip, the end of each list and
+ * the keys without names. */
+static void value_names(tu_ctx *t)
+{
+    tu_case(t, "collio_option_value_name: the values of name options");
+    static const char *const ex[] = {"auto", "hypercube", "direct", "node-direct",
+                                     "node-hypercube"};
+    static const char *const rp[] = {"auto", "owner", "idg", "random", "first", "domain"};
+    _Static_assert(sizeof ex / sizeof ex[0] == TU_EXCHANGE__COUNT, "ex");
+    _Static_assert(sizeof rp / sizeof rp[0] == TU_REPLICAS__COUNT, "rp");
+    for (int v = 0; v < TU_EXCHANGE__COUNT; v++) {
+        const char *n = collio_option_value_name("multiphase.exchange", v);
+        TU_CHECK(t, n != NULL && strcmp(n, ex[v]) == 0, "exchange %d: %s, want %s", v,
+                 n ? n : "NULL", ex[v]);
+        TU_CHECK(t, collio_option_value("multiphase.exchange", ex[v]) == v, "exchange %s",
+                 ex[v]);
+    }
+    TU_CHECK(t,
+             collio_option_value_name("multiphase.exchange", TU_EXCHANGE__COUNT) == NULL,
+             "the exchanges end after node-hypercube");
+    for (int v = 0; v < TU_REPLICAS__COUNT; v++) {
+        const char *n = collio_option_value_name("replicas.policy", v);
+        TU_CHECK(t, n != NULL && strcmp(n, rp[v]) == 0, "policy %d: %s, want %s", v,
+                 n ? n : "NULL", rp[v]);
+        TU_CHECK(t, collio_option_value("replicas.policy", rp[v]) == v, "policy %s",
+                 rp[v]);
+    }
+    TU_CHECK(t, collio_option_value_name("replicas.policy", TU_REPLICAS__COUNT) == NULL,
+             "the policies end after domain");
+    TU_CHECK(t,
+             strcmp(collio_option_value_name("auto.only", 0), "any") == 0
+                 && strcmp(tu_candidate_name(0), "serial") == 0
+                 && strcmp(tu_candidate_name(1), "independent") == 0,
+             "auto.only: any, serial, independent, ...");
+    TU_CHECK(t,
+             collio_option_value_name("multiphase.exchange", -1) == NULL
+                 && collio_option_value_name("multiphase.phases", 0) == NULL
+                 && collio_option_value_name("no.such", 0) == NULL
+                 && collio_option_value_name(NULL, 0) == NULL,
+             "no names: a negative value, an int option, an unknown or NULL key");
+    TU_CHECK(t,
+             collio_option_value("multiphase.exchange", "nope") == -1
+                 && collio_option_value("multiphase.phases", "0") == -1
+                 && collio_option_value("multiphase.exchange", NULL) == -1,
+             "no value: an unknown name, an int option, a NULL name");
+}
+
 /* The value of KEY the plan runs with (collio_plan_hints). */
 static void want_hint(tu_ctx *t, const collio_plan *p, const char *key, const char *want,
                       const char *why)
@@ -1006,13 +1055,13 @@ static void effect_multiphase(tu_ctx *t, const tu_layout_desc *d, const collio_l
         if (TU_RC_ALL(t, plan_with(t, l, "multiphase", list, NULL, &p), COLLIO_OK, "plan")
             && roundtrip(t, p, d, 300 + (uint64_t)k, NULL)) {
             double got = TU_STAT(t, p, "multiphase.exchange");
-            int want = collio_exchange_from_name(x->names[k]);
-            if (want == COLLIO_EXCHANGE_AUTO)
-                TU_CHECK(t, got > COLLIO_EXCHANGE_AUTO && got < COLLIO_EXCHANGE__COUNT,
+            int want = collio_option_value("multiphase.exchange", x->names[k]);
+            if (want == TU_EXCHANGE_AUTO)
+                TU_CHECK(t, got > TU_EXCHANGE_AUTO && got < TU_EXCHANGE__COUNT,
                          "auto ran %g, an exchange", got);
             else
                 TU_CHECK(t, got == want, "stat %g (%s), hint %s", got,
-                         collio_exchange_name((int)got), x->names[k]);
+                         tu_exchange_name((int)got), x->names[k]);
         }
         collio_plan_free(&p);
     }
@@ -1220,9 +1269,8 @@ static void effect_subgroup(tu_ctx *t, const tu_layout_desc *d, const collio_lay
             && roundtrip(t, p, d, 520, NULL)) {
             want_hint(t, p, "subgroup.inner", "multiphase", "set");
             if (t->rank % 2 == 0)
-                TU_CHECK(
-                    t, TU_STAT(t, p, "multiphase.exchange") == COLLIO_EXCHANGE_HYPERCUBE,
-                    "a master reports its inner plan's exchange");
+                TU_CHECK(t, TU_STAT(t, p, "multiphase.exchange") == TU_EXCHANGE_HYPERCUBE,
+                         "a master reports its inner plan's exchange");
         }
         collio_plan_free(&p);
     }
@@ -1299,14 +1347,14 @@ static void effect_replicas(tu_ctx *t)
             snprintf(list, sizeof list, "replicas.policy=%s", pol->names[k]);
             double got = -1;
             int *w = replicated_writers(t, strategy, list, &got);
-            int want = collio_replicas_from_name(pol->names[k]);
-            if (want == COLLIO_REPLICAS_AUTO) /* collio.h: multiphase DOMAIN, else IDG */
-                want = strcmp(strategy, "multiphase") == 0 ? COLLIO_REPLICAS_DOMAIN
-                                                           : COLLIO_REPLICAS_IDG;
+            int want = collio_option_value("replicas.policy", pol->names[k]);
+            if (want == TU_REPLICAS_AUTO) /* collio.h: multiphase DOMAIN, else IDG */
+                want = strcmp(strategy, "multiphase") == 0 ? TU_REPLICAS_DOMAIN
+                                                           : TU_REPLICAS_IDG;
             if (w != NULL)
                 TU_CHECK(t, got == want, "stat %g, want %d (%s)", got, want,
-                         collio_replicas_name(want));
-            if (w != NULL && want == COLLIO_REPLICAS_OWNER) { /* the owner writes */
+                         tu_replicas_name(want));
+            if (w != NULL && want == TU_REPLICAS_OWNER) { /* the owner writes */
                 int64_t wrong = 0;
                 for (int64_t x = 0; x < RN; x++)
                     wrong +=
@@ -1483,6 +1531,7 @@ int main(int argc, char **argv)
     collio_layout *l = NULL;
     int rc = tu_desc_make(&d, t.comm, &l);
     if (TU_RC_ALL(&t, rc, COLLIO_OK, "layout") && read_catalogue(&t)) {
+        value_names(&t);
         mismatches(&t, l);
         bad_text(&t, l);
         unknown_keys(&t, l);

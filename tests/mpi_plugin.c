@@ -32,7 +32,7 @@
  *    (collio_bench_usage);
  *  - it is a candidate of auto by its table alone (plugin_x4: the
  *    strategy with plugin.pieces=4, its cost formula beside it): listed
- *    last by collio_auto_candidate_name, a stat auto.predicted_plugin_x4_s,
+ *    last among hint auto.only's values, a stat auto.predicted_plugin_x4_s,
  *    priced by its formula (above list I/O's prediction), and run by
  *    auto.only=plugin_x4 -- byte-exact, plugin.calls as 4 pieces make them.
  */
@@ -159,7 +159,7 @@ static const collio__strategy collio_strategy_plugin = {
     .write = plugin_write,
     .read = plugin_read,
     .free = plugin_free,
-    .replicas_auto = 0,
+    .replicas_auto = NULL,
     .rank_domain = NULL,
     .candidates = plugin_candidates,
     .ncandidates = 1,
@@ -485,7 +485,7 @@ static void others(tu_ctx *t, const tu_layout_desc *d)
 }
 
 /* Collective: the plugin's candidate joins auto by its table alone --
- * the last of collio_auto_candidate_name's list (tier 1, the last
+ * the last of hint auto.only's values (tier 1, the last
  * strategy registered), a value of hint auto.only, a stat
  * auto.predicted_plugin_x4_s; priced by its own formula (above list I/O's
  * prediction: four requests per piece where list I/O makes one, the same
@@ -495,10 +495,10 @@ static void candidate(tu_ctx *t, const tu_layout_desc *d)
 {
     tu_case(t, "plugin as a candidate of auto: listed, priced, run");
     int n = 0, mine = -1, indep = -1;
-    while (collio_auto_candidate_name(n) != NULL) {
-        if (strcmp(collio_auto_candidate_name(n), "plugin_x4") == 0)
+    while (tu_candidate_name(n) != NULL) {
+        if (strcmp(tu_candidate_name(n), "plugin_x4") == 0)
             mine = n;
-        if (strcmp(collio_auto_candidate_name(n), "independent") == 0)
+        if (strcmp(tu_candidate_name(n), "independent") == 0)
             indep = n;
         n++;
     }
@@ -538,8 +538,7 @@ static void candidate(tu_ctx *t, const tu_layout_desc *d)
                  (long long)want_calls(t, d, PIECES));
         double own = TU_STAT(t, p, "auto.predicted_plugin_x4_s");
         char key[64];
-        snprintf(key, sizeof key, "auto.predicted_%s_s",
-                 collio_auto_candidate_name(indep));
+        snprintf(key, sizeof key, "auto.predicted_%s_s", tu_candidate_name(indep));
         double list = TU_STAT(t, p, key);
         TU_CHECK(t, isfinite(own) && own > list && list > 0,
                  "predicted plugin_x4 %g s, independent %g s", own, list);

@@ -137,10 +137,10 @@ static void reference(const mesh *m, int policy, int *w)
     for (int64_t x = 0; x < m->n; x++) {
         int o = m->owner[x];
         switch (policy) {
-        case COLLIO_REPLICAS_OWNER:
+        case TU_REPLICAS_OWNER:
             w[x] = o;
             break;
-        case COLLIO_REPLICAS_FIRST:
+        case TU_REPLICAS_FIRST:
             for (w[x] = 0; !held(m, x, w[x]); w[x]++)
                 ;
             break;
@@ -185,7 +185,7 @@ static int *write_tagged(tu_ctx *t, MPI_Comm comm, const mesh *m, uint64_t seed,
     collio_layout *l = NULL;
     collio_plan *p = NULL;
     collio_hints *o = TU_HINTS(t, "replicas.policy=%s,replicas.seed=%llu",
-                               collio_replicas_name(policy), (unsigned long long)rseed);
+                               tu_replicas_name(policy), (unsigned long long)rseed);
     int *w = NULL;
     out->ok = 0;
     int rc = collio_layout_index_list_replicated(comm, m->n, n, idx, own, 8, &l);
@@ -211,7 +211,7 @@ static int *write_tagged(tu_ctx *t, MPI_Comm comm, const mesh *m, uint64_t seed,
         out->lb_pct = TU_STAT(t, p, "replicas.lb_pct");
         out->written = (int64_t)TU_STAT(t, p, "replicas.written");
         TU_CHECK(t, out->policy == policy, "stat replicas.policy %g, hint %s",
-                 out->policy, collio_replicas_name(policy));
+                 out->policy, tu_replicas_name(policy));
         if (TU_RC(t, rc ? rc : rc2, COLLIO_OK, "write")) {
             w = malloc((size_t)m->n * sizeof *w);
             uint64_t *file = malloc((size_t)m->n * 8 + 1);
@@ -260,13 +260,13 @@ static void test_table(tu_ctx *t)
         int policy;
         int want[8];
     } cases[] = {
-        {COLLIO_REPLICAS_IDG, {0, 0, 0, 0, 0, 0, 1, 1}}, /* seed 003 Table 2 */
-        {COLLIO_REPLICAS_OWNER, {0, 0, 1, 0, 1, 0, 1, 0}},
-        {COLLIO_REPLICAS_FIRST, {0, 0, 0, 0, 0, 0, 1, 0}},
+        {TU_REPLICAS_IDG, {0, 0, 0, 0, 0, 0, 1, 1}}, /* seed 003 Table 2 */
+        {TU_REPLICAS_OWNER, {0, 0, 1, 0, 1, 0, 1, 0}},
+        {TU_REPLICAS_FIRST, {0, 0, 0, 0, 0, 0, 1, 0}},
     };
     for (int c = 0; c < 3; c++)
         for (int s = 0; s < NSTRAT; s++) {
-            tu_case(t, "table 1 -> 2: %s with %s", collio_replicas_name(cases[c].policy),
+            tu_case(t, "table 1 -> 2: %s with %s", tu_replicas_name(cases[c].policy),
                     strategies[s]);
             run r;
             int *w = write_tagged(t, two, &m, 2, strategies[s], cases[c].policy, 0, &r);
@@ -274,7 +274,7 @@ static void test_table(tu_ctx *t)
             for (int x = 0; w && x < 8; x++)
                 same &= w[x] == cases[c].want[x];
             TU_CHECK(t, same, "writers equal the table");
-            if (cases[c].policy == COLLIO_REPLICAS_IDG && r.ok) {
+            if (cases[c].policy == TU_REPLICAS_IDG && r.ok) {
                 /* 2 intervals ([0,6) on rank 0, [6,8) on rank 1), 5 of 8
                  * replicated, written 6 and 2: LB = 4 / 4 */
                 TU_CHECK(t, r.intervals_per_rank == 1.0, "intervals %g",
@@ -292,8 +292,7 @@ static void test_table(tu_ctx *t)
 /* Random replicated layouts: writers equal the sequential reference. */
 static void test_random_writers(tu_ctx *t)
 {
-    static const int policies[] = {COLLIO_REPLICAS_IDG, COLLIO_REPLICAS_OWNER,
-                                   COLLIO_REPLICAS_FIRST};
+    static const int policies[] = {TU_REPLICAS_IDG, TU_REPLICAS_OWNER, TU_REPLICAS_FIRST};
     for (uint64_t seed = 1; seed <= 8; seed++) {
         mesh m;
         mesh_random(&m, 40 + (int64_t)seed * 37, t->nranks, seed);
@@ -303,7 +302,7 @@ static void test_random_writers(tu_ctx *t)
             const char *strat = strategies[(seed + (uint64_t)pi) % NSTRAT];
             tu_case(t, "random layout seed %llu (%lld elements): %s with %s",
                     (unsigned long long)seed, (long long)m.n,
-                    collio_replicas_name(policies[pi]), strat);
+                    tu_replicas_name(policies[pi]), strat);
             run r;
             int *w = write_tagged(t, t->comm, &m, seed, strat, policies[pi], 0, &r);
             int64_t bad = w ? 0 : 1;
@@ -323,13 +322,13 @@ static void test_random_writers(tu_ctx *t)
             tu_case(t, "random layout seed %llu: random (seed 5), run %d",
                     (unsigned long long)seed, k);
             run r;
-            w1[k] = write_tagged(t, t->comm, &m, seed, "independent",
-                                 COLLIO_REPLICAS_RANDOM, 5, &r);
+            w1[k] = write_tagged(t, t->comm, &m, seed, "independent", TU_REPLICAS_RANDOM,
+                                 5, &r);
         }
         tu_case(t, "random layout seed %llu: domain", (unsigned long long)seed);
         run r;
-        int *wd = write_tagged(t, t->comm, &m, seed, "multiphase", COLLIO_REPLICAS_DOMAIN,
-                               0, &r);
+        int *wd =
+            write_tagged(t, t->comm, &m, seed, "multiphase", TU_REPLICAS_DOMAIN, 0, &r);
         int64_t bad = !w1[0] || !w1[1] || !wd;
         for (int64_t x = 0; !bad && x < m.n; x++)
             bad += !held(&m, x, w1[0][x]) || w1[0][x] != w1[1][x] || !held(&m, x, wd[x]);
@@ -374,16 +373,15 @@ static void test_roundtrip(tu_ctx *t, size_t esize, int mem)
         MPI_Type_vector((int)n, (int)esize, 2 * (int)esize, MPI_BYTE, &type);
         MPI_Type_commit(&type);
     }
-    for (int policy = 0; policy < COLLIO_REPLICAS__COUNT; policy++)
+    for (int policy = 0; policy < TU_REPLICAS__COUNT; policy++)
         for (int s = 0; s < NSTRAT; s++) {
             tu_case(t, "round trip esize %zu%s: %s with %s", esize, mem_name[mem],
-                    collio_replicas_name(policy), strategies[s]);
+                    tu_replicas_name(policy), strategies[s]);
             if (!tu_case_enabled(t))
                 continue;
             collio_layout *l = NULL;
             collio_plan *p = NULL;
-            collio_hints *o =
-                TU_HINTS(t, "replicas.policy=%s", collio_replicas_name(policy));
+            collio_hints *o = TU_HINTS(t, "replicas.policy=%s", tu_replicas_name(policy));
             int rc =
                 collio_layout_index_list_replicated(t->comm, m.n, n, idx, own, esize, &l);
             if (rc == COLLIO_OK && mem == MEM_GLOBAL)
@@ -513,9 +511,9 @@ static void test_bad(tu_ctx *t)
         collio_layout_free(&l);
     }
     tu_case(t, "policy names");
-    TU_CHECK(t, collio_replicas_from_name("idg") == COLLIO_REPLICAS_IDG, "idg");
-    TU_CHECK(t, collio_replicas_from_name("nope") == -1, "unknown name");
-    TU_CHECK(t, collio_replicas_name(COLLIO_REPLICAS__COUNT) == NULL, "out of range");
+    TU_CHECK(t, collio_option_value("replicas.policy", "idg") == TU_REPLICAS_IDG, "idg");
+    TU_CHECK(t, collio_option_value("replicas.policy", "nope") == -1, "unknown name");
+    TU_CHECK(t, tu_replicas_name(TU_REPLICAS__COUNT) == NULL, "out of range");
     tu_case(t, "bad policy value");
     {
         mesh m;
@@ -527,7 +525,7 @@ static void test_bad(tu_ctx *t)
         collio_plan *p = NULL;
         /* a set of hints cannot hold it: rejected where it is set ... */
         collio_hints *o = TU_HINTS(t, "%s", "");
-        TU_RC(t, collio_hints_set_int(o, "replicas.policy", COLLIO_REPLICAS__COUNT),
+        TU_RC(t, collio_hints_set_int(o, "replicas.policy", TU_REPLICAS__COUNT),
               COLLIO_ERR_ARG, "policy out of range (collio_hints_set_int)");
         TU_RC(t, collio_hints_set(o, "replicas.policy", "nope"), COLLIO_ERR_ARG,
               "unknown policy name (collio_hints_set)");

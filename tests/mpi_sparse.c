@@ -486,9 +486,9 @@ int main(int argc, char **argv)
         }
     }
     /* multiphase's transports, and small rounds */
-    for (int x = 1; collio_exchange_name(x) != NULL; x++) {
+    for (int x = 1; tu_exchange_name(x) != NULL; x++) {
         char hints[128];
-        snprintf(hints, sizeof hints, "multiphase.exchange=%s", collio_exchange_name(x));
+        snprintf(hints, sizeof hints, "multiphase.exchange=%s", tu_exchange_name(x));
         sp_case c = {"multiphase", hints, COLLIO_BACKEND_POSIX};
         sparse_case(&t, &c, 2000, 17, 4, seed++);
     }

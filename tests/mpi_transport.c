@@ -13,7 +13,7 @@
  * Registered first thing in main. Then:
  *  - registering it twice, or another one once the catalogue is in use,
  *    is refused (COLLIO_ERR_STATE);
- *  - it is the last exchange: collio_exchange_name / _from_name, and the
+ *  - it is the last exchange: collio_option_value_name / _value, and the
  *    values of hint multiphase.exchange (collio_option_describe);
  *  - multiphase.exchange=owner-writes writes and reads block-cyclic,
  *    index-list and darray layouts byte-exact against testutil's
@@ -132,12 +132,12 @@ static int listed(tu_ctx *t, int first_rc)
     TU_RC(t, collio__mp_transport_register(&owner_writes), COLLIO_ERR_STATE,
           "the same name twice");
     int n = 0;
-    while (collio_exchange_name(n) != NULL)
+    while (tu_exchange_name(n) != NULL)
         n++;
-    TU_CHECK(t, n == COLLIO_EXCHANGE__COUNT + 1, "%d exchanges named, want %d", n,
-             COLLIO_EXCHANGE__COUNT + 1);
-    int mine = collio_exchange_from_name(NAME);
-    TU_CHECK(t, mine == n - 1 && strcmp(collio_exchange_name(mine), NAME) == 0,
+    TU_CHECK(t, n == TU_EXCHANGE__COUNT + 1, "%d exchanges named, want %d", n,
+             TU_EXCHANGE__COUNT + 1);
+    int mine = collio_option_value("multiphase.exchange", NAME);
+    TU_CHECK(t, mine == n - 1 && strcmp(tu_exchange_name(mine), NAME) == 0,
              NAME " is exchange %d of %d", mine, n);
     int described = 0;
     for (int i = 0; i < collio_option_count(); i++) {
@@ -150,7 +150,8 @@ static int listed(tu_ctx *t, int first_rc)
     TU_CHECK(t, described, "multiphase.exchange's values do not list " NAME);
     /* the catalogue is in use now */
     TU_RC(t, collio__mp_transport_register(&late), COLLIO_ERR_STATE, "registered late");
-    TU_CHECK(t, collio_exchange_from_name("late") < 0, "a refused transport is named");
+    TU_CHECK(t, collio_option_value("multiphase.exchange", "late") < 0,
+             "a refused transport is named");
     return mine;
 }
 

@@ -44,6 +44,32 @@ typedef struct tu_ctx {
     const char *filter; /* argv[1]: only cases whose description contains it */
 } tu_ctx;
 
+/* The values of hints multiphase.exchange and replicas.policy in the
+ * order docs/options.md lists them (the stats of the same keys hold
+ * them; mpi_options checks the names against the catalogue), and their
+ * names. */
+enum {
+    TU_EXCHANGE_AUTO,
+    TU_EXCHANGE_HYPERCUBE,
+    TU_EXCHANGE_DIRECT,
+    TU_EXCHANGE_NODE_DIRECT,
+    TU_EXCHANGE_NODE_HYPERCUBE,
+    TU_EXCHANGE__COUNT
+};
+enum {
+    TU_REPLICAS_AUTO,
+    TU_REPLICAS_OWNER,
+    TU_REPLICAS_IDG,
+    TU_REPLICAS_RANDOM,
+    TU_REPLICAS_FIRST,
+    TU_REPLICAS_DOMAIN,
+    TU_REPLICAS__COUNT
+};
+#define tu_exchange_name(x) collio_option_value_name("multiphase.exchange", (x))
+#define tu_replicas_name(x) collio_option_value_name("replicas.policy", (x))
+/* auto's candidate c: value c + 1 of hint auto.only */
+#define tu_candidate_name(c) collio_option_value_name("auto.only", (c) + 1)
+
 /* MPI_Init + context; arms a watchdog alarm (env COLLIO_TEST_TIMEOUT
  * seconds, default 500) so that a hang ends the test instead of blocking
  * ctest. argv[1], if given, filters cases by substring (tu_case_enabled). */

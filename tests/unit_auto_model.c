@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* The candidates in the order docs/auto.md lists them (the strategies'
- * tables, tier by tier: collio_auto_candidate_name's order), checked
+ * tables, tier by tier: hint auto.only's order), checked
  * first against the model's own list. */
 enum {
     AUTO_SERIAL,

@@ -100,7 +100,7 @@ static void simulate(const char *name, int P, const int *node_of, int x, sim_res
                 pair[(size_t)h * P + q] = 1;
                 if (node_of[q] != node_of[h]) {
                     cross_bytes += a;
-                    if (x == COLLIO_EXCHANGE_NODE_DIRECT && s != 1)
+                    if (x == MP_EXCHANGE_NODE_DIRECT && s != 1)
                         intra_cross++;
                 }
             }
@@ -136,7 +136,7 @@ static void simulate(const char *name, int P, const int *node_of, int x, sim_res
     int over = 0;
     for (int h = 0; h < P; h++) {
         int m = nm.first[node_of[h] + 1] - nm.first[node_of[h]];
-        if (x == COLLIO_EXCHANGE_NODE_DIRECT) {
+        if (x == MP_EXCHANGE_NODE_DIRECT) {
             int lim = M > 1 ? ceil_div(M - 1, m) : 0;
             if (cross_send[h] > lim || cross_recv[h] > lim || cross_send[h] > M - 1)
                 over++;
@@ -153,7 +153,7 @@ static void simulate(const char *name, int P, const int *node_of, int x, sim_res
             out->max_cross_recv = cross_recv[h];
     }
     CHECK(over == 0, "%s: %d ranks over the message bound", name, over);
-    if (x == COLLIO_EXCHANGE_NODE_DIRECT)
+    if (x == MP_EXCHANGE_NODE_DIRECT)
         CHECK(cross_bytes == min_bytes, "%s: %lld units crossed, minimum %lld", name,
               (long long)cross_bytes, (long long)min_bytes);
     else
@@ -181,13 +181,13 @@ static void equal_nodes(int M, int m, int round_robin, sim_result res[2])
         node_of[r] = round_robin ? r % M : r / m;
     char name[96];
     for (int i = 0; i < 2; i++) {
-        int x = i ? COLLIO_EXCHANGE_NODE_HYPERCUBE : COLLIO_EXCHANGE_NODE_DIRECT;
-        snprintf(name, sizeof name, "%s %dx%d %s", collio_exchange_name(x), M, m,
+        int x = i ? MP_EXCHANGE_NODE_HYPERCUBE : MP_EXCHANGE_NODE_DIRECT;
+        snprintf(name, sizeof name, "%s %dx%d %s", collio__mp_exchange_name(x), M, m,
                  round_robin ? "round-robin" : "node-major");
         simulate(name, P, node_of, x, &res[i]);
         /* with equal nodes the lanes pair up: one per phase, a lonely
          * node's extra at most */
-        if (x == COLLIO_EXCHANGE_NODE_HYPERCUBE)
+        if (x == MP_EXCHANGE_NODE_HYPERCUBE)
             CHECK(res[i].max_cross_recv <= ceil_log2(M) + 1, "%s: %d receives", name,
                   res[i].max_cross_recv);
     }
@@ -233,8 +233,8 @@ static void unequal_nodes(const int *sizes, int M, const char *label)
     sim_result res;
     char name[96];
     for (int i = 0; i < 2; i++) {
-        int x = i ? COLLIO_EXCHANGE_NODE_HYPERCUBE : COLLIO_EXCHANGE_NODE_DIRECT;
-        snprintf(name, sizeof name, "%s %s", collio_exchange_name(x), label);
+        int x = i ? MP_EXCHANGE_NODE_HYPERCUBE : MP_EXCHANGE_NODE_DIRECT;
+        snprintf(name, sizeof name, "%s %s", collio__mp_exchange_name(x), label);
         simulate(name, P, perm, x, &res);
     }
     free(node_of);
@@ -274,16 +274,15 @@ static void test_cost(void)
     collio__mp_nodes nm;
     CHECK(collio__mp_nodes_init(&nm, P, node_of) == COLLIO_OK, "64x32 map");
     double big = 64e6;
-    CHECK(
-        collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, big, 1.25e9, 5e9)
-            < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, big, 1.25e9, 5e9),
-        "64 MB per rank: node-direct (each byte crosses once)");
+    CHECK(collio__mp_node_cost(&nm, MP_EXCHANGE_NODE_DIRECT, big, 1.25e9, 5e9)
+              < collio__mp_node_cost(&nm, MP_EXCHANGE_NODE_HYPERCUBE, big, 1.25e9, 5e9),
+          "64 MB per rank: node-direct (each byte crosses once)");
     collio__mp_nodes_free(&nm);
     for (int r = 0; r < P; r++)
         node_of[r] = r; /* 2048 nodes of one rank: 2047 messages vs 11 */
     CHECK(collio__mp_nodes_init(&nm, P, node_of) == COLLIO_OK, "2048x1 map");
-    CHECK(collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, 1e3, 1.25e9, 5e9)
-              < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, 1e3, 1.25e9, 5e9),
+    CHECK(collio__mp_node_cost(&nm, MP_EXCHANGE_NODE_HYPERCUBE, 1e3, 1.25e9, 5e9)
+              < collio__mp_node_cost(&nm, MP_EXCHANGE_NODE_DIRECT, 1e3, 1.25e9, 5e9),
           "1 KB per rank on 2048 nodes: node-hypercube");
     collio__mp_nodes_free(&nm);
     free(node_of);
@@ -302,8 +301,8 @@ int main(void)
                 "64 nodes x 32 ranks, %s, %s: per rank at most %d messages sent and %d "
                 "received across nodes; %.3f x the minimum bytes cross\n",
                 rr ? "round-robin" : "node-major",
-                collio_exchange_name(i ? COLLIO_EXCHANGE_NODE_HYPERCUBE
-                                       : COLLIO_EXCHANGE_NODE_DIRECT),
+                collio__mp_exchange_name(i ? MP_EXCHANGE_NODE_HYPERCUBE
+                                           : MP_EXCHANGE_NODE_DIRECT),
                 res[i].max_cross_send, res[i].max_cross_recv,
                 (double)res[i].cross_bytes / (double)res[i].min_bytes);
     }

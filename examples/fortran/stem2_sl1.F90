@@ -101,10 +101,11 @@ program stem2_sl1
   call check(rc, "write")
 
   ! What ran: the generic statistics, and multiphase's exchange by key (a
-  ! collio_exchange; read 0, "auto", where multiphase did not run).
+  ! value of hint multiphase.exchange; read 0, "auto", where multiphase did
+  ! not run).
   rc = collio_plan_stats(plan, stats)
   rc = collio_plan_stat(plan, "multiphase.exchange", ex)
-  exchange = collio_exchange_name(nint(ex))
+  exchange = collio_option_value_name("multiphase.exchange", nint(ex))
   if (rank == 0) print '(a, i0, a, a, a, a, a, f8.4, a, a)', "stem2_sl1: ", &
     collio_layout_global_count(layout) * 4, " bytes to ", trim(path), " with ", &
     collio_plan_strategy(plan), " in ", stats%total_s, " s, exchange ", trim(exchange)

@@ -60,7 +60,7 @@ from . import _collio
 __all__ = [
     "Error", "ArgumentError", "ArgumentTypeError", "ArgumentValueError",
     "ArgumentOverflowError", "Layout", "File", "Plan", "strategies", "strategy_names",
-    "exchange_names", "replicas_names", "options", "statistics", "strerror",
+    "exchange_names", "replicas_names", "option_values", "options", "statistics", "strerror",
     "describe_h5", "have_h5",
     "DIST_NONE", "DIST_BLOCK", "DIST_CYCLIC", "DARG_DEFAULT", "MAX_DIMS",
 ]
@@ -400,15 +400,23 @@ def strategy_names(canonical_only=False):
     return [s["name"] for s in strategies() if s["canonical"] or not canonical_only]
 
 
+def option_values(key):
+    """The names an option of type "name" takes, in value order (e.g.
+    "multiphase.exchange", "replicas.policy", "auto.only"); [] for a key that
+    is no such option. A stat of the same key holds such a value."""
+    return _collio.option_values(key)
+
+
 def exchange_names():
     """multiphase transports: "auto", "hypercube", "direct", "node-direct",
-    "node-hypercube" (in collio_exchange order)."""
-    return _collio.exchange_names()
+    "node-hypercube", ... (option_values("multiphase.exchange"))."""
+    return option_values("multiphase.exchange")
 
 
 def replicas_names():
-    """Replica policies: "auto", "owner", "idg", "random", "first", "domain"."""
-    return _collio.replicas_names()
+    """Replica policies: "auto", "owner", "idg", "random", "first", "domain"
+    (option_values("replicas.policy"))."""
+    return option_values("replicas.policy")
 
 
 # ----------------------------------------------------------------- layouts

@@ -982,11 +982,12 @@ static PyObject *py_strategies(PyObject *self, PyObject *noargs)
 /* Every name fn gives, from 0 to its first NULL: the library's own count
  * (a transport added to multiphase's table is listed without a change
  * here). */
-static PyObject *names(const char *(*fn)(int))
+/* The names an option of type "name" takes, as a list (the catalogue's). */
+static PyObject *names(const char *key)
 {
     PyObject *l = PyList_New(0);
-    for (int i = 0; l != NULL && fn(i) != NULL; i++) {
-        PyObject *s = PyUnicode_FromString(fn(i));
+    for (int i = 0; l != NULL && collio_option_value_name(key, i) != NULL; i++) {
+        PyObject *s = PyUnicode_FromString(collio_option_value_name(key, i));
         if (s == NULL || PyList_Append(l, s) < 0) {
             Py_XDECREF(s);
             Py_DECREF(l);
@@ -997,18 +998,11 @@ static PyObject *names(const char *(*fn)(int))
     return l;
 }
 
-static PyObject *py_exchange_names(PyObject *self, PyObject *noargs)
+static PyObject *py_option_values(PyObject *self, PyObject *arg)
 {
     (void)self;
-    (void)noargs;
-    return names(collio_exchange_name);
-}
-
-static PyObject *py_replicas_names(PyObject *self, PyObject *noargs)
-{
-    (void)self;
-    (void)noargs;
-    return names(collio_replicas_name);
+    const char *key = PyUnicode_AsUTF8(arg);
+    return key != NULL ? names(key) : NULL;
 }
 
 static PyObject *py_strerror(PyObject *self, PyObject *arg)
@@ -1054,8 +1048,7 @@ static PyMethodDef methods[] = {
     {"option_catalogue", py_option_catalogue, METH_NOARGS, NULL},
     {"stat_catalogue", py_stat_catalogue, METH_NOARGS, NULL},
     {"strategies", py_strategies, METH_NOARGS, NULL},
-    {"exchange_names", py_exchange_names, METH_NOARGS, NULL},
-    {"replicas_names", py_replicas_names, METH_NOARGS, NULL},
+    {"option_values", py_option_values, METH_O, NULL},
     {"strerror", py_strerror, METH_O, NULL},
     {"have_h5", py_have_h5, METH_NOARGS, NULL},
     {"describe_h5", py_describe_h5, METH_VARARGS, NULL},

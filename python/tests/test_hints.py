@@ -112,7 +112,7 @@ def test_path_option(comm, env_hints, shared_dir, path):
             if dir_hint:
                 assert made == 0
             else:
-                # candidate 1 is list I/O (collio_auto_candidate_name's order)
+                # candidate 1 is list I/O (option_values("auto.only")[2])
                 write, read = plan.stat("auto.write_choice"), plan.stat("auto.read_choice")
                 assert made > 0 or read == write or read == 1
     with collio.Plan(comm, lay, "auto", hints="auto.dir=" + shared_dir) as plan:
@@ -250,7 +250,7 @@ def test_exchange_hint_is_what_runs(comm, path, env_hints):
         st = roundtrip(comm, path, lay, idx, 4099, np.float32, "multiphase",
                        hints="multiphase.exchange=" + ex)
         assert st["multiphase"]["exchange"] == ex
-        # by key: the collio_exchange value
+        # by key: its value, option_values("multiphase.exchange")'s index
         assert st["nphases"] >= (0 if comm.size == 1 else 1)
 
 

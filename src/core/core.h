@@ -45,7 +45,8 @@
  *
  * Hooks for the replica policies (replicas/plan.c, replicas/policy.c),
  * so that no policy knows a strategy by name: replicas_auto, the policy
- * AUTO becomes under this strategy (0: the default, IDG); rank_domain,
+ * AUTO becomes under this strategy, by name (a value of hint
+ * replicas.policy; NULL: the default, IDG); rank_domain,
  * the file domain (of P balanced ones) a rank writes (NULL: domain r on
  * rank r), which the DOMAIN policy keeps elements on.
  */
@@ -58,7 +59,7 @@
  * model.c), tier 0 first (a strategy's own forms), then tier 1
  * (variants: fewer phases, another inner strategy), in the registry's
  * order within a tier. That order is the one of auto's stats, of
- * collio_auto_candidate_name and of a tie (the earlier wins). To every
+ * hint auto.only's values and of a tie (the earlier wins). To every
  * candidate's terms auto adds the floor of the calibrated smallest call
  * `call` (COLLIO_CAL_CALL_*) -- what that call took beyond the terms of
  * the candidate marked `base` for it --, and the replicas' work.
@@ -99,7 +100,7 @@ typedef struct collio__strategy {
     int (*write)(collio_plan *p, collio_file *f, const char *stream);
     int (*read)(collio_plan *p, collio_file *f, char *stream);
     void (*free)(collio_plan *p);
-    int replicas_auto;
+    const char *replicas_auto;
     int (*rank_domain)(int nranks, int rank);
     /* optional, local: the candidate and predicted seconds the strategy
      * would run for a write / read of f (collio_plan_predict) */

@@ -160,3 +160,20 @@ const collio__option *collio__option_at(int i, const collio__section **sec)
         }
     return NULL;
 }
+
+const char *collio_option_value_name(const char *key, int value)
+{
+    int index = 0;
+    const collio__option *o = collio__option_find(key, &index);
+    if (o == NULL || o->type != COLLIO__OPT_NAME || value < 0 || value > o->max)
+        return NULL;
+    return o->names[value];
+}
+
+int collio_option_value(const char *key, const char *name)
+{
+    for (int v = 0; name != NULL && collio_option_value_name(key, v) != NULL; v++)
+        if (strcmp(collio_option_value_name(key, v), name) == 0)
+            return v;
+    return -1;
+}

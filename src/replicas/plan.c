@@ -29,8 +29,8 @@
  * zero on plans of other layouts. */
 enum { OPT_POLICY, OPT_SEED };
 static const collio__option repl_options[] = {
-    [OPT_POLICY] = {"policy", COLLIO__OPT_NAME, COLLIO_REPLICAS_AUTO, 0,
-                    COLLIO_REPLICAS__COUNT - 1, collio__replicas_names, NULL,
+    [OPT_POLICY] = {"policy", COLLIO__OPT_NAME, COLLIO__REPLICAS_AUTO, 0,
+                    COLLIO__REPLICAS_COUNT - 1, collio__replicas_names, NULL,
                     "which holder of a replicated element writes it (docs/replicas.md)"},
     [OPT_SEED] = {"seed", COLLIO__OPT_U64, 0, 0, 0, NULL, NULL,
                   "the random policy's seed"},
@@ -50,7 +50,9 @@ enum {
     NSTATS
 };
 static const collio__stat repl_stats[NSTATS] = {
-    [ST_POLICY] = {"policy", 0, 0, "the collio_replicas that ran (auto resolved)"},
+    [ST_POLICY] = {"policy", 0, 0,
+                   "the policy that ran (auto resolved; its name: "
+                   "collio_option_value_name of replicas.policy)"},
     [ST_HELD] = {"held", 0, 0, "elements this rank holds, replicas included"},
     [ST_WRITTEN] = {"written", 0, 0, "elements this rank writes"},
     [ST_INTERVALS] = {"intervals", 0, 0, "intervals this rank writes"},
@@ -334,8 +336,12 @@ int collio__repl_plan(collio_plan *p, collio_layout *user,
     r->elem = MPI_DATATYPE_NULL;
     p->repl = r;
     int policy = (int)ropt(p, OPT_POLICY);
-    if (policy == COLLIO_REPLICAS_AUTO) /* what the strategy prefers, else IDG */
-        policy = strategy->replicas_auto ? strategy->replicas_auto : COLLIO_REPLICAS_IDG;
+    if (policy == COLLIO__REPLICAS_AUTO) /* what the strategy prefers, else IDG */
+        policy = strategy->replicas_auto != NULL
+                     ? collio__replicas_of(strategy->replicas_auto)
+                     : COLLIO__REPLICAS_IDG;
+    if (policy <= COLLIO__REPLICAS_AUTO) /* (a name no policy has: the default) */
+        policy = COLLIO__REPLICAS_IDG;
     *rstat(p, ST_POLICY) = policy;
 
     double t0 = collio__now();

@@ -117,28 +117,23 @@ typedef struct policy {
     int32_t (*choose)(const ctx *c, int64_t j, int32_t prev);
 } policy;
 
-/* The one table of policies, indexed by collio_replicas. */
-static const policy policies[COLLIO_REPLICAS__COUNT] = {
-    [COLLIO_REPLICAS_AUTO] = {"auto", 0, NULL},
-    [COLLIO_REPLICAS_OWNER] = {"owner", 0, choose_owner},
-    [COLLIO_REPLICAS_IDG] = {"idg", 1, choose_idg},
-    [COLLIO_REPLICAS_RANDOM] = {"random", 0, choose_random},
-    [COLLIO_REPLICAS_FIRST] = {"first", 0, choose_first},
-    [COLLIO_REPLICAS_DOMAIN] = {"domain", 0, choose_domain},
+/* The one table of policies, indexed by policy (replicas.h). */
+static const policy policies[COLLIO__REPLICAS_COUNT] = {
+    [COLLIO__REPLICAS_AUTO] = {"auto", 0, NULL},
+    [COLLIO__REPLICAS_OWNER] = {"owner", 0, choose_owner},
+    [COLLIO__REPLICAS_IDG] = {"idg", 1, choose_idg},
+    [COLLIO__REPLICAS_RANDOM] = {"random", 0, choose_random},
+    [COLLIO__REPLICAS_FIRST] = {"first", 0, choose_first},
+    [COLLIO__REPLICAS_DOMAIN] = {"domain", 0, choose_domain},
 };
 
-const char *const collio__replicas_names[COLLIO_REPLICAS__COUNT] = {
-    "auto", "owner", "idg", "random", "first", "domain"};
-_Static_assert(COLLIO_REPLICAS__COUNT == 6, "a name for every policy");
+const char *const collio__replicas_names[COLLIO__REPLICAS_COUNT + 1] = {
+    "auto", "owner", "idg", "random", "first", "domain", NULL};
+_Static_assert(COLLIO__REPLICAS_COUNT == 6, "a name for every policy");
 
-const char *collio_replicas_name(int p)
+int collio__replicas_of(const char *name)
 {
-    return p >= 0 && p < COLLIO_REPLICAS__COUNT ? policies[p].name : NULL;
-}
-
-int collio_replicas_from_name(const char *name)
-{
-    for (int p = 0; name != NULL && p < COLLIO_REPLICAS__COUNT; p++)
+    for (int p = 0; name != NULL && p < COLLIO__REPLICAS_COUNT; p++)
         if (strcmp(policies[p].name, name) == 0)
             return p;
     return -1;
@@ -249,7 +244,7 @@ int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglo
                           int p, uint64_t seed, int (*rank_domain)(int nranks, int rank),
                           int32_t *writer, int32_t *prev_writer)
 {
-    if (p <= COLLIO_REPLICAS_AUTO || p >= COLLIO_REPLICAS__COUNT)
+    if (p <= COLLIO__REPLICAS_AUTO || p >= COLLIO__REPLICAS_COUNT)
         return collio__agree(comm, COLLIO_ERR_ARG);
     ctx c = {d, nglobal, 0, seed, -1, rank_domain};
     MPI_Comm_size(comm, &c.nranks);

@@ -59,8 +59,24 @@ int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglo
                           int policy, uint64_t seed,
                           int (*rank_domain)(int nranks, int rank), int32_t *writer,
                           int32_t *prev_writer);
-/* The policies' names, index = collio_replicas (hint replicas.policy). */
-extern const char *const collio__replicas_names[COLLIO_REPLICAS__COUNT];
+/* The policies: which holder of a replicated element writes it, the
+ * values of hint replicas.policy (docs/mesh.md describes each; policy.c
+ * holds their table). Each writes every element exactly once. */
+enum {
+    COLLIO__REPLICAS_AUTO,   /* what the plan's strategy prefers (its table's
+                                replicas_auto), else IDG */
+    COLLIO__REPLICAS_OWNER,  /* its owner: best balance */
+    COLLIO__REPLICAS_IDG,    /* Interval Data Grouping: long runs per writer */
+    COLLIO__REPLICAS_RANDOM, /* a holder drawn from a hash of (seed, element) */
+    COLLIO__REPLICAS_FIRST,  /* the lowest-ranked holder */
+    COLLIO__REPLICAS_DOMAIN, /* the holder whose file domain holds it, else
+                                the owner */
+    COLLIO__REPLICAS_COUNT
+};
+/* Their names, index = policy (hint replicas.policy). */
+extern const char *const collio__replicas_names[COLLIO__REPLICAS_COUNT + 1];
+/* The policy of that name, -1 if none. */
+int collio__replicas_of(const char *name);
 
 /* Replicated plans (replicas/plan.c): the plan's strategy runs on the
  * "writer layout" -- the elements this rank writes, a partition -- and

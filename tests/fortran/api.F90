@@ -20,6 +20,11 @@ module api_checks
   private
   public :: check, passed, failed, tmpfile, remove_file, set_env, unset_env
   integer, save :: passed = 0, failed = 0
+  ! The values of hints multiphase.exchange and replicas.policy in the
+  ! order docs/options.md lists them (the stats of the same keys hold them)
+  integer, parameter, public :: EX_AUTO = 0, EX_HYPERCUBE = 1, EX_DIRECT = 2, &
+                                EX_NODE_DIRECT = 3, EX_NODE_HYPERCUBE = 4, EX_COUNT = 5
+  integer, parameter, public :: RP_IDG = 2, RP_DOMAIN = 5, RP_COUNT = 6
 
   interface
     function c_setenv(name, value, overwrite) bind(C, name="setenv") result(rc)
@@ -130,15 +135,22 @@ contains
                "strerror(STATE)")
     call check(rank, collio_strerror(COLLIO_ERR__COUNT) == "unknown collio error code", &
                "strerror(COUNT)")
-    call check(rank, collio_exchange_name(COLLIO_EXCHANGE_DIRECT) == "direct", "exchange name")
-    call check(rank, collio_exchange_name(COLLIO_EXCHANGE__COUNT) == "", "exchange name out")
-    call check(rank, collio_exchange_from_name("node-hypercube") == &
-               COLLIO_EXCHANGE_NODE_HYPERCUBE, "exchange from name")
-    call check(rank, collio_exchange_from_name("nope") == -1, "exchange from bad name")
-    call check(rank, collio_replicas_name(COLLIO_REPLICAS_IDG) == "idg", "replicas name")
-    call check(rank, collio_replicas_from_name("domain") == COLLIO_REPLICAS_DOMAIN, &
+    call check(rank, collio_option_value_name("multiphase.exchange", EX_DIRECT) == "direct", &
+               "exchange name")
+    call check(rank, collio_option_value_name("multiphase.exchange", EX_COUNT) == "", &
+               "exchange name out")
+    call check(rank, collio_option_value("multiphase.exchange", "node-hypercube") == &
+               EX_NODE_HYPERCUBE, "exchange from name")
+    call check(rank, collio_option_value("multiphase.exchange", "nope") == -1, &
+               "exchange from bad name")
+    call check(rank, collio_option_value_name("replicas.policy", RP_IDG) == "idg", &
+               "replicas name")
+    call check(rank, collio_option_value("replicas.policy", "domain") == RP_DOMAIN, &
                "replicas from name")
-    call check(rank, collio_replicas_name(COLLIO_REPLICAS__COUNT) == "", "replicas name out")
+    call check(rank, collio_option_value_name("replicas.policy", RP_COUNT) == "", &
+               "replicas name out")
+    call check(rank, collio_option_value_name("multiphase.phases", 0) == "", &
+               "an int option has no value names")
     call check(rank, collio_strategy_count() >= 6, "strategy count")
     do i = 0, collio_strategy_count() - 1
       call check(rank, len(collio_strategy_name(i)) > 0 .and. &
@@ -348,7 +360,7 @@ contains
     rc = collio_layout_index_list_replicated(MPI_COMM_WORLD, nx, idx, owned(1:0), 8, l)
     call check_all(rc, COLLIO_ERR_ARG, "replicated: owned shorter than idx")
     rc = collio_hints_create(h)
-    rc = collio_hints_set_int(h, "replicas.policy", COLLIO_REPLICAS_IDG)
+    rc = collio_hints_set_int(h, "replicas.policy", RP_IDG)
     call check_all(rc, COLLIO_OK, "hints_set_int replicas.policy")
     rc = collio_layout_index_list_replicated(MPI_COMM_WORLD, nx, idx, owned, 8, l)
     call check_all(rc, COLLIO_OK, "index_list_replicated")
@@ -361,7 +373,7 @@ contains
     call check_all(rc, COLLIO_OK, "write (replicated)")
     rc = collio_file_close(f)
     rc = collio_plan_stat(p, "replicas.policy", v)
-    call check(rank, rc == COLLIO_OK .and. nint(v) == COLLIO_REPLICAS_IDG, &
+    call check(rank, rc == COLLIO_OK .and. nint(v) == RP_IDG, &
                "stat replicas.policy")
     rc = collio_plan_stat(p, "replicas.held", v)
     call check(rank, rc == COLLIO_OK .and. nint(v, c_int64_t) == size(idx), &
@@ -428,18 +440,18 @@ contains
                    "multiphase.phases: int, 0, 0..COLLIO_MAX_PHASES")
       case ("multiphase.exchange")
         found = found + 1
-        names = collio_exchange_name(0)
-        do k = 1, COLLIO_EXCHANGE__COUNT - 1
-          names = names//"|"//collio_exchange_name(k)
+        names = collio_option_value_name("multiphase.exchange", 0)
+        do k = 1, EX_COUNT - 1
+          names = names//"|"//collio_option_value_name("multiphase.exchange", k)
         end do
         call check(rank, oi%type == "name" .and. oi%range == names .and. &
-                   oi%deflt == collio_exchange_name(COLLIO_EXCHANGE_AUTO), &
+                   oi%deflt == collio_option_value_name("multiphase.exchange", EX_AUTO), &
                    "multiphase.exchange: the exchange names")
       case ("replicas.policy")
         found = found + 1
-        names = collio_replicas_name(0)
-        do k = 1, COLLIO_REPLICAS__COUNT - 1
-          names = names//"|"//collio_replicas_name(k)
+        names = collio_option_value_name("replicas.policy", 0)
+        do k = 1, RP_COUNT - 1
+          names = names//"|"//collio_option_value_name("replicas.policy", k)
         end do
         call check(rank, oi%type == "name" .and. oi%range == names, &
                    "replicas.policy: the policy names")
@@ -497,7 +509,7 @@ contains
     call check_all(rc, COLLIO_OK, "hints_set logical")
     rc = collio_hints_set(h, "serial.chunk_bytes", 4096_c_int64_t)
     call check_all(rc, COLLIO_OK, "hints_set int64")
-    rc = collio_hints_set_int(h, "multiphase.exchange", COLLIO_EXCHANGE_NODE_DIRECT)
+    rc = collio_hints_set_int(h, "multiphase.exchange", EX_NODE_DIRECT)
     call check_all(rc, COLLIO_OK, "hints_set_int a name's index")
     rc = collio_hints_set(h, "multiphase.phases", 3)
     call check_all(rc, COLLIO_OK, "hints_set replaces")
@@ -529,7 +541,7 @@ contains
     call check_all(rc, COLLIO_ERR_ARG, "hints_set out of range")
     rc = collio_hints_set(h, "serial.chunk_bytes", 0)
     call check_all(rc, COLLIO_ERR_ARG, "hints_set chunk_bytes 0")
-    rc = collio_hints_set_int(h, "multiphase.exchange", COLLIO_EXCHANGE__COUNT)
+    rc = collio_hints_set_int(h, "multiphase.exchange", EX_COUNT)
     call check_all(rc, COLLIO_ERR_ARG, "hints_set_int not a name's index")
     rc = collio_hints_set(h, "multiphase.exchange", "sideways")
     call check_all(rc, COLLIO_ERR_ARG, "hints_set unknown name")
@@ -779,7 +791,7 @@ contains
     call check_all(comm, rc, COLLIO_OK, "close (f08)")
     rc = collio_plan_stat(p, "multiphase.exchange", v)
     call check(rank, rc == COLLIO_OK, "stat multiphase.exchange")
-    if (nranks > 1) call check(rank, nint(v) == COLLIO_EXCHANGE_HYPERCUBE, &
+    if (nranks > 1) call check(rank, nint(v) == EX_HYPERCUBE, &
                                "stats: the exchange asked for")
     b = -1
     rc = collio_file_open(comm, path, COLLIO_FILE_READ, f)

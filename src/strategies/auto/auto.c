@@ -38,12 +38,6 @@
 
 extern const collio__strategy collio__strategy_auto;
 
-const char *collio_auto_candidate_name(int i)
-{
-    const collio__candidate *c = collio__auto_cand(i);
-    return c != NULL ? c->label : NULL;
-}
-
 /* Local: this rank's part of the shape -- bytes, pieces (blocks of its
  * segments), bytes outside its own balanced file domain. */
 static void local_shape(const collio_plan *p, double *bytes, double *pieces,

@@ -32,8 +32,8 @@ static const collio__option options[AUTO_NOPTIONS] = {
 
 static const collio__stat fixed_stats[AUTO_NSTATS_FIXED] = {
     [ST_WRITE_CHOICE] = {"write_choice", 0, 0,
-                         "the candidate the last write ran (collio_auto_candidate_name; "
-                         "-1: none yet)"},
+                         "the candidate the last write ran, a value - 1 of hint "
+                         "auto.only (-1: none yet)"},
     [ST_READ_CHOICE] = {"read_choice", 0, 0,
                         "the candidate the last read ran (-1: none yet)"},
     [ST_CALIBRATED] = {"calibrated", 0, 0,

@@ -122,18 +122,17 @@ static int node_wanted(collio_plan *p, int *x)
         return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
     collio__stat_set(p, MP_STAT_NET_BW, net);
     collio__stat_set(p, MP_STAT_MEM_BW, mem);
-    *x = COLLIO_EXCHANGE_DIRECT;
+    *x = MP_EXCHANGE_DIRECT;
     if (mem < NODE_NETWORK_BOUND_RATIO * net && direct_ranks(p->nranks))
         return COLLIO_OK;
     collio__mp_nodes nm;
     rc = collio__mp_nodes_init(&nm, p->nranks, p->node_of); /* same map everywhere */
     double b = (double)all / p->nranks;
     *x = rc == COLLIO_OK
-                 && collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_HYPERCUBE, b, net, mem)
-                        < collio__mp_node_cost(&nm, COLLIO_EXCHANGE_NODE_DIRECT, b, net,
-                                               mem)
-             ? COLLIO_EXCHANGE_NODE_HYPERCUBE
-             : COLLIO_EXCHANGE_NODE_DIRECT;
+                 && collio__mp_node_cost(&nm, MP_EXCHANGE_NODE_HYPERCUBE, b, net, mem)
+                        < collio__mp_node_cost(&nm, MP_EXCHANGE_NODE_DIRECT, b, net, mem)
+             ? MP_EXCHANGE_NODE_HYPERCUBE
+             : MP_EXCHANGE_NODE_DIRECT;
     collio__mp_nodes_free(&nm);
     return rc;
 }
@@ -223,42 +222,41 @@ const collio__mp_transport *collio__mp_choose(collio_plan *p, collio__mp_plan *m
     mp->pull_rounds = 0;
     /* same options on every rank: all fail here */
     if (x < 0 || x >= collio__mp_nexchanges()
-        || (x != COLLIO_EXCHANGE_AUTO && collio__mp_transport_of(x) == NULL)) {
+        || (x != MP_EXCHANGE_AUTO && collio__mp_transport_of(x) == NULL)) {
         *rc = COLLIO_ERR_ARG;
         collio__error_set(*rc, "hint multiphase.exchange = %d: no such exchange", x);
         return NULL;
     }
     /* direct and node = all phases merged: only meaningful with all of them */
-    if (x != COLLIO_EXCHANGE_AUTO && x != COLLIO_EXCHANGE_HYPERCUBE
+    if (x != MP_EXCHANGE_AUTO && x != MP_EXCHANGE_HYPERCUBE
         && collio__opt(p, MP_OPT_PHASES) != 0 && !all) {
         *rc = COLLIO_ERR_ARG;
         collio__error_set(*rc,
                           "hints multiphase.exchange = %s and multiphase.phases = %d: "
                           "that exchange merges all %d phases (phases 0 or >= %d)",
-                          collio_exchange_name(x), (int)collio__opt(p, MP_OPT_PHASES),
+                          collio__mp_exchange_name(x), (int)collio__opt(p, MP_OPT_PHASES),
                           mp->allphases, mp->allphases);
         return NULL;
     }
     /* shared memory: only asked (collectively) where the exchange may be
      * direct */
-    const int shm = (x == COLLIO_EXCHANGE_AUTO || x == COLLIO_EXCHANGE_DIRECT) && all
-                    && shm_wanted(p);
-    if (x == COLLIO_EXCHANGE_AUTO && all && p->stats.nnodes > 1) {
+    const int shm =
+        (x == MP_EXCHANGE_AUTO || x == MP_EXCHANGE_DIRECT) && all && shm_wanted(p);
+    if (x == MP_EXCHANGE_AUTO && all && p->stats.nnodes > 1) {
         *rc = node_wanted(p, &x); /* agreed */
         if (*rc != COLLIO_OK)
             return NULL;
     }
-    if (x == COLLIO_EXCHANGE_AUTO)
-        x = all && (shm || direct_wanted(p)) ? COLLIO_EXCHANGE_DIRECT
-                                             : COLLIO_EXCHANGE_HYPERCUBE;
+    if (x == MP_EXCHANGE_AUTO)
+        x = all && (shm || direct_wanted(p)) ? MP_EXCHANGE_DIRECT : MP_EXCHANGE_HYPERCUBE;
     mp->exchange = x;
-    if (x == COLLIO_EXCHANGE_HYPERCUBE) {
+    if (x == MP_EXCHANGE_HYPERCUBE) {
         /* the last round of a write in rounds has no slots, so no spill */
-        mp->last_direct = collio__opt(p, MP_OPT_EXCHANGE) == COLLIO_EXCHANGE_AUTO
+        mp->last_direct = collio__opt(p, MP_OPT_EXCHANGE) == MP_EXCHANGE_AUTO
                           && direct_ranks(p->nranks);
         return collio__mp_transport_of(x);
     }
-    if (x == COLLIO_EXCHANGE_DIRECT && shm) {
+    if (x == MP_EXCHANGE_DIRECT && shm) {
         mp->pull_rounds = pull_wanted(p);
         return &collio__mp_transport_shm;
     }

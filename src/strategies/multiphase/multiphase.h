@@ -118,12 +118,11 @@ typedef struct collio__mp_transport {
 
 /* The exchanges a plan can name (hint multiphase.exchange, stat
  * multiphase.exchange): "auto", resolved by the chooser (choose.c), then
- * one line per built-in transport, in the order of the public
- * collio_exchange, then those registered at run time
+ * one line per built-in transport, then those registered at run time
  * (collio__mp_transport_register). Adding a transport: its folder defines
  * its entry (collio__mp_transport with designated initializers, its name
  * in it) and one line here lists it; the option's names, its range, the
- * stat's values and collio_exchange_name follow (transports.c). */
+ * stat's values and collio_option_value_name follow (transports.c). */
 #define MP_TRANSPORTS(X)                                                                 \
     X(collio__mp_transport_hypercube)                                                    \
     X(collio__mp_transport_direct)                                                       \
@@ -131,6 +130,16 @@ typedef struct collio__mp_transport {
     X(collio__mp_transport_node_hypercube)
 #define MP_DECLARE_TRANSPORT(entry) extern const collio__mp_transport entry;
 MP_TRANSPORTS(MP_DECLARE_TRANSPORT)
+/* The exchanges the chooser names: "auto", then the built-in transports
+ * in MP_TRANSPORTS' order (docs/multiphase.md describes each). */
+enum {
+    MP_EXCHANGE_AUTO,
+    MP_EXCHANGE_HYPERCUBE,      /* ceil(log2 P) pairwise phases */
+    MP_EXCHANGE_DIRECT,         /* the phases merged into one */
+    MP_EXCHANGE_NODE_DIRECT,    /* node-aware: one message per node pair */
+    MP_EXCHANGE_NODE_HYPERCUBE, /* node-aware: hypercube phases between nodes */
+    MP_NBUILTIN_EXCHANGES
+};
 
 /* The transports' table (transports.c): how many exchanges a plan can
  * name ("auto" included), the transport of exchange x (NULL for "auto"
@@ -140,12 +149,15 @@ const collio__mp_transport *collio__mp_transport_of(int x);
 /* "auto", then every transport's name, then NULL: hint
  * multiphase.exchange's values (index = exchange). */
 const char *const *collio__mp_exchange_names(void);
+/* The name of exchange x (NULL: none), the exchange of a name (-1). */
+const char *collio__mp_exchange_name(int x);
+int collio__mp_exchange_of(const char *name);
 
 /* A transport defined outside the library's table (a test's, or a
  * program's own) joins it as the next exchange: before the first use of
  * the catalogue, which seals it (as collio__strategy_register). Its name
  * is then a value of hint multiphase.exchange and of the stat, and what
- * collio_exchange_name says of its number; the chooser runs it where the
+ * collio_option_value_name says of its number; the chooser runs it where the
  * hint names it, with all phases (as the other exchanges but the
  * hypercube). COLLIO_ERR_STATE once sealed, when the table is full (8) or
  * the name is taken. Not thread safe: call it first thing. */

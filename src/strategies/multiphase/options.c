@@ -19,7 +19,7 @@ static const collio__option options[MP_NOPTIONS] = {
     [MP_OPT_WRITE_ROUNDS] = {"write_rounds", COLLIO__OPT_INT, 0, -1, 62, NULL, NULL,
                              "writes that keep the buffer move the data in r + 1 rounds "
                              "inside the final buffer: 0 = automatic, -1 = one pass"},
-    [MP_OPT_EXCHANGE] = {"exchange", COLLIO__OPT_NAME, COLLIO_EXCHANGE_AUTO, 0, 0,
+    [MP_OPT_EXCHANGE] = {"exchange", COLLIO__OPT_NAME, MP_EXCHANGE_AUTO, 0, 0,
                          NULL /* (the transports': collio__mp_section) */, NULL,
                          "the transport: auto chooses by the layout and the link "
                          "(docs/multiphase.md)"},
@@ -30,7 +30,8 @@ static const collio__option options[MP_NOPTIONS] = {
 
 static const collio__stat stats[MP_NSTATS] = {
     [MP_STAT_EXCHANGE] = {"exchange", 0, 0,
-                          "the collio_exchange the plan uses (what auto chose)"},
+                          "the exchange the plan uses (what auto chose; its name: "
+                          "collio_option_value_name of multiphase.exchange)"},
     [MP_STAT_SHARED_MEMORY] = {"shared_memory", 0, 0,
                                "1 if the direct exchange copies through a shared-memory "
                                "window"},

@@ -14,8 +14,8 @@
 #define MP_TRANSPORT_ENTRY(entry) &entry,
 static const collio__mp_transport *const builtin[] = {MP_TRANSPORTS(MP_TRANSPORT_ENTRY)};
 enum { NBUILTIN = (int)(sizeof builtin / sizeof builtin[0]), MAX_REGISTERED = 8 };
-_Static_assert(1 + NBUILTIN >= (int)COLLIO_EXCHANGE__COUNT,
-               "every built-in collio_exchange has its transport");
+_Static_assert(1 + NBUILTIN == (int)MP_NBUILTIN_EXCHANGES,
+               "every built-in exchange has its transport");
 
 static const collio__mp_transport *registered[MAX_REGISTERED];
 static int nregistered;
@@ -38,7 +38,7 @@ const collio__mp_transport *collio__mp_transport_of(int x)
 int collio__mp_transport_register(const collio__mp_transport *t)
 {
     if (atomic_load(&sealed) || nregistered >= MAX_REGISTERED || t == NULL
-        || t->name == NULL || collio_exchange_from_name(t->name) >= 0 || t->build == NULL
+        || t->name == NULL || collio__mp_exchange_of(t->name) >= 0 || t->build == NULL
         || t->write == NULL || t->read == NULL || t->free == NULL)
         return COLLIO_ERR_STATE;
     registered[nregistered++] = t;
@@ -61,18 +61,18 @@ const char *const *collio__mp_exchange_names(void)
     return names;
 }
 
-const char *collio_exchange_name(int x)
+const char *collio__mp_exchange_name(int x)
 {
-    if (x == COLLIO_EXCHANGE_AUTO)
+    if (x == MP_EXCHANGE_AUTO)
         return "auto";
     const collio__mp_transport *t = collio__mp_transport_of(x);
     return t != NULL ? t->name : NULL;
 }
 
-int collio_exchange_from_name(const char *name)
+int collio__mp_exchange_of(const char *name)
 {
     for (int x = 0; name != NULL && x < collio__mp_nexchanges(); x++)
-        if (strcmp(collio_exchange_name(x), name) == 0)
+        if (strcmp(collio__mp_exchange_name(x), name) == 0)
             return x;
     return -1;
 }

@@ -10,7 +10,7 @@
  * the node map, the step, the holder and the piece's owner. Half-open
  * ranges, element positions everywhere (multiply by esize for bytes).
  *
- *   node-direct (COLLIO_EXCHANGE_NODE_DIRECT), 3 steps:
+ *   node-direct (MP_EXCHANGE_NODE_DIRECT), 3 steps:
  *     0  within each node: a piece for another node goes to the node's
  *        "port" rank for that destination node; a piece for this node
  *        straight to its owner;
@@ -21,7 +21,7 @@
  *     Ports are spread over a node's ranks, so a rank sends at most
  *     ceil((nodes - 1) / ranks on its node) messages across nodes.
  *
- *   node-hypercube (COLLIO_EXCHANGE_NODE_HYPERCUBE), ceil(log2 nodes) + 1
+ *   node-hypercube (MP_EXCHANGE_NODE_HYPERCUBE), ceil(log2 nodes) + 1
  *     steps: the seeds' hypercube phases with nodes in the place of ranks
  *     (the groups, partners and lonely nodes of collio__mp_step_of over
  *     node indices), each rank of a node a "lane" sending to the rank of
@@ -83,7 +83,7 @@ typedef struct collio__mp_route {
 } collio__mp_route;
 
 typedef struct collio__mp_node {
-    int kind; /* COLLIO_EXCHANGE_NODE_DIRECT or _NODE_HYPERCUBE */
+    int kind; /* MP_EXCHANGE_NODE_DIRECT or _NODE_HYPERCUBE */
     int nsteps;
     collio__mp_route *step; /* [nsteps] */
     collio__mp_final fin;   /* the last B -> F (file order) -> the file */

@@ -68,7 +68,7 @@ int collio__mp_nodes_init(collio__mp_nodes *n, int P, const int *node_of)
 
 int collio__mp_node_nsteps(const collio__mp_nodes *n, int x)
 {
-    if (x == COLLIO_EXCHANGE_NODE_HYPERCUBE)
+    if (x == MP_EXCHANGE_NODE_HYPERCUBE)
         return collio__mp_nphases(n->M) + 1;
     return n->M > 1 ? 3 : 1;
 }
@@ -120,8 +120,8 @@ static int route_hypercube(const collio__mp_nodes *n, int step, int holder, int 
 int collio__mp_node_route(const collio__mp_nodes *n, int x, int step, int holder,
                           int owner)
 {
-    return x == COLLIO_EXCHANGE_NODE_HYPERCUBE ? route_hypercube(n, step, holder, owner)
-                                               : route_direct(n, step, holder, owner);
+    return x == MP_EXCHANGE_NODE_HYPERCUBE ? route_hypercube(n, step, holder, owner)
+                                           : route_direct(n, step, holder, owner);
 }
 
 /* The cost model of the automatic choice between the two: a message
@@ -144,7 +144,7 @@ double collio__mp_node_cost(const collio__mp_nodes *n, int x, double bytes, doub
     double M = n->M, msgs = 0, cross = 0, local = 0;
     if (n->M <= 1)
         return bytes / mem_bw;
-    if (x == COLLIO_EXCHANGE_NODE_HYPERCUBE) {
+    if (x == MP_EXCHANGE_NODE_HYPERCUBE) {
         int L = collio__mp_nphases(n->M);
         msgs = L;
         cross = bytes * L / 2;

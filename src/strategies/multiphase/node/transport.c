@@ -430,12 +430,12 @@ static int build_kind(collio_plan *p, collio__mp_plan *mp, int x)
 
 static int build_direct(collio_plan *p, collio__mp_plan *mp)
 {
-    return build_kind(p, mp, COLLIO_EXCHANGE_NODE_DIRECT);
+    return build_kind(p, mp, MP_EXCHANGE_NODE_DIRECT);
 }
 
 static int build_hypercube(collio_plan *p, collio__mp_plan *mp)
 {
-    return build_kind(p, mp, COLLIO_EXCHANGE_NODE_HYPERCUBE);
+    return build_kind(p, mp, MP_EXCHANGE_NODE_HYPERCUBE);
 }
 
 static void node_free(collio__mp_plan *mp)
