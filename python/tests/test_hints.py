@@ -64,6 +64,12 @@ def test_options_catalogue():
     assert by["multiphase.phases"]["range"] == "0..%d" % collio._collio.MAX_PHASES
     assert by["multiphase.exchange"]["range"].split("|") == collio.exchange_names()
     assert by["replicas.policy"]["range"].split("|") == collio.replicas_names()
+    # every option of type name: option_values lists its range, in order
+    for key, o in by.items():
+        want = o["range"].split("|") if o["type"] == "name" else []
+        assert collio.option_values(key) == want, key
+    assert collio.option_values("auto.only")[:3] == ["any", "serial", "independent"]
+    assert collio.option_values("no.such") == []
     assert by["multiphase.exchange"]["default"] == "auto"
     assert by["replicas.policy"]["default"] == "auto"
     assert by["subgroup.inner"]["type"] == "strategy"
