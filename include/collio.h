@@ -655,7 +655,7 @@ int collio_option_describe(int i, collio_option_info *out);
  *  "multiphase.exchange" (a transport), "replicas.policy" (which holder of
  *  a replicated element writes it), "auto.only" ("any", then auto's
  *  candidates); docs/options.md lists and docs/multiphase.md,
- *  docs/mesh.md and docs/auto.md describe them: the name of value
+ *  docs/replicas.md and docs/auto.md describe them: the name of value
  *  `value` (0, 1, ... until NULL lists them all), or NULL where KEY is no
  *  such option or `value` is out of range. A stat of the same key holds
  *  such a value (the plan's choice); stats "auto.write_choice" and

@@ -60,7 +60,7 @@ int collio__repl_schedule(MPI_Comm comm, const collio__repl_dom *d, int64_t nglo
                           int (*rank_domain)(int nranks, int rank), int32_t *writer,
                           int32_t *prev_writer);
 /* The policies: which holder of a replicated element writes it, the
- * values of hint replicas.policy (docs/mesh.md describes each; policy.c
+ * values of hint replicas.policy (docs/replicas.md describes each; policy.c
  * holds their table). Each writes every element exactly once. */
 enum {
     COLLIO__REPLICAS_AUTO,   /* what the plan's strategy prefers (its table's
