@@ -125,15 +125,9 @@ static void cal_print(const collio_calibration *c, const collio_fs_costs *f,
            f->mpiio_read_call_s);
     printf("    mpiio_write_byte_s %.3g  mpiio_read_byte_s %.3g\n", f->mpiio_write_byte_s,
            f->mpiio_read_byte_s);
-    static const char *const calls[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
-    for (int i = 0; i < COLLIO_CAL_NCALLS && f->call_ranks > 0; i++)
-        printf("    smallest call of %-11s write %.3g s, read %.3g s (%d ranks)\n",
-               calls[i], f->write_call_s[i], f->read_call_s[i], f->call_ranks);
-    if (f->call_ranks > 0)
-        printf("    serial per byte beyond it: write %.3g s, read %.3g s\n"
-               "    multiphase per pull round: write %.3g s, read %.3g s\n",
-               f->serial_write_byte_s, f->serial_read_byte_s, f->multiphase_write_round_s,
-               f->multiphase_read_round_s);
+    for (int i = 0; i < f->nterms && f->call_ranks > 0; i++) /* the strategies' own */
+        printf("    %-18s write %.3g s, read %.3g s (%d ranks)\n", f->terms[i].key,
+               f->terms[i].write_s, f->terms[i].read_s, f->call_ranks);
     for (int i = 0; i < f->ninterleaved; i++)
         printf("    list i/o, %6.0f-byte pieces: write %.3g s, read %.3g s per request\n",
                f->interleaved_bytes[i], f->write_interleaved_s[i],

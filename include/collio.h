@@ -353,20 +353,21 @@ int collio_fs_is_networked(const collio_fs_id *id);
 /** Most piece sizes of collio_fs_costs' interleaved request costs. */
 #define COLLIO_CAL_INTERLEAVED_MAX 4
 
-/** Indices of collio_fs_costs' write_call_s / read_call_s: the base
- *  strategies whose smallest call the calibration times. */
-enum {
-    COLLIO_CAL_CALL_SERIAL = 0,
-    COLLIO_CAL_CALL_INDEPENDENT,
-    COLLIO_CAL_CALL_TWO_PHASE,
-    COLLIO_CAL_CALL_MULTIPHASE,
-    COLLIO_CAL_NCALLS
-};
-/** Their strategies' names, in that order (an initializer). */
-#define COLLIO_CAL_CALL_STRATEGIES                                                       \
-    {                                                                                    \
-        "serial", "independent", "two_phase", "multiphase"                               \
-    }
+/** Most cost terms of one file system's entry (collio_fs_costs.terms). */
+#define COLLIO_CAL_TERMS_MAX 16
+
+/** A cost a strategy owns, measured on one file system: its key
+ *  "STRATEGY.KIND" (the strategy's table declares the keys it owns;
+ *  docs/auto.md lists them) and its seconds for a write and a read. KIND
+ *  "call": the strategy's smallest call, one collio_write (collio_read) of
+ *  one 4-byte element per rank, the median, made with call_ranks ranks,
+ *  call_ranks_per_node of them on the fullest node -- what a call costs
+ *  whatever its size; other kinds are per byte ("byte") or per
+ *  synchronised round ("round") of that strategy's work. */
+typedef struct collio_cost_term {
+    char key[48];
+    double write_s, read_s;
+} collio_cost_term;
 
 /** What the cost model of strategy "auto" knows of one file system: its
  *  costs as measured by `collio-bench calibrate` (docs/auto.md). */
@@ -399,26 +400,13 @@ typedef struct collio_fs_costs {
     double interleaved_bytes[COLLIO_CAL_INTERLEAVED_MAX];
     double write_interleaved_s[COLLIO_CAL_INTERLEAVED_MAX];
     double read_interleaved_s[COLLIO_CAL_INTERLEAVED_MAX];
-    /* The smallest call of each base strategy (COLLIO_CAL_CALL_*): one
-     * collio_write (collio_read) of one 4-byte element per rank, the
-     * median, made with call_ranks ranks, call_ranks_per_node of them on
-     * the fullest node -- what a call costs whatever its size (its
-     * synchronisations, its requests). 0 ranks: not measured. */
+    /* The strategies' own costs (collio_cost_term; collio_fs_costs_term
+     * finds one), measured with call_ranks ranks, call_ranks_per_node of
+     * them on the fullest node. A term not there: not measured (0 ranks:
+     * none). */
     int call_ranks, call_ranks_per_node;
-    double write_call_s[COLLIO_CAL_NCALLS];
-    double read_call_s[COLLIO_CAL_NCALLS];
-    /* Strategy "serial" beyond its smallest call, per byte of the file:
-     * rank 0's gather (scatter), its copies and its file access of a
-     * large call, on call_ranks_per_node ranks per node as measured (the
-     * others of rank 0's node share its cores). 0: not measured. */
-    double serial_write_byte_s;
-    double serial_read_byte_s;
-    /* Strategy "multiphase": one round of its shared-memory exchange's
-     * pull rounds (layouts of small blocks on one node; two barriers and
-     * the staging copies), measured as serial's bytes are. 0: not
-     * measured. */
-    double multiphase_write_round_s;
-    double multiphase_read_round_s;
+    int nterms;
+    collio_cost_term terms[COLLIO_CAL_TERMS_MAX];
     /* 1: measured by strategy auto itself at a first call on a file system
      * no calibration covered (COLLIO_CALIBRATE_QUICK: fewer and shorter
      * runs); 0: by `collio-bench calibrate` (COLLIO_CALIBRATE_FULL). The
@@ -449,6 +437,17 @@ typedef struct collio_calibration {
     int nfs;                 /* entries of fs[] */
     collio_fs_costs fs[COLLIO_CALIBRATION_MAX_FS];
 } collio_calibration;
+
+/** Local. The term of that key in fs (NULL: not measured, or fs or key
+ *  NULL). */
+const collio_cost_term *collio_fs_costs_term(const collio_fs_costs *fs, const char *key);
+
+/** Local. Sets the term KEY of fs to these seconds (added where not there
+ *  yet). Errors: COLLIO_ERR_ARG (a NULL argument, a key of 48 bytes or
+ *  more, a negative or non-finite time, or COLLIO_CAL_TERMS_MAX terms
+ *  already). */
+int collio_fs_costs_set_term(collio_fs_costs *fs, const char *key, double write_s,
+                             double read_s);
 
 /** Local. The built-in defaults (from_file = 0; no file system entry: a
  *  plan then uses the built-in file costs of the file's kind, local or

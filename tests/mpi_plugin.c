@@ -144,7 +144,7 @@ static const collio__candidate plugin_candidates[] = {
      .hint_key = {"plugin.pieces"},
      .hint_value = {"4"},
      .tier = 1,
-     .call = COLLIO_CAL_CALL_INDEPENDENT,
+     .floor = "independent",
      .terms = plugin_terms,
      .arg = PIECES},
 };

@@ -38,6 +38,16 @@ static const char *const labels[NCAND] = {
     "multiphase_k2",   "multiphase_k3", "subgroup_g2_list", "subgroup_g4_list",
     "subgroup_g8_list"};
 
+/* The calibration's terms of the base strategies' smallest calls, in
+ * the base candidates' order; a term's write time set, its read kept. */
+static const char *const call_key[4] = {"serial.call", "independent.call",
+                                        "two_phase.call", "multiphase.call"};
+static void term_w(collio_fs_costs *fs, const char *key, double w)
+{
+    const collio_cost_term *t = collio_fs_costs_term(fs, key);
+    collio_fs_costs_set_term(fs, key, w, t != NULL ? t->read_s : 0);
+}
+
 static int near(double got, double want)
 {
     return fabs(got - want) <= 1e-9 * fabs(want) + 1e-15;
@@ -451,7 +461,7 @@ int main(void)
     fs.call_ranks_per_node = 8;
     const double call[4] = {1e-3, 2e-4, 4e-3, 2e-3};
     for (int i = 0; i < 4; i++)
-        fs.write_call_s[i] = call[i];
+        term_w(&fs, call_key[i], call[i]);
     const double floor_[4] = {5e-4 - 6.152e-6, 1e-4 - 2.016e-6, 2e-3 - 2.6024e-5,
                               1e-3 - 4.072e-6};
     s = one_node(4);
@@ -477,8 +487,8 @@ int main(void)
         CHECK(near(t[i], call[i] / 2), "smallest call: %s %.9g, want %.9g",
               collio__auto_cand(i)->label, t[i], call[i] / 2);
     /* a floor never below 0: a measured call under what the terms give
-     * adds nothing; reads take read_call_s (0 here: nothing added) */
-    fs.write_call_s[3] = 1e-6;
+     * adds nothing; reads take the term's read time (0 here: nothing added) */
+    term_w(&fs, call_key[3], 1e-6);
     collio__auto_predict(&tiny, &c, &fs, 1, t);
     CHECK(near(t[AUTO_MULTIPHASE], 4.072e-6), "floor 0: multiphase %.9g",
           t[AUTO_MULTIPHASE]);
@@ -493,13 +503,12 @@ int main(void)
      * + 1e-6) * 2, stays. So does the floor, less what the terms now give
      * the smallest call: 4 lat + (4 pieces 4e-8 + 1e-6) * 2 + 16 B * 1e-8
      * (1.6e-7, more than its file's 1.6e-8) = 6.24e-6. Reads take
-     * serial_read_byte_s: 4e6 * 2.5e-10 = 0.001 -- less than the terms
+     * serial.byte's read: 4e6 * 2.5e-10 = 0.001 -- less than the terms
      * without it would give (0.016), and less than the file's 2 GB/s,
      * 0.002, which bounds it: with the read request 5e-7 and no floor
-     * (read_call_s 0) */
-    fs.serial_write_byte_s = 1e-8;
-    fs.serial_read_byte_s = 2.5e-10;
-    fs.write_call_s[3] = call[3];
+     * (the calls' read times 0) */
+    collio_fs_costs_set_term(&fs, "serial.byte", 1e-8, 2.5e-10);
+    term_w(&fs, call_key[3], call[3]);
     collio__auto_predict(&s, &c, &fs, 1, t);
     const double serial_w = 4e-6 + (16e-8 + 1e-6) * 2 + 0.04 + (5e-4 - 6.24e-6);
     CHECK(near(t[AUTO_SERIAL], serial_w), "serial per byte: %.9g, want %.9g",
@@ -521,14 +530,13 @@ int main(void)
     const double serial_n = 4 * 5.5e-6 + (16e-8 + 5e-7) + 0.015 + 0.002;
     CHECK(near(t[AUTO_SERIAL], serial_n), "serial per byte, two nodes: %.9g, want %.9g",
           t[AUTO_SERIAL], serial_n);
-    fs.serial_write_byte_s = fs.serial_read_byte_s = 0;
+    collio_fs_costs_set_term(&fs, "serial.byte", 0, 0);
     /* multiphase's synchronised rounds (shape.sync_rounds) at the calibrated
      * cost of a round, scaled from cpu 4 to cpu 2: 6 rounds * 4e-4 * 2 / 4
      * = 1.2e-3 on top of its time with the floor; reads at their own
      * cost, 1e-4: 6 * 1e-4 / 2 = 3e-4, on w2's multiphase with the read
      * constants (request 5e-7, file 0.002; no read floor) */
-    fs.multiphase_write_round_s = 4e-4;
-    fs.multiphase_read_round_s = 1e-4;
+    collio_fs_costs_set_term(&fs, "multiphase.round", 4e-4, 1e-4);
     s.sync_rounds = 6;
     collio__auto_predict(&s, &c, &fs, 1, t);
     CHECK(near(t[AUTO_MULTIPHASE], w11[AUTO_MULTIPHASE] + 1.2e-3),
@@ -542,10 +550,10 @@ int main(void)
     CHECK(near(t[AUTO_MULTIPHASE], mp_r), "multiphase rounds, reads: %.9g, want %.9g",
           t[AUTO_MULTIPHASE], mp_r);
     s.sync_rounds = 0;
-    fs.multiphase_write_round_s = fs.multiphase_read_round_s = 0;
+    collio_fs_costs_set_term(&fs, "multiphase.round", 0, 0);
     /* without call_ranks (a file from before), no floor at all */
     fs.call_ranks = 0;
-    fs.write_call_s[3] = 2e-3;
+    term_w(&fs, call_key[3], 2e-3);
     collio__auto_predict(&s, &c, &fs, 1, t);
     expect("no calls measured, case 2", t, w2, AUTO_INDEPENDENT);
     constants(&c, &fs);

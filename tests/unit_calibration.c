@@ -46,6 +46,13 @@ static const char *good =
     "1e-4,\n"
     "      \"mpiio_read_piece_s\": 9e-5 } ] }\n";
 
+/* 1 if fs has the term KEY with these times. */
+static int term_is(const collio_fs_costs *fs, const char *key, double w, double r)
+{
+    const collio_cost_term *t = collio_fs_costs_term(fs, key);
+    return t != NULL && t->write_s == w && t->read_s == r;
+}
+
 static void put(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -357,30 +364,47 @@ int main(void)
           "fs[0] MPI-IO cost per byte");
     CHECK(c.fs[1].mpiio_write_byte_s == 0 && c.fs[1].mpiio_read_byte_s == 0,
           "fs[1]: no MPI-IO cost per byte (optional): 0");
-    CHECK(c.fs[0].serial_write_byte_s == 6e-10 && c.fs[0].serial_read_byte_s == 4.5e-10,
+    /* (collio 0.2's numbers of the entry, read as the strategies' terms) */
+    CHECK(term_is(&c.fs[0], "serial.byte", 6e-10, 4.5e-10),
           "fs[0] serial's cost per byte");
-    CHECK(c.fs[1].serial_write_byte_s == 0 && c.fs[1].serial_read_byte_s == 0,
-          "fs[1]: no serial cost per byte (optional): 0");
-    CHECK(c.fs[0].multiphase_write_round_s == 2e-4
-              && c.fs[0].multiphase_read_round_s == 1.5e-4,
+    CHECK(collio_fs_costs_term(&c.fs[1], "serial.byte") == NULL,
+          "fs[1]: no serial cost per byte (optional): none");
+    CHECK(term_is(&c.fs[0], "multiphase.round", 2e-4, 1.5e-4),
           "fs[0] multiphase's cost per pull round");
-    CHECK(c.fs[1].multiphase_write_round_s == 0 && c.fs[1].multiphase_read_round_s == 0,
-          "fs[1]: no multiphase cost per round (optional): 0");
+    CHECK(collio_fs_costs_term(&c.fs[1], "multiphase.round") == NULL,
+          "fs[1]: no multiphase cost per round (optional): none");
     CHECK(c.fs[0].call_ranks == 8 && c.fs[0].call_ranks_per_node == 4,
           "fs[0] calls: ranks %d, per node %d", c.fs[0].call_ranks,
           c.fs[0].call_ranks_per_node);
-    CHECK(c.fs[0].write_call_s[COLLIO_CAL_CALL_SERIAL] == 1e-4
-              && c.fs[0].read_call_s[COLLIO_CAL_CALL_SERIAL] == 2e-4
-              && c.fs[0].write_call_s[COLLIO_CAL_CALL_INDEPENDENT] == 3e-5
-              && c.fs[0].read_call_s[COLLIO_CAL_CALL_INDEPENDENT] == 0
-              && c.fs[0].write_call_s[COLLIO_CAL_CALL_MULTIPHASE] == 5e-4
-              && c.fs[0].read_call_s[COLLIO_CAL_CALL_MULTIPHASE] == 6e-4,
-          "fs[0] calls' costs");
-    CHECK(c.fs[0].write_call_s[COLLIO_CAL_CALL_TWO_PHASE] == 0
-              && c.fs[0].read_call_s[COLLIO_CAL_CALL_TWO_PHASE] == 0,
-          "fs[0]: two_phase's call not given (optional): 0");
-    CHECK(c.fs[1].call_ranks == 0 && c.fs[1].write_call_s[0] == 0,
+    CHECK(term_is(&c.fs[0], "serial.call", 1e-4, 2e-4)
+              && term_is(&c.fs[0], "independent.call", 3e-5, 0)
+              && term_is(&c.fs[0], "multiphase.call", 5e-4, 6e-4) && c.fs[0].nterms == 5,
+          "fs[0] calls' costs: the terms STRATEGY.call (%d terms)", c.fs[0].nterms);
+    CHECK(collio_fs_costs_term(&c.fs[0], "two_phase.call") == NULL,
+          "fs[0]: two_phase's call not given (optional): none");
+    CHECK(c.fs[1].call_ranks == 0 && c.fs[1].nterms == 0,
           "fs[1]: no calls (optional): none");
+    /* the terms as this collio writes them: an object "terms" */
+    {
+        char text[4096];
+        const char *legacy = "\"serial_write_byte_s\": 6e-10,\n"
+                             "      \"serial_read_byte_s\": 4.5e-10,";
+        const char *now =
+            "\"terms\": { \"serial.byte\": { \"write_s\": 7e-10, "
+            "\"read_s\": 5e-10 }, \"x.y\": { \"write_s\": 1, \"read_s\": 2 } },";
+        const char *at = strstr(good, legacy);
+        CHECK(at != NULL, "the legacy pair in the test's text");
+        if (at != NULL) {
+            snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, now,
+                     at + strlen(legacy));
+            put(path, text);
+            collio_calibration t;
+            CHECK(collio_calibration_load(path, &t) == COLLIO_OK
+                      && term_is(&t.fs[0], "serial.byte", 7e-10, 5e-10)
+                      && term_is(&t.fs[0], "x.y", 1, 2),
+                  "an entry's \"terms\": %s", collio_last_error());
+        }
+    }
     collio_fs_id want = c.fs[1].id, other = c.fs[1].id;
     CHECK(collio_calibration_find_fs(&c, &want) == 1, "find fs[1]");
     snprintf(other.mount, sizeof other.mount, "/mnt/other");
@@ -444,7 +468,8 @@ int main(void)
         {"\"mpiio_read_byte_s\": 0", "\"mpiio_read_byte_s\": \"fast\""},
         {"\"serial_write_byte_s\": 6e-10", "\"serial_write_byte_s\": -6e-10"},
         {"\"serial_read_byte_s\": 4.5e-10", "\"serial_read_byte_s\": null"},
-        {"\"multiphase_write_round_s\": 2e-4", "\"multiphase_write_round_s\": -2e-4"}};
+        {"\"multiphase_write_round_s\": 2e-4", "\"multiphase_write_round_s\": -2e-4"},
+        {"\"serial\": { \"write_s\": 1e-4", "\"serial\": { \"write_x\": 1e-4"}};
     for (size_t i = 0; i < sizeof bad_entries / sizeof bad_entries[0]; i++) {
         char text[4096];
         const char *from = strstr(good, bad_entries[i][0]);

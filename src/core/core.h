@@ -61,16 +61,18 @@
  * order within a tier. That order is the one of auto's stats, of
  * hint auto.only's values and of a tie (the earlier wins). To every
  * candidate's terms auto adds the floor of the calibrated smallest call
- * `call` (COLLIO_CAL_CALL_*) -- what that call took beyond the terms of
- * the candidate marked `base` for it --, and the replicas' work.
+ * of strategy `floor` (its term "<floor>.call") -- what that call took
+ * beyond the terms of the candidate marked `base` for it --, and the
+ * replicas' work.
  */
 enum { COLLIO__CAND_HINTS = 2 };
 typedef struct collio__candidate {
     const char *label; /* "subgroup_g4": hint auto.only, stat predicted_<label>_s */
     const char *hint_key[COLLIO__CAND_HINTS], *hint_value[COLLIO__CAND_HINTS];
     int tier;
-    int call; /* the calibrated smallest call whose floor it pays */
-    int base; /* 1: the calibrated call of `call` is this candidate's */
+    const char *floor; /* the strategy whose smallest call's floor it pays
+                          (the calibration's term "<floor>.call") */
+    int base;          /* 1: that call is this candidate's own */
     /* the predicted seconds of one write (m->writing) or read of shape s
      * by it, without the call's floor; INFINITY: it cannot run there.
      * arg: the candidate's own (a group size, a phase count) */
@@ -122,6 +124,10 @@ typedef struct collio__strategy {
      * sealed (auto: hint auto.only's values and a stat per candidate come
      * from the other strategies' tables); NULL: `section` */
     const collio__section *(*sealed_section)(void);
+    /* optional, NULL-terminated: the calibration's terms it owns
+     * ("NAME.KIND", collio_cost_term): "NAME.call" where auto's
+     * calibration times its smallest call, others its formulas read */
+    const char *const *cost_terms;
     /* optional: the strategy as candidates of auto (above) */
     const collio__candidate *candidates;
     int ncandidates;

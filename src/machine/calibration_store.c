@@ -44,20 +44,34 @@ static json_object *link_json(double lat, double bw)
     return l;
 }
 
-static json_object *calls_json(const collio_fs_costs *fs)
+/* The terms of kind "call" under "calls" by their strategy's name (as
+ * files always had them), every other one under "terms" by its key
+ * (calibration.c reads both). Into the entry e. */
+static void terms_json(json_object *e, const collio_fs_costs *fs)
 {
-    static const char *const names[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
-    json_object *calls = json_object_new_object();
+    json_object *calls = json_object_new_object(), *terms = json_object_new_object();
     json_object_object_add(calls, "ranks", json_object_new_int(fs->call_ranks));
     json_object_object_add(calls, "ranks_per_node",
                            json_object_new_int(fs->call_ranks_per_node));
-    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
-        json_object *e = json_object_new_object();
-        json_object_object_add(e, "write_s", json_object_new_double(fs->write_call_s[i]));
-        json_object_object_add(e, "read_s", json_object_new_double(fs->read_call_s[i]));
-        json_object_object_add(calls, names[i], e);
+    for (int i = 0; i < fs->nterms && i < COLLIO_CAL_TERMS_MAX; i++) {
+        const collio_cost_term *t = &fs->terms[i];
+        json_object *v = json_object_new_object();
+        json_object_object_add(v, "write_s", json_object_new_double(t->write_s));
+        json_object_object_add(v, "read_s", json_object_new_double(t->read_s));
+        size_t n = strlen(t->key);
+        if (n > 5 && strcmp(t->key + n - 5, ".call") == 0) {
+            char name[48];
+            snprintf(name, sizeof name, "%.*s", (int)(n - 5), t->key);
+            json_object_object_add(calls, name, v);
+        } else {
+            json_object_object_add(terms, t->key, v);
+        }
     }
-    return calls;
+    if (fs->call_ranks > 0)
+        json_object_object_add(e, "calls", calls);
+    else
+        json_object_put(calls);
+    json_object_object_add(e, "terms", terms);
 }
 
 static json_object *to_json(const collio_calibration *c)
@@ -93,8 +107,7 @@ static json_object *to_json(const collio_calibration *c)
             json_object_object_add(
                 o, collio__cal_fs_nums[k].key,
                 json_object_new_double(fs_num(fs, &collio__cal_fs_nums[k])));
-        if (fs->call_ranks > 0)
-            json_object_object_add(o, "calls", calls_json(fs));
+        terms_json(o, fs);
         if (fs->ninterleaved > 0) {
             json_object *arr = json_object_new_array();
             for (int k = 0; k < fs->ninterleaved && k < COLLIO_CAL_INTERLEAVED_MAX; k++) {

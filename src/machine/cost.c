@@ -30,9 +30,12 @@
  * with large pieces; where not measured, or where the links are slower
  * than they were when it was (nodes), an exchange over them.
  */
+#include "base/base.h"
 #include "machine/machine.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 void collio__cost_setup(collio__cost *m, const collio__cost_shape *s,
                         const collio_calibration *c, const collio_fs_costs *fs,
@@ -104,4 +107,45 @@ double collio__cost_mpiio_data(const collio__cost *m, double bytes, double msgs)
 double collio__cost_pack(const collio__cost *m, double pieces, double bytes)
 {
     return pieces * m->piece + bytes / m->copy;
+}
+
+double collio__cost_term(const collio__cost *m, const char *key)
+{
+    const collio_cost_term *t = collio_fs_costs_term(m->fs, key);
+    return t == NULL ? 0 : m->writing ? t->write_s : t->read_s;
+}
+
+/* A calibration entry's terms (collio_cost_term): found by key, set. */
+const collio_cost_term *collio_fs_costs_term(const collio_fs_costs *fs, const char *key)
+{
+    if (fs == NULL || key == NULL)
+        return NULL;
+    for (int i = 0; i < fs->nterms && i < COLLIO_CAL_TERMS_MAX; i++)
+        if (strcmp(fs->terms[i].key, key) == 0)
+            return &fs->terms[i];
+    return NULL;
+}
+
+int collio_fs_costs_set_term(collio_fs_costs *fs, const char *key, double write_s,
+                             double read_s)
+{
+    if (fs == NULL || key == NULL || strlen(key) >= sizeof fs->terms[0].key
+        || !isfinite(write_s) || !isfinite(read_s) || write_s < 0 || read_s < 0) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_fs_costs_set_term: bad term %.64s",
+                          key != NULL ? key : "(NULL)");
+        return COLLIO_ERR_ARG;
+    }
+    collio_cost_term *t = (collio_cost_term *)collio_fs_costs_term(fs, key);
+    if (t == NULL) {
+        if (fs->nterms < 0 || fs->nterms >= COLLIO_CAL_TERMS_MAX) {
+            collio__error_set(COLLIO_ERR_ARG,
+                              "collio_fs_costs_set_term: %s: %d terms already", key,
+                              COLLIO_CAL_TERMS_MAX);
+            return COLLIO_ERR_ARG;
+        }
+        t = &fs->terms[fs->nterms++];
+        snprintf(t->key, sizeof t->key, "%s", key);
+    }
+    t->write_s = write_s, t->read_s = read_s;
+    return COLLIO_OK;
 }

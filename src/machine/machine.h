@@ -247,6 +247,10 @@ double collio__cost_exchange(const collio__cost *m, double bytes, double msgs);
  * exchange over the links where that is more. */
 double collio__cost_mpiio_data(const collio__cost *m, double bytes, double msgs);
 
+/* A term of the file system's calibration entry (collio_cost_term, a
+ * strategy's own: "serial.byte"), for this operation; 0: not measured. */
+double collio__cost_term(const collio__cost *m, const char *key);
+
 /* Packing (or unpacking) `pieces` runs of `bytes` in all. */
 double collio__cost_pack(const collio__cost *m, double pieces, double bytes);
 

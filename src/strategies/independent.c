@@ -195,10 +195,7 @@ static double indep_terms(const collio__cost *m, const collio__cost_shape *s, in
 }
 
 static const collio__candidate indep_candidates[] = {
-    {.label = "independent",
-     .call = COLLIO_CAL_CALL_INDEPENDENT,
-     .base = 1,
-     .terms = indep_terms},
+    {.label = "independent", .floor = "independent", .base = 1, .terms = indep_terms},
 };
 
 const collio__strategy collio__strategy_independent = {
@@ -211,6 +208,7 @@ const collio__strategy collio__strategy_independent = {
     .write = indep_write,
     .read = indep_read,
     .free = indep_free,
+    .cost_terms = (const char *const[]){"independent.call", NULL},
     .candidates = indep_candidates,
     .ncandidates = 1,
 };

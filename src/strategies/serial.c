@@ -478,7 +478,7 @@ static int serial_read(collio_plan *p, collio_file *f, char *stream)
  * rank's bytes, places every piece, and writes alone: P messages +
  * (pieces_total * piece + request) * cpu (the waiting ranks of its node
  * poll for their share of the cores) + its bytes: bytes_total *
- * serial_*_byte as calibrated (rank 0's whole work on them in a large
+ * the term serial.byte as calibrated (rank 0's whole work on them in a large
  * call -- gather, copies, the file --, not scaled by the node's
  * oversubscription: one process's work, while the others wait, took the
  * same at 3, 4 and 8 ranks on 2 cores), or where more the off-node bytes
@@ -487,8 +487,7 @@ static int serial_read(collio_plan *p, collio_file *f, char *stream)
 static double serial_terms(const collio__cost *m, const collio__cost_shape *s, int arg)
 {
     (void)arg;
-    const double per_byte =
-        m->writing ? m->fs->serial_write_byte_s : m->fs->serial_read_byte_s;
+    const double per_byte = collio__cost_term(m, "serial.byte");
     double into0 = s->bytes_total - s->bytes_total / m->nranks;
     double bytes = per_byte > 0 ? fmax(s->bytes_total * per_byte,
                                        into0 * m->off / m->bw1 + m->file_bytes)
@@ -499,8 +498,14 @@ static double serial_terms(const collio__cost *m, const collio__cost_shape *s, i
     return m->nranks * m->lat + (s->pieces_total * m->piece + m->req) * m->cpu + bytes;
 }
 
+/* The calibration's terms it owns: its smallest call; per byte of the
+ * file beyond it, rank 0's whole work on a large call's bytes (gather,
+ * copies, the file), measured on call_ranks_per_node ranks per node (the
+ * others of rank 0's node share its cores). */
+static const char *const serial_terms_owned[] = {"serial.call", "serial.byte", NULL};
+
 static const collio__candidate serial_candidates[] = {
-    {.label = "serial", .call = COLLIO_CAL_CALL_SERIAL, .base = 1, .terms = serial_terms},
+    {.label = "serial", .floor = "serial", .base = 1, .terms = serial_terms},
 };
 
 const collio__strategy collio__strategy_serial = {
@@ -512,6 +517,7 @@ const collio__strategy collio__strategy_serial = {
     .write = serial_write,
     .read = serial_read,
     .free = serial_free,
+    .cost_terms = serial_terms_owned,
     .candidates = serial_candidates,
     .ncandidates = 1,
 };

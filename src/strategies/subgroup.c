@@ -502,8 +502,8 @@ static double sg_list_terms(const collio__cost *m, const collio__cost_shape *s, 
 
 #define SG "subgroup.group"
 #define SGI "subgroup.inner"
-#define TP COLLIO_CAL_CALL_TWO_PHASE
-#define LIST COLLIO_CAL_CALL_INDEPENDENT
+#define TP "two_phase" /* (the floors of its inner strategies' calls) */
+#define LIST "independent"
 static const collio__candidate sg_candidates[] = {
     {"subgroup_g2", {SG}, {"2"}, 0, TP, 0, sg_terms, 2, "subgroup (g = 2)"},
     {"subgroup_g4", {SG}, {"4"}, 0, TP, 0, sg_terms, 4, "subgroup (g = 4)"},

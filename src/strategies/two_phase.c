@@ -476,10 +476,7 @@ static double tp_terms(const collio__cost *m, const collio__cost_shape *s, int a
 }
 
 static const collio__candidate tp_candidates[] = {
-    {.label = "two_phase",
-     .call = COLLIO_CAL_CALL_TWO_PHASE,
-     .base = 1,
-     .terms = tp_terms},
+    {.label = "two_phase", .floor = "two_phase", .base = 1, .terms = tp_terms},
 };
 
 const collio__strategy collio__strategy_two_phase = {
@@ -492,6 +489,7 @@ const collio__strategy collio__strategy_two_phase = {
     .write = tp_write,
     .read = tp_read,
     .free = tp_free,
+    .cost_terms = (const char *const[]){"two_phase.call", NULL},
     .candidates = tp_candidates,
     .ncandidates = 1,
 };

@@ -22,6 +22,7 @@
 #include "layouts/layouts.h"
 #include "files/files.h"
 #include "core/core.h"
+#include "model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -86,9 +87,10 @@ static int time_pair(MPI_Comm comm, int rank, collio_plan *plan, const char *pat
  * time as the others' (a node whose ranks share its cores drifts from
  * one second to the next: back to back, one strategy's calls could all
  * fall in a quiet stretch, another's in a busy one). */
-static int time_smallest(collio__cal_ctx *x, collio_plan **plans, int *bad)
+static int time_smallest(collio__cal_ctx *x, collio_plan **plans, int ncalls,
+                         char (*names)[48], int *bad)
 {
-    static double tw[COLLIO_CAL_NCALLS][MAX_REPS], tr[COLLIO_CAL_NCALLS][MAX_REPS];
+    static double tw[COLLIO_CAL_TERMS_MAX][MAX_REPS], tr[COLLIO_CAL_TERMS_MAX][MAX_REPS];
     const int warm = x->b.call_warm,
               reps = x->b.call_reps < MAX_REPS ? x->b.call_reps : MAX_REPS;
     int rc = COLLIO_OK, k;
@@ -101,7 +103,7 @@ static int time_smallest(collio__cal_ctx *x, collio_plan **plans, int *bad)
         if (k >= warm + 1 && x->b.calls_s > 0 && spent > x->b.calls_s)
             break;
         for (int op = 1; op >= 0 && rc == COLLIO_OK; op--)
-            for (int i = 0; i < COLLIO_CAL_NCALLS && rc == COLLIO_OK; i++) {
+            for (int i = 0; i < ncalls && rc == COLLIO_OK; i++) {
                 float v = op ? (float)x->rank : -1.0f;
                 *bad = i;
                 rc = time_call(x->comm, plans[i], x->path, op, &v, sizeof v, &dt);
@@ -113,9 +115,11 @@ static int time_smallest(collio__cal_ctx *x, collio_plan **plans, int *bad)
             }
     }
     const int timed = k - warm; /* (at least 1 where rc is OK) */
-    for (int i = 0; i < COLLIO_CAL_NCALLS && rc == COLLIO_OK; i++) {
-        x->fs.write_call_s[i] = collio__cal_median(tw[i], timed);
-        x->fs.read_call_s[i] = collio__cal_median(tr[i], timed);
+    for (int i = 0; i < ncalls && rc == COLLIO_OK; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.42s.call", names[i]);
+        rc = collio_fs_costs_set_term(&x->fs, key, collio__cal_median(tw[i], timed),
+                                      collio__cal_median(tr[i], timed));
     }
     return rc;
 }
@@ -143,11 +147,12 @@ static int time_serial_bytes(collio__cal_ctx *x, int64_t bytes)
         rc = time_pair(x->comm, x->rank, plan, x->path, v, each, &tw[k], &tr[k]);
     if (rc == COLLIO_OK) {
         const double b = (double)each * x->size;
-        const int s = COLLIO_CAL_CALL_SERIAL;
-        x->fs.serial_write_byte_s =
-            fmax(0, collio__cal_median(tw + 1, reps) - x->fs.write_call_s[s]) / b;
-        x->fs.serial_read_byte_s =
-            fmax(0, collio__cal_median(tr + 1, reps) - x->fs.read_call_s[s]) / b;
+        const collio_cost_term *call = collio_fs_costs_term(&x->fs, "serial.call");
+        const double cw = call != NULL ? call->write_s : 0,
+                     cr = call != NULL ? call->read_s : 0;
+        rc = collio_fs_costs_set_term(&x->fs, "serial.byte",
+                                      fmax(0, collio__cal_median(tw + 1, reps) - cw) / b,
+                                      fmax(0, collio__cal_median(tr + 1, reps) - cr) / b);
     }
     collio_plan_free(&plan);
     collio_layout_free(&l);
@@ -200,16 +205,15 @@ static int time_mp_rounds(collio__cal_ctx *x)
         for (int k = 0; k < 2 && rc == COLLIO_OK; k++)
             rc = time_pair(x->comm, x->rank, plan[k], x->path, v, bytes, &tw[k][i],
                            &tr[k][i]);
-    x->fs.multiphase_write_round_s = x->fs.multiphase_read_round_s = 0;
     if (measure && rc == COLLIO_OK) {
         const double dr = rounds[0] - rounds[1];
-        x->fs.multiphase_write_round_s =
-            fmax(0, collio__cal_median(tw[0] + 1, reps)
-                        - collio__cal_median(tw[1] + 1, reps))
-            / dr;
-        x->fs.multiphase_read_round_s = fmax(0, collio__cal_median(tr[0] + 1, reps)
-                                                    - collio__cal_median(tr[1] + 1, reps))
-                                        / dr;
+        rc = collio_fs_costs_set_term(&x->fs, "multiphase.round",
+                                      fmax(0, collio__cal_median(tw[0] + 1, reps)
+                                                  - collio__cal_median(tw[1] + 1, reps))
+                                          / dr,
+                                      fmax(0, collio__cal_median(tr[0] + 1, reps)
+                                                  - collio__cal_median(tr[1] + 1, reps))
+                                          / dr);
     }
     for (int k = 0; k < 2; k++) {
         collio_plan_free(&plan[k]);
@@ -225,22 +229,30 @@ static int time_mp_rounds(collio__cal_ctx *x)
 #define SERIAL_MOST ((double)(8 << 20))
 static int stage_calls(collio__cal_ctx *x)
 {
-    static const char *const names[COLLIO_CAL_NCALLS] = COLLIO_CAL_CALL_STRATEGIES;
+    /* the strategies whose smallest call is a term of theirs ("NAME.call") */
+    char names[COLLIO_CAL_TERMS_MAX][48];
+    const char *const *keys = NULL;
+    int ncalls = 0;
+    for (int i = 0, nk = collio__auto_term_keys(&keys); i < nk; i++) {
+        size_t n = strlen(keys[i]);
+        if (n > 5 && n - 5 < sizeof names[0] && strcmp(keys[i] + n - 5, ".call") == 0)
+            snprintf(names[ncalls++], sizeof names[0], "%.*s", (int)(n - 5), keys[i]);
+    }
     double Bps = x->fs.write_Bps;
     if (x->nnodes > 1 && x->cal.bandwidth_Bps[1] < Bps)
         Bps = x->cal.bandwidth_Bps[1];
     double bytes = fmin(x->b.serial_bytes_s * Bps, SERIAL_MOST);
     MPI_Bcast(&bytes, 1, MPI_DOUBLE, 0, x->comm); /* rank 0's constants */
     collio_layout *l = NULL;
-    collio_plan *plans[COLLIO_CAL_NCALLS] = {NULL};
+    collio_plan *plans[COLLIO_CAL_TERMS_MAX] = {NULL};
     int bad = 0;
     double t0 = MPI_Wtime(), spent = 0;
     int rc = collio_layout_block_cyclic(x->comm, x->size, 1, sizeof(float), &l);
-    for (int i = 0; i < COLLIO_CAL_NCALLS && rc == COLLIO_OK; i++)
+    for (int i = 0; i < ncalls && rc == COLLIO_OK; i++)
         if ((rc = collio_plan_create(x->comm, l, names[i], NULL, &plans[i])) != COLLIO_OK)
             bad = i;
     if (rc == COLLIO_OK)
-        rc = time_smallest(x, plans, &bad);
+        rc = time_smallest(x, plans, ncalls, names, &bad);
     /* past the budget's time (a networked file system: every call opens
      * and closes a file there), serial's bytes and multiphase's rounds are
      * left to the model's general terms (0: not measured) */
@@ -248,15 +260,16 @@ static int stage_calls(collio__cal_ctx *x)
     MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, x->comm);
     const int more = x->b.calls_s <= 0 || spent < x->b.calls_s;
     if (rc != COLLIO_OK)
-        snprintf(x->err, sizeof x->err, "the smallest call of %s: %s%s", names[bad],
-                 collio_last_error(), rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
+        snprintf(x->err, sizeof x->err, "the smallest call of %.40s: %.400s%s",
+                 names[bad], collio_last_error(),
+                 rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
     else if (more && (rc = time_serial_bytes(x, (int64_t)bytes)) != COLLIO_OK)
         snprintf(x->err, sizeof x->err, "serial's calls of %.0f bytes: %s%s", bytes,
                  collio_last_error(), rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
     else if (more && (rc = time_mp_rounds(x)) != COLLIO_OK)
         snprintf(x->err, sizeof x->err, "multiphase's pull rounds: %s%s",
                  collio_last_error(), rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
-    for (int i = 0; i < COLLIO_CAL_NCALLS; i++)
+    for (int i = 0; i < ncalls; i++)
         collio_plan_free(&plans[i]);
     collio_layout_free(&l);
     x->fs.call_ranks = rc == COLLIO_OK ? x->size : 0;

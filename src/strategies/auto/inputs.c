@@ -14,6 +14,7 @@
 #include "core/core.h"
 #include "replicas/replicas.h"
 #include "inputs.h"
+#include "model.h"
 
 #include <math.h>
 #include <string.h>
@@ -22,18 +23,17 @@ enum {
     REPL = 6, /* where the replicas' work starts among the maxima */
     NMAX = REPL + (int)(sizeof(collio__repl_work) / sizeof(double)),
     IL = 13,                                     /* where the interleaved sizes start */
-    CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* where the call costs start */
-    SERIAL = CALLS + 2 + 2 * COLLIO_CAL_NCALLS,  /* serial's costs per byte */
-    ROUND = SERIAL + 2,                          /* multiphase's per pull round */
-    MEASURED = ROUND + 2,                        /* 1: measured by this process */
+    CALLS = IL + 3 * COLLIO_CAL_INTERLEAVED_MAX, /* the calls' ranks, then the terms */
+    MEASURED = CALLS + 2 + 2 * COLLIO_CAL_TERMS_MAX, /* 1: measured by this process */
     NFSV = MEASURED + 1
 };
 
 /* A file system's entry on the wire: key halves, ninterleaved, the ten
  * costs, the interleaved sizes and costs, the calls' ranks (all, per
- * node) and costs (writes, reads), serial's costs per byte and
- * multiphase's per pull round (write, read), and whether rank 0's process
- * measured it (not from the file). */
+ * node), the strategies' terms (write, read) in the order of the keys
+ * they own (collio__auto_term_keys: the same registry on every rank, so
+ * the keys need not travel; a term no strategy owns is left out), and
+ * whether rank 0's process measured it (not from the file). */
 typedef struct wire {
     double max[NMAX]; /* bytes, pieces, moved, ranks on a node, -cores, code,
                          the replicas' work (collio__repl_work's order) */
@@ -118,12 +118,13 @@ static void put_fs(double *w, const collio_fs_costs *fs, uint64_t key, int measu
         v[IL + 2 * COLLIO_CAL_INTERLEAVED_MAX + i] = fs->read_interleaved_s[i];
     }
     v[CALLS] = fs->call_ranks, v[CALLS + 1] = fs->call_ranks_per_node;
-    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
-        v[CALLS + 2 + i] = fs->write_call_s[i];
-        v[CALLS + 2 + COLLIO_CAL_NCALLS + i] = fs->read_call_s[i];
+    const char *const *keys = NULL;
+    const int nk = collio__auto_term_keys(&keys);
+    for (int i = 0; i < nk; i++) {
+        const collio_cost_term *t = collio_fs_costs_term(fs, keys[i]);
+        v[CALLS + 2 + 2 * i] = t != NULL ? t->write_s : -1; /* -1: none */
+        v[CALLS + 3 + 2 * i] = t != NULL ? t->read_s : -1;
     }
-    v[SERIAL] = fs->serial_write_byte_s, v[SERIAL + 1] = fs->serial_read_byte_s;
-    v[ROUND] = fs->multiphase_write_round_s, v[ROUND + 1] = fs->multiphase_read_round_s;
     v[MEASURED] = measured;
     memcpy(w, v, sizeof v);
 }
@@ -144,13 +145,12 @@ static void get_fs(const double *w, collio_fs_costs *fs, uint64_t *key, char *me
         fs->read_interleaved_s[i] = w[IL + 2 * COLLIO_CAL_INTERLEAVED_MAX + i];
     }
     fs->call_ranks = (int)w[CALLS], fs->call_ranks_per_node = (int)w[CALLS + 1];
-    for (int i = 0; i < COLLIO_CAL_NCALLS; i++) {
-        fs->write_call_s[i] = w[CALLS + 2 + i];
-        fs->read_call_s[i] = w[CALLS + 2 + COLLIO_CAL_NCALLS + i];
-    }
-    fs->serial_write_byte_s = w[SERIAL], fs->serial_read_byte_s = w[SERIAL + 1];
-    fs->multiphase_write_round_s = w[ROUND];
-    fs->multiphase_read_round_s = w[ROUND + 1];
+    const char *const *keys = NULL;
+    const int nk = collio__auto_term_keys(&keys);
+    for (int i = 0; i < nk; i++)
+        if (w[CALLS + 2 + 2 * i] >= 0)
+            collio_fs_costs_set_term(fs, keys[i], w[CALLS + 2 + 2 * i],
+                                     w[CALLS + 3 + 2 * i]);
     *measured = (char)(w[MEASURED] != 0);
 }
 

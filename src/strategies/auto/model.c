@@ -10,7 +10,7 @@
  * pays alike or by its kind:
  *
  * The call's floor: the calibration times the smallest call of each base
- * strategy (write_call_s / read_call_s: one 4-byte element per rank).
+ * strategy (its term "<strategy>.call": one 4-byte element per rank).
  * What it costs beyond what the terms predict for it is what every call
  * pays whatever its size -- its synchronisations (each waits for the
  * slowest rank; where a node's ranks outnumber its cores, for one to get
@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ------------------------------------------------------- the candidates */
 
@@ -42,6 +43,8 @@ static struct {
     const collio__candidate *cand[AUTO_MAX_CAND];
     const collio__strategy *strategy[AUTO_MAX_CAND];
     const char *only[AUTO_MAX_CAND + 2];
+    int nterms;
+    const char *terms[COLLIO_CAL_TERMS_MAX]; /* every strategy's cost_terms */
 } cands = {PTHREAD_ONCE_INIT};
 
 static void collect(void)
@@ -70,6 +73,11 @@ static void collect(void)
     if (dropped > 0)
         fprintf(stderr, "collio: auto holds %d candidates; %d more left out\n",
                 AUTO_MAX_CAND, dropped);
+    for (int i = 0; collio__strategy_at(i) != NULL; i++)
+        for (const char *const *k = collio__strategy_at(i)->cost_terms; k != NULL && *k;
+             k++)
+            if (cands.nterms < COLLIO_CAL_TERMS_MAX)
+                cands.terms[cands.nterms++] = *k;
     cands.only[0] = "any";
     for (int i = 0; i < cands.n; i++)
         cands.only[i + 1] = cands.cand[i]->label;
@@ -90,6 +98,13 @@ const collio__candidate *collio__auto_cand(int i)
 const collio__strategy *collio__auto_cand_strategy(int i)
 {
     return i >= 0 && i < collio__auto_ncand() ? cands.strategy[i] : NULL;
+}
+
+int collio__auto_term_keys(const char *const **keys)
+{
+    collio__auto_ncand();
+    *keys = cands.terms;
+    return cands.nterms;
 }
 
 const char *const *collio__auto_only_names(void)
@@ -115,13 +130,13 @@ static void terms(const collio__cost *m, const collio__cost_shape *s,
     }
 }
 
-/* The calls' floors (above): each base strategy's smallest call as
- * measured, scaled from the calibration's oversubscription to this
- * plan's, less what the terms of the candidate that call is of predict
- * for it -- one 4-byte element per rank -- on this plan's ranks; never
- * below 0. */
+/* The calls' floors (above), per candidate: the smallest call of its
+ * `floor` strategy as measured (term "<floor>.call"), scaled from the
+ * calibration's oversubscription to this plan's, less what the terms of
+ * that call's own candidate (`base`) predict for it -- one 4-byte element
+ * per rank -- on this plan's ranks; never below 0. */
 static void floors(const collio__cost *m, const collio__cost_shape *s,
-                   double f[COLLIO_CAL_NCALLS])
+                   double f[AUTO_MAX_CAND])
 {
     collio__cost_shape tiny = *s;
     tiny.bytes_total = 4.0 * m->nranks, tiny.bytes_max = 4, tiny.pieces_max = 1;
@@ -136,18 +151,27 @@ static void floors(const collio__cost *m, const collio__cost_shape *s,
     }
     collio__cost mt = *m;
     mt.file_bytes = tiny.bytes_total / m->fbw;
-    double tt[AUTO_MAX_CAND];
+    double tt[AUTO_MAX_CAND], base[AUTO_MAX_CAND];
     terms(&mt, &tiny, tt);
-    const double *call = m->writing ? m->fs->write_call_s : m->fs->read_call_s;
-    for (int i = 0; i < COLLIO_CAL_NCALLS; i++)
-        f[i] = 0;
-    for (int i = 0; i < collio__auto_ncand(); i++) {
-        const collio__candidate *c = cands.cand[i];
-        if (!c->base || c->call < 0 || c->call >= COLLIO_CAL_NCALLS)
+    const int n = collio__auto_ncand();
+    for (int i = 0; i < n; i++) {
+        base[i] = 0;
+        if (!cands.cand[i]->base || cands.cand[i]->floor == NULL
+            || m->fs->call_ranks <= 0)
             continue;
-        double v =
-            m->fs->call_ranks > 0 ? call[c->call] * m->cpu / m->cpu_cal - tt[i] : 0;
-        f[c->call] = v > 0 ? v : 0;
+        char key[64];
+        snprintf(key, sizeof key, "%.42s.call", cands.cand[i]->floor);
+        double v = collio__cost_term(m, key) * m->cpu / m->cpu_cal - tt[i];
+        base[i] = v > 0 ? v : 0;
+    }
+    for (int j = 0; j < n; j++) {
+        f[j] = 0;
+        for (int i = 0; i < n && cands.cand[j]->floor != NULL; i++)
+            if (cands.cand[i]->base && cands.cand[i]->floor != NULL
+                && strcmp(cands.cand[i]->floor, cands.cand[j]->floor) == 0) {
+                f[j] = base[i];
+                break;
+            }
     }
 }
 
@@ -168,13 +192,11 @@ void collio__auto_predict(const collio__cost_shape *s, const collio_calibration 
     collio__cost m;
     collio__cost_setup(&m, s, c, fs, writing);
     terms(&m, s, t);
-    double f[COLLIO_CAL_NCALLS];
+    double f[AUTO_MAX_CAND];
     floors(&m, s, f);
     const double repl = replicas(&m, s);
-    for (int i = 0; i < collio__auto_ncand(); i++) {
-        int call = cands.cand[i]->call;
-        t[i] += (call >= 0 && call < COLLIO_CAL_NCALLS ? f[call] : 0) + repl;
-    }
+    for (int i = 0; i < collio__auto_ncand(); i++)
+        t[i] += f[i] + repl;
 }
 
 int collio__auto_pick(const double t[AUTO_MAX_CAND])
@@ -200,12 +222,17 @@ static void scale(collio_calibration *c, collio_fs_costs *fs,
     c->piece_s *= rq;
     fs->write_Bps /= by, fs->read_Bps /= by;
     fs->mpiio_write_byte_s *= by, fs->mpiio_read_byte_s *= by;
-    fs->serial_write_byte_s *= by, fs->serial_read_byte_s *= by;
     c->copy_Bps /= by, c->bandwidth_Bps[0] /= by, c->bandwidth_Bps[1] /= by;
     fs->mpiio_write_call_s *= ca, fs->mpiio_read_call_s *= ca;
-    fs->multiphase_write_round_s *= ca, fs->multiphase_read_round_s *= ca;
-    for (int i = 0; i < COLLIO_CAL_NCALLS; i++)
-        fs->write_call_s[i] *= ca, fs->read_call_s[i] *= ca;
+    for (int i = 0; i < fs->nterms && i < COLLIO_CAL_TERMS_MAX; i++) {
+        /* a strategy's term by its kind: per call or round, per byte */
+        const char *kind = strrchr(fs->terms[i].key, '.');
+        double g = kind == NULL                                                ? 1
+                   : strcmp(kind, ".byte") == 0                                ? by
+                   : strcmp(kind, ".call") == 0 || strcmp(kind, ".round") == 0 ? ca
+                                                                               : 1;
+        fs->terms[i].write_s *= g, fs->terms[i].read_s *= g;
+    }
     c->latency_s[0] *= ca, c->latency_s[1] *= ca;
 }
 

@@ -24,6 +24,10 @@ enum { AUTO_MAX_CAND = 32 };
 int collio__auto_ncand(void);
 const collio__candidate *collio__auto_cand(int i);
 const collio__strategy *collio__auto_cand_strategy(int i);
+/* The calibration's terms every strategy owns (their tables' cost_terms,
+ * in registry order; at most COLLIO_CAL_TERMS_MAX): into *keys, their
+ * number. The same on every rank. */
+int collio__auto_term_keys(const char *const **keys);
 /* The values of hint auto.only: "any", then every candidate's label in
  * their order (value i + 1 is candidate i), then NULL. */
 const char *const *collio__auto_only_names(void);

@@ -7,7 +7,7 @@
  *                2 * pack + exchange + request * cpu + bytes_total / file_Bps,
  *                and its synchronised rounds beyond its smallest call's
  *                (shape.sync_rounds, the table's profile: the pull rounds
- *                of small blocks on one node) at multiphase_*_round_s as
+ *                of small blocks on one node) at the term multiphase.round as
  *                calibrated, scaled from the calibration's
  *                oversubscription to the plan's: each waits for the
  *                slowest rank twice. Where its exchange copies each byte
@@ -36,8 +36,7 @@ static double all_phases(const collio__cost *m, const collio__cost_shape *s, int
     double move = s->shared_copies > 0
                       ? s->shared_copies * pack
                       : 2 * pack + collio__cost_exchange(m, s->moved_max, msgs);
-    double round =
-        m->writing ? m->fs->multiphase_write_round_s : m->fs->multiphase_read_round_s;
+    double round = collio__cost_term(m, "multiphase.round");
     return move + m->req * m->cpu + m->file_bytes
            + s->sync_rounds * round * m->cpu / m->cpu_cal;
 }
@@ -71,10 +70,15 @@ static double k_phases(const collio__cost *m, const collio__cost_shape *s, int k
            + m->file_bytes;
 }
 
+/* The calibration's terms it owns: its smallest call, and one round of
+ * its shared-memory exchange's pull rounds (layouts of small blocks on
+ * one node; two barriers and the staging copies) */
+const char *const collio__mp_cost_terms[] = {"multiphase.call", "multiphase.round", NULL};
+
 #define MPK "multiphase.phases"
-#define CALL COLLIO_CAL_CALL_MULTIPHASE
+#define CALL "multiphase"
 const collio__candidate collio__mp_candidates[MP_NCANDIDATES] = {
-    {.label = "multiphase", .call = CALL, .base = 1, .terms = all_phases},
+    {.label = "multiphase", .floor = CALL, .base = 1, .terms = all_phases},
     {"multiphase_k1",
      {MPK},
      {"1"},

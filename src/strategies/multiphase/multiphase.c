@@ -182,6 +182,7 @@ const collio__strategy collio__strategy_multiphase = {
     .replicas_auto = "domain",
     .rank_domain = collio__mp_domain_of_rank,
     .profile = mp_profile,
+    .cost_terms = collio__mp_cost_terms,
     .candidates = collio__mp_candidates,
     .ncandidates = MP_NCANDIDATES,
 };

@@ -323,5 +323,6 @@ enum {
  * after 1, 2 or 3 phases then list I/O */
 enum { MP_NCANDIDATES = 4 };
 extern const collio__candidate collio__mp_candidates[MP_NCANDIDATES];
+extern const char *const collio__mp_cost_terms[];
 
 #endif /* COLLIO_MULTIPHASE_H */
