@@ -13,15 +13,10 @@
 #include "base/base.h"
 #include "machine/machine.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The built-in constants: a commodity node (DDR memory, a local SSD
  * behind the page cache), a 10 Gbit/s network between nodes. Used where no
