@@ -274,25 +274,23 @@ static void value_names(tu_ctx *t)
     static const char *const rp[] = {"auto", "owner", "idg", "random", "first", "domain"};
     _Static_assert(sizeof ex / sizeof ex[0] == TU_EXCHANGE__COUNT, "ex");
     _Static_assert(sizeof rp / sizeof rp[0] == TU_REPLICAS__COUNT, "rp");
-    for (int v = 0; v < TU_EXCHANGE__COUNT; v++) {
-        const char *n = collio_option_value_name("multiphase.exchange", v);
-        TU_CHECK(t, n != NULL && strcmp(n, ex[v]) == 0, "exchange %d: %s, want %s", v,
-                 n ? n : "NULL", ex[v]);
-        TU_CHECK(t, collio_option_value("multiphase.exchange", ex[v]) == v, "exchange %s",
-                 ex[v]);
+    const struct {
+        const char *key;
+        const char *const *names;
+        int n;
+    } lists[] = {{"multiphase.exchange", ex, TU_EXCHANGE__COUNT},
+                 {"replicas.policy", rp, TU_REPLICAS__COUNT}};
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+        const char *key = lists[k].key, *const *want = lists[k].names;
+        for (int v = 0; v < lists[k].n; v++) {
+            const char *n = collio_option_value_name(key, v);
+            TU_CHECK(t, n != NULL && strcmp(n, want[v]) == 0, "%s %d: %s, want %s", key,
+                     v, n ? n : "NULL", want[v]);
+            TU_CHECK(t, collio_option_value(key, want[v]) == v, "%s %s", key, want[v]);
+        }
+        TU_CHECK(t, collio_option_value_name(key, lists[k].n) == NULL,
+                 "%s: the names end after %s", key, want[lists[k].n - 1]);
     }
-    TU_CHECK(t,
-             collio_option_value_name("multiphase.exchange", TU_EXCHANGE__COUNT) == NULL,
-             "the exchanges end after node-hypercube");
-    for (int v = 0; v < TU_REPLICAS__COUNT; v++) {
-        const char *n = collio_option_value_name("replicas.policy", v);
-        TU_CHECK(t, n != NULL && strcmp(n, rp[v]) == 0, "policy %d: %s, want %s", v,
-                 n ? n : "NULL", rp[v]);
-        TU_CHECK(t, collio_option_value("replicas.policy", rp[v]) == v, "policy %s",
-                 rp[v]);
-    }
-    TU_CHECK(t, collio_option_value_name("replicas.policy", TU_REPLICAS__COUNT) == NULL,
-             "the policies end after domain");
     TU_CHECK(t,
              strcmp(collio_option_value_name("auto.only", 0), "any") == 0
                  && strcmp(tu_candidate_name(0), "serial") == 0

@@ -58,10 +58,10 @@ static void terms_json(json_object *e, const collio_fs_costs *fs)
         json_object *v = json_object_new_object();
         json_object_object_add(v, "write_s", json_object_new_double(t->write_s));
         json_object_object_add(v, "read_s", json_object_new_double(t->read_s));
-        size_t n = strlen(t->key);
-        if (n > 5 && strcmp(t->key + n - 5, ".call") == 0) {
+        size_t n = 0;
+        if (strcmp(collio__cost_term_kind(t->key, &n), "call") == 0) {
             char name[48];
-            snprintf(name, sizeof name, "%.*s", (int)(n - 5), t->key);
+            snprintf(name, sizeof name, "%.*s", (int)n, t->key);
             json_object_object_add(calls, name, v);
         } else {
             json_object_object_add(terms, t->key, v);

@@ -115,6 +115,14 @@ double collio__cost_term(const collio__cost *m, const char *key)
     return t == NULL ? 0 : m->writing ? t->write_s : t->read_s;
 }
 
+const char *collio__cost_term_kind(const char *key, size_t *owner_len)
+{
+    const char *dot = strrchr(key, '.');
+    if (owner_len != NULL)
+        *owner_len = dot != NULL ? (size_t)(dot - key) : strlen(key);
+    return dot != NULL ? dot + 1 : "";
+}
+
 /* A calibration entry's terms (collio_cost_term): found by key, set. */
 const collio_cost_term *collio_fs_costs_term(const collio_fs_costs *fs, const char *key)
 {

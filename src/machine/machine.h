@@ -247,6 +247,10 @@ double collio__cost_exchange(const collio__cost *m, double bytes, double msgs);
  * exchange over the links where that is more. */
 double collio__cost_mpiio_data(const collio__cost *m, double bytes, double msgs);
 
+/* The kind of a term's key "OWNER.KIND" ("call", "byte", "round"; ""
+ * without a dot), and in *owner_len (if not NULL) the length of OWNER. */
+const char *collio__cost_term_kind(const char *key, size_t *owner_len);
+
 /* A term of the file system's calibration entry (collio_cost_term, a
  * strategy's own: "serial.byte"), for this operation; 0: not measured. */
 double collio__cost_term(const collio__cost *m, const char *key);

@@ -234,9 +234,10 @@ static int stage_calls(collio__cal_ctx *x)
     const char *const *keys = NULL;
     int ncalls = 0;
     for (int i = 0, nk = collio__auto_term_keys(&keys); i < nk; i++) {
-        size_t n = strlen(keys[i]);
-        if (n > 5 && n - 5 < sizeof names[0] && strcmp(keys[i] + n - 5, ".call") == 0)
-            snprintf(names[ncalls++], sizeof names[0], "%.*s", (int)(n - 5), keys[i]);
+        size_t n = 0;
+        if (strcmp(collio__cost_term_kind(keys[i], &n), "call") == 0
+            && n < sizeof names[0])
+            snprintf(names[ncalls++], sizeof names[0], "%.*s", (int)n, keys[i]);
     }
     double Bps = x->fs.write_Bps;
     if (x->nnodes > 1 && x->cal.bandwidth_Bps[1] < Bps)

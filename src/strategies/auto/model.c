@@ -16,7 +16,7 @@
  * slowest rank; where a node's ranks outnumber its cores, for one to get
  * a core back: far more than latency_s, measured with the other ranks
  * idle), its requests. It is added to every candidate that makes that
- * call (its `call`), scaled from the calibration's oversubscription
+ * call (its `floor`), scaled from the calibration's oversubscription
  * (call_ranks_per_node / cores) to the plan's (cpu).
  *
  * The replicas, on replicated layouts: the work that every candidate does
@@ -43,6 +43,10 @@ static struct {
     const collio__candidate *cand[AUTO_MAX_CAND];
     const collio__strategy *strategy[AUTO_MAX_CAND];
     const char *only[AUTO_MAX_CAND + 2];
+    /* the base candidate whose call floors candidate i (-1: none), and
+     * for a base candidate its call's term "<floor>.call" */
+    int floor_base[AUTO_MAX_CAND];
+    char floor_key[AUTO_MAX_CAND][48];
     int nterms;
     const char *terms[COLLIO_CAL_TERMS_MAX]; /* every strategy's cost_terms */
 } cands = {PTHREAD_ONCE_INIT};
@@ -78,6 +82,17 @@ static void collect(void)
              k++)
             if (cands.nterms < COLLIO_CAL_TERMS_MAX)
                 cands.terms[cands.nterms++] = *k;
+    for (int j = 0; j < cands.n; j++) {
+        const collio__candidate *c = cands.cand[j];
+        cands.floor_base[j] = -1;
+        if (c->base && c->floor != NULL)
+            snprintf(cands.floor_key[j], sizeof cands.floor_key[j], "%.42s.call",
+                     c->floor);
+        for (int i = 0; i < cands.n && c->floor != NULL && cands.floor_base[j] < 0; i++)
+            if (cands.cand[i]->base && cands.cand[i]->floor != NULL
+                && strcmp(cands.cand[i]->floor, c->floor) == 0)
+                cands.floor_base[j] = i;
+    }
     cands.only[0] = "any";
     for (int i = 0; i < cands.n; i++)
         cands.only[i + 1] = cands.cand[i]->label;
@@ -156,23 +171,13 @@ static void floors(const collio__cost *m, const collio__cost_shape *s,
     const int n = collio__auto_ncand();
     for (int i = 0; i < n; i++) {
         base[i] = 0;
-        if (!cands.cand[i]->base || cands.cand[i]->floor == NULL
-            || m->fs->call_ranks <= 0)
+        if (cands.floor_key[i][0] == '\0' || m->fs->call_ranks <= 0)
             continue;
-        char key[64];
-        snprintf(key, sizeof key, "%.42s.call", cands.cand[i]->floor);
-        double v = collio__cost_term(m, key) * m->cpu / m->cpu_cal - tt[i];
+        double v = collio__cost_term(m, cands.floor_key[i]) * m->cpu / m->cpu_cal - tt[i];
         base[i] = v > 0 ? v : 0;
     }
-    for (int j = 0; j < n; j++) {
-        f[j] = 0;
-        for (int i = 0; i < n && cands.cand[j]->floor != NULL; i++)
-            if (cands.cand[i]->base && cands.cand[i]->floor != NULL
-                && strcmp(cands.cand[i]->floor, cands.cand[j]->floor) == 0) {
-                f[j] = base[i];
-                break;
-            }
-    }
+    for (int j = 0; j < n; j++)
+        f[j] = cands.floor_base[j] >= 0 ? base[cands.floor_base[j]] : 0;
 }
 
 /* The replicas' work around every candidate (above). */
@@ -226,11 +231,10 @@ static void scale(collio_calibration *c, collio_fs_costs *fs,
     fs->mpiio_write_call_s *= ca, fs->mpiio_read_call_s *= ca;
     for (int i = 0; i < fs->nterms && i < COLLIO_CAL_TERMS_MAX; i++) {
         /* a strategy's term by its kind: per call or round, per byte */
-        const char *kind = strrchr(fs->terms[i].key, '.');
-        double g = kind == NULL                                                ? 1
-                   : strcmp(kind, ".byte") == 0                                ? by
-                   : strcmp(kind, ".call") == 0 || strcmp(kind, ".round") == 0 ? ca
-                                                                               : 1;
+        const char *kind = collio__cost_term_kind(fs->terms[i].key, NULL);
+        double g = strcmp(kind, "byte") == 0                                 ? by
+                   : strcmp(kind, "call") == 0 || strcmp(kind, "round") == 0 ? ca
+                                                                             : 1;
         fs->terms[i].write_s *= g, fs->terms[i].read_s *= g;
     }
     c->latency_s[0] *= ca, c->latency_s[1] *= ca;
