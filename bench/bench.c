@@ -87,45 +87,28 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     collio_stats st;
     memset(&st, 0, sizeof st);
     collio_plan_stats(plan, &st);
-    enum { NMAX = 21 + COLLIO_BENCH_PHASE_COLS };
-    double mx[NMAX] = {
-        st.inspect_s, st.exchange_s, st.file_s, st.total_s, hwm_kb / 1024.0,
-        (hwm_kb - rss0_kb) / 1024.0, (double)local_bytes / (1024.0 * 1024.0),
-        (double)st.file_requests, (double)st.plan_bytes, (double)st.nphases, st.copy_s,
-        (double)st.work_bytes / (1024.0 * 1024.0), (double)st.nrounds,
-        stat(plan, "multiphase.exchange"), stat(plan, "multiphase.shared_memory"),
-        stat(plan, "subgroup.split_s"),
-        /* the gather / scatter as the masters see it: a
-           member's gather_s of a read includes waiting for
-           the master's file access */
-        stat(plan, "subgroup.master") ? stat(plan, "subgroup.gather_s") : 0.0,
-        stat(plan, "subgroup.group"), stat(plan, "replicas.classify_s"),
-        stat(plan, "replicas.schedule_s"), (double)st.messages_offnode};
-    for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        mx[21 + i] = i < st.nphases && i < COLLIO_MAX_PHASES ? st.phase_s[i] : 0.0;
+    enum { NMAX = 12 };
+    double mx[NMAX] = {st.inspect_s,
+                       st.exchange_s,
+                       st.file_s,
+                       st.total_s,
+                       hwm_kb / 1024.0,
+                       (hwm_kb - rss0_kb) / 1024.0,
+                       (double)local_bytes / (1024.0 * 1024.0),
+                       (double)st.file_requests,
+                       (double)st.plan_bytes,
+                       st.copy_s,
+                       (double)st.work_bytes / (1024.0 * 1024.0),
+                       (double)st.messages_offnode};
     double gmx[NMAX];
     MPI_Allreduce(mx, gmx, NMAX, MPI_DOUBLE, MPI_MAX, x->comm);
-    int64_t sm[7] = {st.bytes_sent,
-                     st.messages,
-                     st.file_requests,
-                     st.file_bytes,
-                     st.bytes_offnode,
-                     st.messages_offnode,
-                     (int64_t)stat(plan, "replicas.fill_bytes")};
-    int64_t gsm[7];
-    MPI_Allreduce(sm, gsm, 7, MPI_INT64_T, MPI_SUM, x->comm);
-    /* plan-wide figures: the same on every rank */
-    r->replicas.policy = (int)stat(plan, "replicas.policy");
-    r->replicas.intervals_per_rank = stat(plan, "replicas.intervals_per_rank");
-    r->replicas.avg_interval = stat(plan, "replicas.avg_interval");
-    r->replicas.replicated_pct = stat(plan, "replicas.replicated_pct");
-    r->replicas.lb_pct = stat(plan, "replicas.lb_pct");
-    r->replicas.classify_s = gmx[18];
-    r->replicas.schedule_s = gmx[19];
-    r->replicas.fill_bytes = gsm[6];
+    int64_t sm[6] = {st.bytes_sent, st.messages,      st.file_requests,
+                     st.file_bytes, st.bytes_offnode, st.messages_offnode};
+    int64_t gsm[6];
+    MPI_Allreduce(sm, gsm, 6, MPI_INT64_T, MPI_SUM, x->comm);
     r->bytes_offnode = gsm[4];
     r->messages_offnode = gsm[5];
-    r->messages_offnode_max = (int64_t)gmx[20];
+    r->messages_offnode_max = (int64_t)gmx[11];
     r->nnodes = st.nnodes;
     r->inspect_s = gmx[0];
     r->exchange_s = gmx[1];
@@ -136,19 +119,10 @@ static void reduce_row(bench_ctx *x, const collio_plan *plan, double rss0_kb,
     r->local_mb = gmx[6];
     r->file_requests_max = (int64_t)gmx[7];
     r->plan_bytes_max = (int64_t)gmx[8];
-    r->nphases = (int)gmx[9];
-    if (r->nphases > COLLIO_BENCH_PHASE_COLS)
-        r->nphases = COLLIO_BENCH_PHASE_COLS; /* columns phase0..7 only */
-    for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++)
-        r->phase_s[i] = gmx[21 + i];
-    r->split_s = gmx[15];
-    r->gather_s = gmx[16];
-    r->group = (int)gmx[17];
-    r->nrounds = (int)gmx[12];
-    r->exchange = (int)gmx[13];
-    r->shared_memory = (int)gmx[14];
-    r->copy_s = gmx[10];
-    r->work_mb = gmx[11];
+    r->copy_s = gmx[9];
+    r->work_mb = gmx[10];
+    /* the columns that show a strategy's or the replicas' statistics */
+    bench_stat_columns_reduce(x->comm, plan, r->stat);
     /* strategy auto: what it ran (the same on every rank) */
     r->auto_choice = -1;
     if (strcmp(collio_plan_strategy(plan), "auto") == 0)

@@ -52,13 +52,10 @@ typedef struct collio_bench_sweep {
     char values[COLLIO_BENCH_PATH_LEN]; /* "V1,V2,...": hint text each */
 } collio_bench_sweep;
 
-/* The typed lists phases .. replicas (and destroy_input) below are the
- * sweeps of their keys (multiphase.phases, multiphase.write_rounds,
- * multiphase.exchange, multiphase.shared_memory, subgroup.group,
- * subgroup.inner, replicas.policy; plan.destroy_input = 1 for every
- * variant): collio_bench_parse puts those keys there, whichever flag
- * named them, and every other key in sweeps[]. A program may fill either;
- * a key in both: sweeps[] wins. */
+/* Every plan option a run sweeps is in sweeps[] (one variant per value),
+ * whichever flag named it: --KEY or one of the short aliases (--phases is
+ * --multiphase.phases, ...; collio-bench --help lists them);
+ * destroy_input = 1 is plan.destroy_input = 1 for every variant. */
 typedef struct collio_bench_config {
     collio_bench_workload workload;
     int64_t nx;                        /* vector: elements */
@@ -68,46 +65,31 @@ typedef struct collio_bench_config {
     collio_bench_shape shapes[COLLIO_BENCH_MAX_LIST]; /* array: shapes */
     int nshapes;
     char strategies[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
-    int nstrategies;                     /* 0: every registered one */
-    int phases[COLLIO_BENCH_MAX_LIST];   /* multiphase: k values */
-    int nphases;                         /* 0: one variant, all phases */
-    int rounds[COLLIO_BENCH_MAX_LIST];   /* multiphase: write_rounds values */
-    int nrounds;                         /* 0: one variant, default rounds */
-    int exchange[COLLIO_BENCH_MAX_LIST]; /* multiphase: collio_exchange values */
-    int nexchange;                       /* 0: one variant, automatic */
-    int shm[COLLIO_BENCH_MAX_LIST];      /* multiphase: shared_memory values */
-    int nshm;                            /* 0: one variant, default (1) */
-    int reps;                            /* runs per (case, variant, op) */
-    int warmup;                          /* untimed first calls per (case,
-                                            variant) before the reps (1) */
-    double max_time;                     /* s per (case, variant): stop its
-                                            reps once exceeded; 0: never */
-    int do_write, do_read;               /* --ops */
-    size_t esize;                        /* bytes per element */
-    char dir[COLLIO_BENCH_PATH_LEN];     /* where files go */
-    char csv[COLLIO_BENCH_PATH_LEN];     /* CSV path, "" for none */
-    int verify;                          /* 1: verify canonical files */
-    int h5;                              /* 1: keep each case's last canonical
-                                            file per variant, with an HDF5
-                                            description (--h5) */
+    int nstrategies;                 /* 0: every registered one */
+    int reps;                        /* runs per (case, variant, op) */
+    int warmup;                      /* untimed first calls per (case,
+                                        variant) before the reps (1) */
+    double max_time;                 /* s per (case, variant): stop its
+                                        reps once exceeded; 0: never */
+    int do_write, do_read;           /* --ops */
+    size_t esize;                    /* bytes per element */
+    char dir[COLLIO_BENCH_PATH_LEN]; /* where files go */
+    char csv[COLLIO_BENCH_PATH_LEN]; /* CSV path, "" for none */
+    int verify;                      /* 1: verify canonical files */
+    int h5;                          /* 1: keep each case's last canonical
+                                        file per variant, with an HDF5
+                                        description (--h5) */
     collio_backend backend;
     int destroy_input; /* 1: plans may use the write buffer as scratch */
     int64_t sizes[COLLIO_BENCH_MAX_LIST]; /* small: bytes per rank */
     int nsizes;
-    int groups[COLLIO_BENCH_MAX_LIST]; /* subgroup: one variant per group */
-    int ngroups;                       /* 0: one variant, group 0 */
-    char inners[COLLIO_BENCH_MAX_LIST][COLLIO_BENCH_NAME_LEN];
-    int ninners; /* subgroup: one variant per inner strategy; 0: default */
     char mesh[COLLIO_BENCH_PATH_LEN];      /* mesh: the .msh file */
     char partition[COLLIO_BENCH_PATH_LEN]; /* mesh: METIS .npart file, ""
                                               = call METIS */
     int order_rcm;                         /* mesh: renumber nodes by RCM */
     int64_t loads[COLLIO_BENCH_MAX_LIST];  /* mesh: float64 values per node */
     int nloads;                            /* 0: one case, load 1 */
-    int replicas[COLLIO_BENCH_MAX_LIST];   /* replica policies: one variant
-                                              per policy and strategy */
-    int nreplicas;                         /* 0: one variant, auto */
-    collio_bench_sweep sweeps[COLLIO_BENCH_MAX_SWEEPS]; /* other options */
+    collio_bench_sweep sweeps[COLLIO_BENCH_MAX_SWEEPS]; /* options swept */
     int nsweeps;
     char hints[COLLIO_BENCH_HINTS_LEN]; /* "K=V,K=V": every variant (--hints;
                                            a sweep of the same key wins) */

@@ -15,42 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The keys with a typed list in collio_bench_config (bench.h), and the
- * flags that named them before every option had its own. */
-typedef enum { TYPED_INT, TYPED_EXCHANGE, TYPED_REPLICAS, TYPED_NAME } typed_kind;
-
-typedef struct typed_key {
-    const char *alias; /* the convenience flag */
-    const char *key;
-    typed_kind kind;
-    size_t list, count; /* offsets of the list and its length in the config */
-} typed_key;
-
-#define AT(f) offsetof(collio_bench_config, f)
-static const typed_key typed_keys[] = {
-    {"--phases", "multiphase.phases", TYPED_INT, AT(phases), AT(nphases)},
-    {"--write-rounds", "multiphase.write_rounds", TYPED_INT, AT(rounds), AT(nrounds)},
-    {"--exchange", "multiphase.exchange", TYPED_EXCHANGE, AT(exchange), AT(nexchange)},
-    {"--shared-memory", "multiphase.shared_memory", TYPED_INT, AT(shm), AT(nshm)},
-    {"--group", "subgroup.group", TYPED_INT, AT(groups), AT(ngroups)},
-    {"--inner", "subgroup.inner", TYPED_NAME, AT(inners), AT(ninners)},
-    {"--replicas", "replicas.policy", TYPED_REPLICAS, AT(replicas), AT(nreplicas)},
+/* The short flags of common options: aliases of their --KEY. */
+static const struct alias {
+    const char *flag, *key;
+} aliases[] = {
+    {"--phases", "multiphase.phases"},
+    {"--write-rounds", "multiphase.write_rounds"},
+    {"--exchange", "multiphase.exchange"},
+    {"--shared-memory", "multiphase.shared_memory"},
+    {"--group", "subgroup.group"},
+    {"--inner", "subgroup.inner"},
+    {"--replicas", "replicas.policy"},
 };
-#undef AT
-enum { NTYPED = (int)(sizeof typed_keys / sizeof typed_keys[0]) };
-
-static const typed_key *typed_by_key(const char *key)
-{
-    for (int i = 0; i < NTYPED; i++)
-        if (strcmp(typed_keys[i].key, key) == 0)
-            return &typed_keys[i];
-    return NULL;
-}
-
-static int typed_count(const typed_key *t, const collio_bench_config *cfg)
-{
-    return *(const int *)((const char *)cfg + t->count);
-}
+enum { NALIASES = (int)(sizeof aliases / sizeof aliases[0]) };
 
 int bench_option_find(const char *key, collio_option_info *out)
 {
@@ -128,67 +105,13 @@ static int parse_values(const char *key, const char *list, bench_sweep *out, cha
     }
 }
 
-/* Stores checked values as KEY's typed list. */
-static void store_typed(const typed_key *t, const bench_sweep *s,
-                        collio_bench_config *cfg)
-{
-    char *base = (char *)cfg + t->list;
-    for (int i = 0; i < s->nvalues; i++) {
-        const char *v = s->values[i];
-        switch (t->kind) {
-        case TYPED_INT:
-            ((int *)base)[i] = (int)strtol(v, NULL, 10);
-            break;
-        case TYPED_EXCHANGE:
-            ((int *)base)[i] = collio_option_value("multiphase.exchange", v);
-            break;
-        case TYPED_REPLICAS:
-            ((int *)base)[i] = collio_option_value("replicas.policy", v);
-            break;
-        case TYPED_NAME:
-            snprintf(((char(*)[COLLIO_BENCH_NAME_LEN])base)[i], COLLIO_BENCH_NAME_LEN,
-                     "%s", v);
-            break;
-        }
-    }
-    *(int *)((char *)cfg + t->count) = s->nvalues;
-}
-
-/* A typed list as text values (for the checks every sweep goes through). */
-static int typed_text(const typed_key *t, const collio_bench_config *cfg, int i,
-                      char *out, size_t len)
-{
-    const char *base = (const char *)cfg + t->list;
-    const char *name = NULL;
-    switch (t->kind) {
-    case TYPED_INT:
-        snprintf(out, len, "%d", ((const int *)base)[i]);
-        return 0;
-    case TYPED_EXCHANGE:
-        name = collio_option_value_name("multiphase.exchange", ((const int *)base)[i]);
-        break;
-    case TYPED_REPLICAS:
-        name = collio_option_value_name("replicas.policy", ((const int *)base)[i]);
-        break;
-    case TYPED_NAME:
-        name = ((const char(*)[COLLIO_BENCH_NAME_LEN])base)[i];
-        break;
-    }
-    if (name == NULL) {
-        snprintf(out, len, "%d", ((const int *)base)[i]); /* the check names it */
-        return 0;
-    }
-    snprintf(out, len, "%s", name);
-    return 0;
-}
-
 int bench_parse_option_flag(const char *flag, const char *arg, collio_bench_config *cfg,
                             char *err, size_t errlen)
 {
     const char *key = NULL;
-    for (int i = 0; i < NTYPED && key == NULL; i++)
-        if (strcmp(flag, typed_keys[i].alias) == 0)
-            key = typed_keys[i].key;
+    for (int i = 0; i < NALIASES && key == NULL; i++)
+        if (strcmp(flag, aliases[i].flag) == 0)
+            key = aliases[i].key;
     if (key == NULL && strncmp(flag, "--", 2) == 0
         && bench_option_find(flag + 2, NULL) >= 0)
         key = flag + 2;
@@ -197,11 +120,6 @@ int bench_parse_option_flag(const char *flag, const char *arg, collio_bench_conf
     bench_sweep s;
     if (parse_values(key, arg, &s, err, errlen))
         return 2;
-    const typed_key *t = typed_by_key(key);
-    if (t != NULL) {
-        store_typed(t, &s, cfg);
-        return 0;
-    }
     int at = 0;
     while (at < cfg->nsweeps && strcmp(cfg->sweeps[at].key, key) != 0)
         at++;
@@ -264,43 +182,38 @@ static int add_sweep(const bench_sweep *s, bench_sweep *out, int *n, char *err,
     return COLLIO_OK;
 }
 
+/* The rank of KEY among the aliases' keys (their table's order), NALIASES
+ * for any other key. */
+static int alias_rank(const char *key)
+{
+    int k = 0;
+    while (k < NALIASES && strcmp(aliases[k].key, key) != 0)
+        k++;
+    return k;
+}
+
 int bench_sweeps_of(const collio_bench_config *cfg, bench_sweep *out, int *n, char *err,
                     size_t errlen)
 {
     *n = 0;
     bench_sweep s;
-    for (int k = 0; k < NTYPED; k++) {
-        const typed_key *t = &typed_keys[k];
-        int count = typed_count(t, cfg);
-        if (count <= 0)
-            continue;
-        if (count > COLLIO_BENCH_MAX_LIST) {
-            snprintf(err, errlen, "option %s: more than %d values", t->key,
-                     COLLIO_BENCH_MAX_LIST);
-            return COLLIO_ERR_ARG;
-        }
-        snprintf(s.key, sizeof s.key, "%s", t->key);
-        s.nvalues = count;
-        for (int i = 0; i < count; i++) {
-            char text[BENCH_VALUE_LEN];
-            typed_text(t, cfg, i, text, sizeof text);
-            if (check_value(t->key, text, s.values[i], BENCH_VALUE_LEN, err, errlen))
+    /* the aliased keys first, in their table's order, then the others as
+     * given: a variant's label lists its values in this order (k=, r=,
+     * x=, ... as the bench has always written them) */
+    for (int rank = 0; rank <= NALIASES; rank++)
+        for (int k = 0; k < cfg->nsweeps && k < COLLIO_BENCH_MAX_SWEEPS; k++) {
+            const collio_bench_sweep *cs = &cfg->sweeps[k];
+            if (alias_rank(cs->key) != rank)
+                continue;
+            if (bench_option_find(cs->key, NULL) < 0) {
+                snprintf(err, errlen,
+                         "unknown option '%s' (collio-bench --help lists them)", cs->key);
+                return COLLIO_ERR_ARG;
+            }
+            if (parse_values(cs->key, cs->values, &s, err, errlen)
+                || add_sweep(&s, out, n, err, errlen))
                 return COLLIO_ERR_ARG;
         }
-        if (add_sweep(&s, out, n, err, errlen))
-            return COLLIO_ERR_ARG;
-    }
-    for (int k = 0; k < cfg->nsweeps && k < COLLIO_BENCH_MAX_SWEEPS; k++) {
-        const collio_bench_sweep *cs = &cfg->sweeps[k];
-        if (bench_option_find(cs->key, NULL) < 0) {
-            snprintf(err, errlen, "unknown option '%s' (collio-bench --help lists them)",
-                     cs->key);
-            return COLLIO_ERR_ARG;
-        }
-        if (parse_values(cs->key, cs->values, &s, err, errlen)
-            || add_sweep(&s, out, n, err, errlen))
-            return COLLIO_ERR_ARG;
-    }
     return COLLIO_OK;
 }
 
@@ -349,9 +262,12 @@ int bench_usage_options(FILE *out)
         int rc = collio_option_describe(i, &o);
         if (rc != COLLIO_OK)
             return rc;
-        const typed_key *t = typed_by_key(o.key);
-        fprintf(out, "  --%s V[,V...]%s%s%s\n", o.key, t ? "  (or " : "",
-                t ? t->alias : "", t ? ")" : "");
+        const char *alias = NULL;
+        for (int k = 0; k < NALIASES && alias == NULL; k++)
+            if (strcmp(aliases[k].key, o.key) == 0)
+                alias = aliases[k].flag;
+        fprintf(out, "  --%s V[,V...]%s%s%s\n", o.key, alias ? "  (or " : "",
+                alias ? alias : "", alias ? ")" : "");
         char line[1024];
         snprintf(line, sizeof line, "%s, default %s, takes %s: %s", o.type,
                  o.deflt[0] ? o.deflt : "(none)", o.range, o.doc);
@@ -465,9 +381,11 @@ int collio_bench_options_markdown(FILE *out)
     fprintf(out, "\n## Statistics\n\n"
                  "Read with `collio_plan_stat(plan, KEY, &value)` after a call (the\n"
                  "section `plan`: the fields of `collio_stats`, keys without a\n"
-                 "section). *call*: describes the last `collio_write` / `collio_read`\n"
-                 "(reset in each); *plan*: the plan, kept from one call to the next.\n"
-                 "A section whose strategy does not run reads 0.\n");
+                 "section); one of many values (one per exchange phase, ...) with\n"
+                 "`collio_plan_stat_values`. *call*: describes the last\n"
+                 "`collio_write` / `collio_read` (reset in each); *plan*: the plan,\n"
+                 "kept from one call to the next. A section whose strategy does not\n"
+                 "run reads 0.\n");
     prev[0] = '\0';
     for (int i = 0; i < collio_stat_count(); i++) {
         collio_stat_info s;
@@ -484,6 +402,8 @@ int collio_bench_options_markdown(FILE *out)
         code_cell(out, s.key);
         fprintf(out, " | %s | ", s.per_call ? "call" : "plan");
         cell(out, s.doc);
+        if (s.count > 1)
+            fprintf(out, " (up to %d values: `%s` of them)", s.count, s.length);
         fputs(" |\n", out);
     }
     return COLLIO_OK;

@@ -64,6 +64,8 @@ typedef struct bench_variant {
 } bench_variant;
 
 enum { BENCH_OP_WRITE = 0, BENCH_OP_READ = 1 };
+/* Room for the columns of bench_columns.c (checked there). */
+enum { BENCH_STAT_COLUMNS = 32 };
 
 /* One timed run, reduced over ranks (times and memory: max; counters: sum
  * unless the name says max). verified: 1 ok, 0 failed, -1 not checked. */
@@ -72,11 +74,6 @@ typedef struct bench_row {
     double inspect_s, exchange_s, file_s, total_s;
     double copy_s;  /* the part of exchange_s in local copies */
     double work_mb; /* stats.work_bytes in MiB, max over ranks */
-    int nphases;
-    int nrounds;       /* stats.nrounds, max over ranks */
-    int exchange;      /* stats.multiphase.exchange (max over ranks; the same on all) */
-    int shared_memory; /* stats.multiphase.shared_memory (likewise) */
-    double phase_s[COLLIO_BENCH_PHASE_COLS];
     int64_t bytes_sent, messages, file_requests, file_bytes;
     int64_t bytes_offnode, messages_offnode; /* the part with other nodes (sums) */
     int64_t messages_offnode_max;            /* ... the most on one rank */
@@ -88,20 +85,9 @@ typedef struct bench_row {
     double warmup_s;     /* the first warm-up call of (case, variant, op); 0: none */
     double create_s;     /* collio_plan_create of (case, variant): wall time
                             from a barrier, max over ranks */
-    double split_s;      /* subgroup: stats.subgroup.split_s, max over ranks */
-    double gather_s;     /* subgroup: stats.subgroup.gather_s, max over masters */
-    int group;           /* subgroup: largest group, else 0 */
     int auto_choice;     /* strategy auto: the candidate it ran
                             (value + 1 of hint auto.only), else -1 */
-    struct {             /* replicated layouts: the plan's "replicas.*"
-                            stats, plan-wide figures (the same on every
-                            rank), classify_s / schedule_s max over
-                            ranks, fill_bytes summed */
-        int policy;
-        double intervals_per_rank, avg_interval, replicated_pct, lb_pct;
-        double classify_s, schedule_s;
-        int64_t fill_bytes;
-    } replicas;
+    double stat[BENCH_STAT_COLUMNS]; /* the columns of bench_columns.c, reduced */
     int verified;
     const double *extra; /* the statistics without a column of their own
                             (bench_extra_stats), max over ranks; valid
@@ -192,13 +178,26 @@ int bench_parse_option_flag(const char *flag, const char *arg, collio_bench_conf
 /* --hints "K=V,...": checked, appended to cfg->hints. 0, or 2 (err). */
 int bench_parse_hints(const char *arg, collio_bench_config *cfg, char *err,
                       size_t errlen);
-/* The sweeps of cfg (its typed lists first, then sweeps[]; a later sweep
- * of the same key replaces the earlier), checked. COLLIO_OK, or
+/* The sweeps of cfg (sweeps[]; a later sweep of the same key replaces
+ * the earlier), checked. COLLIO_OK, or
  * COLLIO_ERR_ARG with a message naming the key in err. Local. */
 int bench_sweeps_of(const collio_bench_config *cfg, bench_sweep *out, int *n, char *err,
                     size_t errlen);
 /* The generated part of the usage: one flag per option. */
 int bench_usage_options(FILE *out);
+
+/* ---- bench_columns.c: the CSV columns that show a section's statistic
+ * under a name of their own (`phases`, `replicas`, ...) */
+int bench_stat_column_count(void);
+const char *bench_stat_column_key(int i); /* column i's statistic */
+/* Collective: every such column's value for the plan's last call, reduced
+ * over ranks, into out[0 .. bench_stat_column_count()). */
+void bench_stat_columns_reduce(MPI_Comm comm, const collio_plan *plan, double *out);
+/* The value of COLUMN among vals (0 if no such column). */
+double bench_stat_column_value(const double *vals, const char *column);
+/* If COLUMN is one of them: prints its value (or nothing, where it is
+ * empty) and returns 1; else 0. */
+int bench_stat_column_put(FILE *f, const char *column, const double *vals);
 
 /* ---- bench_report.c: CSV rows and the median table */
 /* The catalogue's statistics that no fixed CSV column shows, in catalogue

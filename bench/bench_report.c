@@ -10,55 +10,81 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *csv_header =
-    "workload,strategy,ranks,nx,bx,rep,op,inspect_s,exchange_s,file_s,"
-    "total_s,verified,phases,bytes_sent,messages,file_requests,peak_rss_mb,"
-    "phase0_s,phase1_s,phase2_s,phase3_s,phase4_s,phase5_s,phase6_s,"
-    "phase7_s,shape,esize,backend,file_requests_max,file_bytes,"
-    "plan_bytes_max,extra_rss_mb,local_mb,destroy_input,copy_s,work_mb,rounds,"
-    "variant,exchange,shared_memory,warmup_s,size,group,split_s,gather_s,"
-    "replicas,load,nodes,intervals_per_rank,avg_interval,replicated_pct,lb_pct,"
-    "classify_s,schedule_s,fill_bytes,nodes_spanned,messages_offnode,bytes_offnode,"
-    "messages_offnode_max,fs_type,fs_mount,fs_source,fs_magic,hole_every,create_s\n";
+/* The columns, in order; after them `hints` and the extra statistics.
+ * The ones bench_columns.c knows show a section's statistic; the others
+ * are the run's own (bench_csv_row). */
+static const char *const csv_columns[] = {"workload",
+                                          "strategy",
+                                          "ranks",
+                                          "nx",
+                                          "bx",
+                                          "rep",
+                                          "op",
+                                          "inspect_s",
+                                          "exchange_s",
+                                          "file_s",
+                                          "total_s",
+                                          "verified",
+                                          "phases",
+                                          "bytes_sent",
+                                          "messages",
+                                          "file_requests",
+                                          "peak_rss_mb",
+                                          "phase0_s",
+                                          "phase1_s",
+                                          "phase2_s",
+                                          "phase3_s",
+                                          "phase4_s",
+                                          "phase5_s",
+                                          "phase6_s",
+                                          "phase7_s",
+                                          "shape",
+                                          "esize",
+                                          "backend",
+                                          "file_requests_max",
+                                          "file_bytes",
+                                          "plan_bytes_max",
+                                          "extra_rss_mb",
+                                          "local_mb",
+                                          "destroy_input",
+                                          "copy_s",
+                                          "work_mb",
+                                          "rounds",
+                                          "variant",
+                                          "exchange",
+                                          "shared_memory",
+                                          "warmup_s",
+                                          "size",
+                                          "group",
+                                          "split_s",
+                                          "gather_s",
+                                          "replicas",
+                                          "load",
+                                          "nodes",
+                                          "intervals_per_rank",
+                                          "avg_interval",
+                                          "replicated_pct",
+                                          "lb_pct",
+                                          "classify_s",
+                                          "schedule_s",
+                                          "fill_bytes",
+                                          "nodes_spanned",
+                                          "messages_offnode",
+                                          "bytes_offnode",
+                                          "messages_offnode_max",
+                                          "fs_type",
+                                          "fs_mount",
+                                          "fs_source",
+                                          "fs_magic",
+                                          "hole_every",
+                                          "create_s"};
+enum { NCSV = (int)(sizeof csv_columns / sizeof csv_columns[0]) };
 
-/* The statistics the fixed columns show (by their own name or another:
- * nphases is `phases`, plan_bytes `plan_bytes_max`, work_bytes `work_mb`,
- * nrounds `rounds`, nnodes `nodes_spanned`, replicas.policy `replicas`,
- * multiphase.exchange `exchange`, subgroup.group `group`, ...). Every
- * other statistic of the catalogue gets a column named by its key, after
- * `hints`. */
-static const char *const fixed_stats[] = {
-    "inspect_s",
-    "exchange_s",
-    "copy_s",
-    "file_s",
-    "total_s",
-    "bytes_sent",
-    "messages",
-    "file_requests",
-    "file_bytes",
-    "nphases",
-    "plan_bytes",
-    "work_bytes",
-    "nrounds",
-    "nnodes",
-    "messages_offnode",
-    "bytes_offnode",
-    "replicas.policy",
-    "replicas.intervals_per_rank",
-    "replicas.avg_interval",
-    "replicas.replicated_pct",
-    "replicas.lb_pct",
-    "replicas.classify_s",
-    "replicas.schedule_s",
-    "replicas.fill_bytes",
-    "multiphase.exchange",
-    "multiphase.shared_memory",
-    "subgroup.split_s",
-    "subgroup.gather_s",
-    "subgroup.group",
-};
-
+/* The statistics that get a column named by their key: every one of one
+ * value but section "plan"'s (the fields of collio_stats, which the
+ * run's own columns show: inspect_s, ..., plan_bytes as plan_bytes_max,
+ * work_bytes as work_mb, nnodes as nodes_spanned) and those
+ * bench_columns.c shows under a name of their own. */
 int bench_extra_stats(const char **keys, int max)
 {
     int n = 0;
@@ -66,10 +92,10 @@ int bench_extra_stats(const char **keys, int max)
         collio_stat_info st;
         if (collio_stat_describe(i, &st) != COLLIO_OK)
             continue;
-        int fixed = 0;
-        for (size_t k = 0; k < sizeof fixed_stats / sizeof fixed_stats[0] && !fixed; k++)
-            fixed = strcmp(fixed_stats[k], st.key) == 0;
-        if (!fixed)
+        int shown = st.count > 1 || strchr(st.key, '.') == NULL;
+        for (int k = 0; k < bench_stat_column_count() && !shown; k++)
+            shown = strcmp(bench_stat_column_key(k), st.key) == 0;
+        if (!shown)
             keys[n++] = st.key;
     }
     return n;
@@ -80,7 +106,8 @@ FILE *bench_csv_open(const char *path, const char *const *extra, int nextra)
     FILE *f = fopen(path, "w");
     if (!f)
         return NULL;
-    fwrite(csv_header, 1, strlen(csv_header) - 1, f); /* without its newline */
+    for (int i = 0; i < NCSV; i++)
+        fprintf(f, "%s%s", i ? "," : "", csv_columns[i]);
     fputs(",hints", f);
     for (int i = 0; i < nextra; i++)
         fprintf(f, ",%s", extra[i]);
@@ -110,62 +137,100 @@ static void put_quoted(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Column NAME of the run's own (not a statistic of a section). */
+static void put_own(FILE *f, const char *name, const collio_bench_config *cfg,
+                    const bench_fs *fs, int nranks, const bench_case *c,
+                    const bench_variant *v, const bench_row *r)
+{
+#define IS(n) (strcmp(name, n) == 0)
+    const int replicated = bench_stat_column_value(r->stat, "replicas") > 0;
+    if (IS("workload"))
+        fputs(bench_workload_of(cfg->workload)->name, f);
+    else if (IS("strategy"))
+        fputs(v->strategy, f);
+    else if (IS("ranks"))
+        fprintf(f, "%d", nranks);
+    else if (IS("nx") || (IS("nodes") && replicated)) /* mesh: nodes = elements */
+        fprintf(f, "%lld", (long long)c->nx);
+    else if (IS("bx"))
+        fprintf(f, "%lld", (long long)c->bx);
+    else if (IS("rep"))
+        fprintf(f, "%d", r->rep);
+    else if (IS("op"))
+        fputs(r->op == BENCH_OP_READ ? "read" : "write", f);
+    else if (IS("inspect_s") || IS("exchange_s") || IS("file_s") || IS("total_s")
+             || IS("copy_s") || IS("warmup_s") || IS("create_s"))
+        fprintf(f, "%.6f",
+                IS("inspect_s")    ? r->inspect_s
+                : IS("exchange_s") ? r->exchange_s
+                : IS("file_s")     ? r->file_s
+                : IS("total_s")    ? r->total_s
+                : IS("copy_s")     ? r->copy_s
+                : IS("warmup_s")   ? r->warmup_s
+                                   : r->create_s);
+    else if (IS("verified")) {
+        if (r->verified >= 0)
+            fprintf(f, "%d", r->verified);
+    } else if (IS("bytes_sent") || IS("messages") || IS("file_requests")
+               || IS("file_requests_max") || IS("file_bytes") || IS("plan_bytes_max")
+               || IS("messages_offnode") || IS("bytes_offnode")
+               || IS("messages_offnode_max"))
+        fprintf(f, "%lld",
+                (long long)(IS("bytes_sent")          ? r->bytes_sent
+                            : IS("messages")          ? r->messages
+                            : IS("file_requests")     ? r->file_requests
+                            : IS("file_requests_max") ? r->file_requests_max
+                            : IS("file_bytes")        ? r->file_bytes
+                            : IS("plan_bytes_max")    ? r->plan_bytes_max
+                            : IS("messages_offnode")  ? r->messages_offnode
+                            : IS("bytes_offnode")     ? r->bytes_offnode
+                                                      : r->messages_offnode_max));
+    else if (IS("peak_rss_mb") || IS("extra_rss_mb") || IS("local_mb") || IS("work_mb"))
+        fprintf(f, "%.1f",
+                IS("peak_rss_mb")    ? r->peak_rss_mb
+                : IS("extra_rss_mb") ? r->extra_rss_mb
+                : IS("local_mb")     ? r->local_mb
+                                     : r->work_mb);
+    else if (IS("shape"))
+        fputs(c->shape ? c->shape->name : "", f);
+    else if (IS("esize"))
+        fprintf(f, "%zu", bench_case_esize(c, cfg));
+    else if (IS("backend"))
+        fputs(cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix", f);
+    else if (IS("destroy_input"))
+        fprintf(f, "%d", v->destroy_input);
+    else if (IS("variant")) /* quoted: "multiphase(k=2,r=3)" has a comma */
+        fprintf(f, "\"%s\"", v->label);
+    else if (IS("size") && c->size > 0)
+        fprintf(f, "%lld", (long long)c->size);
+    else if (IS("load") && replicated)
+        fprintf(f, "%lld", (long long)c->load);
+    else if (IS("nodes_spanned"))
+        fprintf(f, "%d", r->nnodes);
+    else if (IS("fs_type") || IS("fs_mount")
+             || IS("fs_source")) /* where the file lived */
+        put_quoted(f, IS("fs_type") ? fs->type : IS("fs_mount") ? fs->mount : fs->source);
+    else if (IS("fs_magic"))
+        fprintf(f, "0x%lx", fs->magic);
+    else if (IS("hole_every") && c->hole_every > 0) /* sparse: every hole_every-th
+                                                       block a hole */
+        fprintf(f, "%lld", (long long)c->hole_every);
+#undef IS
+}
+
 void bench_csv_row(FILE *f, const collio_bench_config *cfg, const bench_fs *fs,
                    int nranks, const bench_case *c, const bench_variant *v,
                    const bench_row *r, int nextra)
 {
-    fprintf(f, "%s,%s,%d,%lld,%lld,%d,%s,%.6f,%.6f,%.6f,%.6f,",
-            bench_workload_of(cfg->workload)->name, v->strategy, nranks, (long long)c->nx,
-            (long long)c->bx, r->rep, r->op == BENCH_OP_READ ? "read" : "write",
-            r->inspect_s, r->exchange_s, r->file_s, r->total_s);
-    if (r->verified >= 0)
-        fprintf(f, "%d", r->verified);
-    fprintf(f, ",%d,%lld,%lld,%lld,%.1f", r->nphases, (long long)r->bytes_sent,
-            (long long)r->messages, (long long)r->file_requests, r->peak_rss_mb);
-    for (int i = 0; i < COLLIO_BENCH_PHASE_COLS; i++) {
-        if (i < r->nphases)
-            fprintf(f, ",%.6f", r->phase_s[i]);
-        else
+    for (int i = 0; i < NCSV; i++) {
+        if (i > 0)
             fputc(',', f);
+        if (!bench_stat_column_put(f, csv_columns[i], r->stat))
+            put_own(f, csv_columns[i], cfg, fs, nranks, c, v, r);
     }
-    /* (the variant label is quoted: "multiphase(k=2,r=3)" has a comma) */
-    fprintf(f, ",%s,%zu,%s,%lld,%lld,%lld,%.1f,%.1f,%d,%.6f,%.1f,%d,\"%s\",%s,%d,%.6f,",
-            c->shape ? c->shape->name : "", bench_case_esize(c, cfg),
-            cfg->backend == COLLIO_BACKEND_MPIIO ? "mpiio" : "posix",
-            (long long)r->file_requests_max, (long long)r->file_bytes,
-            (long long)r->plan_bytes_max, r->extra_rss_mb, r->local_mb, v->destroy_input,
-            r->copy_s, r->work_mb, r->nrounds, v->label,
-            r->exchange > 0 ? collio_option_value_name("multiphase.exchange", r->exchange)
-                            : "",
-            r->shared_memory, r->warmup_s);
-    if (c->size > 0)
-        fprintf(f, "%lld", (long long)c->size);
-    fprintf(f, ",%d,%.6f,%.6f,", r->group, r->split_s, r->gather_s);
-    /* replicated layouts (the mesh workload); empty otherwise */
-    const __typeof__(r->replicas) *rs = &r->replicas;
-    if (rs->policy > 0)
-        fprintf(f, "%s,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.6f,%.6f,%lld,",
-                collio_option_value_name("replicas.policy", rs->policy),
-                (long long)c->load, (long long)c->nx, rs->intervals_per_rank,
-                rs->avg_interval, rs->replicated_pct, rs->lb_pct, rs->classify_s,
-                rs->schedule_s, (long long)rs->fill_bytes);
-    else
-        fputs(",,,,,,,,,,", f);
-    fprintf(f, "%d,%lld,%lld,%lld,", r->nnodes, (long long)r->messages_offnode,
-            (long long)r->bytes_offnode, (long long)r->messages_offnode_max);
-    /* where the file lived */
-    put_quoted(f, fs->type);
-    fputc(',', f);
-    put_quoted(f, fs->mount);
-    fputc(',', f);
-    put_quoted(f, fs->source);
-    fprintf(f, ",0x%lx,", fs->magic);
-    /* sparse: every hole_every-th block a hole; empty otherwise */
-    if (c->hole_every > 0)
-        fprintf(f, "%lld", (long long)c->hole_every);
-    fprintf(f, ",%.6f,", r->create_s);
     /* the plan's hints that differ from the defaults: "K=V;K=V" (no comma
        in a hint's text) */
+    fputc(',', f);
     fputs(v->hints_text, f);
     for (int i = 0; i < nextra; i++)
         put_stat(f, r->extra != NULL ? r->extra[i] : 0.0);

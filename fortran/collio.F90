@@ -96,8 +96,6 @@ module collio
   integer(c_int), parameter, public :: COLLIO_FILE_INPLACE = 1
   integer(c_int), parameter, public :: COLLIO_FILE_READ = 2
 
-  integer(c_int), parameter, public :: COLLIO_MAX_PHASES = 32
-
   ! ------------------------------------------------------ opaque objects
 
   !> A layout (collio_layout *): what this rank holds of the global file.
@@ -143,10 +141,13 @@ module collio
 
   !> One statistic of the catalogue (collio_stat_describe): key ("total_s"
   !> or "SECTION.NAME"), per_call (.true.: describes the last write /
-  !> read; .false.: the plan), doc.
+  !> read; .false.: the plan), doc, count (its values: 1, or up to count,
+  !> one per phase, ...) and, for count > 1, length: the key of the
+  !> statistic that says how many are in use ("" otherwise).
   type, public :: collio_stat_info
-    character(len=:), allocatable :: key, doc
+    character(len=:), allocatable :: key, doc, length
     logical :: per_call = .false.
+    integer :: count = 1
   end type collio_stat_info
 
   ! collio_option_info and collio_stat_info as C has them (private)
@@ -158,13 +159,15 @@ module collio
     type(c_ptr) :: key
     integer(c_int) :: per_call
     type(c_ptr) :: doc
+    integer(c_int) :: count
+    type(c_ptr) :: length
   end type c_stat_info
 
   ! ---------------------------------------------------------------- stats
 
-  !> collio_stats: the statistics every strategy keeps (phase arrays are
-  !> 1-based here: phase_s(k) is C's phase_s[k-1]). A strategy's own, and
-  !> the replica policy's, are read by key: collio_plan_stat.
+  !> collio_stats: the statistics every strategy keeps. A strategy's own,
+  !> and the replica policy's, are read by key: collio_plan_stat,
+  !> collio_plan_stat_values.
   type, bind(C), public :: collio_stats
     real(c_double) :: inspect_s
     real(c_double) :: exchange_s
@@ -175,14 +178,8 @@ module collio
     integer(c_int64_t) :: messages
     integer(c_int64_t) :: file_requests
     integer(c_int64_t) :: file_bytes
-    integer(c_int) :: nphases
-    real(c_double) :: phase_s(COLLIO_MAX_PHASES)
-    integer(c_int64_t) :: phase_bytes(COLLIO_MAX_PHASES)
-    integer(c_int64_t) :: phase_tuples(COLLIO_MAX_PHASES)
-    integer(c_int64_t) :: phase_messages(COLLIO_MAX_PHASES)
     integer(c_int64_t) :: plan_bytes
     integer(c_int64_t) :: work_bytes
-    integer(c_int) :: nrounds
     integer(c_int) :: nnodes
     integer(c_int64_t) :: messages_offnode
     integer(c_int64_t) :: bytes_offnode
@@ -209,7 +206,8 @@ module collio
   public :: collio_stat_count, collio_stat_describe
   public :: collio_plan_create, collio_plan_hints, collio_write, collio_read
   public :: collio_write_ptr, collio_read_ptr
-  public :: collio_plan_stats, collio_plan_stat, collio_plan_strategy, collio_plan_free
+  public :: collio_plan_stats, collio_plan_stat, collio_plan_stat_values
+  public :: collio_plan_strategy, collio_plan_free
   public :: collio_fortran_check_types
   public :: collio_have_h5, collio_describe_h5
 
@@ -538,6 +536,17 @@ module collio
       integer(c_int) :: rc
     end function c_plan_stat
 
+    function c_plan_stat_values(plan, key, values, max, count) &
+      bind(C, name="collio_plan_stat_values") result(rc)
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: plan
+      character(kind=c_char), intent(in) :: key(*)
+      real(c_double), intent(inout) :: values(*)
+      integer(c_int), value :: max
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: rc
+    end function c_plan_stat_values
+
     function c_hints_create(out) bind(C, name="collio_hints_create") result(rc)
       import :: c_int, c_ptr
       type(c_ptr), intent(out) :: out
@@ -745,16 +754,14 @@ contains
     type(collio_file_options) :: fo
     type(c_option_info) :: oi
     type(c_stat_info) :: si
-    integer(c_int64_t) :: off(20)
+    integer(c_int64_t) :: off(14)
     integer :: k
     ok = 0
     off = [c_off(c_loc(st%inspect_s)), c_off(c_loc(st%exchange_s)), c_off(c_loc(st%copy_s)), &
            c_off(c_loc(st%file_s)), c_off(c_loc(st%total_s)), c_off(c_loc(st%bytes_sent)), &
            c_off(c_loc(st%messages)), c_off(c_loc(st%file_requests)), &
-           c_off(c_loc(st%file_bytes)), c_off(c_loc(st%nphases)), c_off(c_loc(st%phase_s)), &
-           c_off(c_loc(st%phase_bytes)), c_off(c_loc(st%phase_tuples)), &
-           c_off(c_loc(st%phase_messages)), c_off(c_loc(st%plan_bytes)), &
-           c_off(c_loc(st%work_bytes)), c_off(c_loc(st%nrounds)), c_off(c_loc(st%nnodes)), &
+           c_off(c_loc(st%file_bytes)), c_off(c_loc(st%plan_bytes)), &
+           c_off(c_loc(st%work_bytes)), c_off(c_loc(st%nnodes)), &
            c_off(c_loc(st%messages_offnode)), c_off(c_loc(st%bytes_offnode))]
     do k = 1, size(off)
       if (off(k) /= c_collio_f_stats_offset(int(k - 1, c_int))) return
@@ -1177,9 +1184,9 @@ contains
   end function collio_plan_hints
 
   !> One statistic by key (collio_plan_stat): a field of collio_stats by
-  !> its name ("total_s") or "SECTION.NAME" ("multiphase.exchange",
-  !> "replicas.held", ...; collio_stat_describe lists them). Unknown key:
-  !> COLLIO_ERR_ARG (local).
+  !> its name ("total_s") or "SECTION.NAME" ("replicas.intervals", ...;
+  !> collio_stat_describe lists them). Unknown key, or a statistic of
+  !> many values: COLLIO_ERR_ARG (local).
   function collio_plan_stat(plan, key, value) result(rc)
     type(collio_plan), intent(in) :: plan
     character(len=*), intent(in) :: key
@@ -1187,6 +1194,26 @@ contains
     integer(c_int) :: rc
     rc = c_plan_stat(plan%ptr, c_string(key), value)
   end function collio_plan_stat
+
+  !> Every value of one statistic by key (collio_plan_stat_values): values(1
+  !> .. min(count, size(values))) get the values in use, count how many
+  !> there are (1 for a scalar; for one of count > 1 in the catalogue, the
+  !> value of its length statistic). values(k) is C's values[k-1].
+  !> Unknown key: COLLIO_ERR_ARG (local).
+  function collio_plan_stat_values(plan, key, values, count) result(rc)
+    type(collio_plan), intent(in) :: plan
+    character(len=*), intent(in) :: key
+    real(c_double), intent(inout) :: values(:)
+    integer, intent(out) :: count
+    integer(c_int) :: rc, n
+    real(c_double) :: none(1)
+    if (size(values) > 0) then
+      rc = c_plan_stat_values(plan%ptr, c_string(key), values, int(size(values), c_int), n)
+    else
+      rc = c_plan_stat_values(plan%ptr, c_string(key), none, 0_c_int, n)
+    end if
+    count = int(n)
+  end function collio_plan_stat_values
 
   ! --------------------------------------------------------------- hints
 
@@ -1342,6 +1369,8 @@ contains
     info%key = f_string(o%key)
     info%doc = f_string(o%doc)
     info%per_call = o%per_call /= 0
+    info%count = int(o%count)
+    info%length = f_string(o%length)
   end function collio_stat_describe
 
   !> Writes this rank's data from buf -- any array or scalar, of any type

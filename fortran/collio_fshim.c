@@ -83,11 +83,8 @@ int64_t collio_f_stats_offset(int field)
         offsetof(collio_stats, copy_s),           offsetof(collio_stats, file_s),
         offsetof(collio_stats, total_s),          offsetof(collio_stats, bytes_sent),
         offsetof(collio_stats, messages),         offsetof(collio_stats, file_requests),
-        offsetof(collio_stats, file_bytes),       offsetof(collio_stats, nphases),
-        offsetof(collio_stats, phase_s),          offsetof(collio_stats, phase_bytes),
-        offsetof(collio_stats, phase_tuples),     offsetof(collio_stats, phase_messages),
-        offsetof(collio_stats, plan_bytes),       offsetof(collio_stats, work_bytes),
-        offsetof(collio_stats, nrounds),          offsetof(collio_stats, nnodes),
+        offsetof(collio_stats, file_bytes),       offsetof(collio_stats, plan_bytes),
+        offsetof(collio_stats, work_bytes),       offsetof(collio_stats, nnodes),
         offsetof(collio_stats, messages_offnode), offsetof(collio_stats, bytes_offnode),
     };
     if (field < 0 || field >= (int)(sizeof off / sizeof off[0]))

@@ -303,7 +303,8 @@ const char *collio_file_path(const collio_file *f);
 
 /* ------------------------------------------------------------ strategies */
 
-/** Local. Number of registered strategies (including "block"). */
+/** Local. Number of registered strategies (docs/strategies.md lists the
+ *  built-in ones, the non-canonical reference included). */
 int collio_strategy_count(void);
 
 /** Local. Name of strategy i (0 <= i < count), else NULL. */
@@ -313,13 +314,13 @@ const char *collio_strategy_name(int i);
 const char *collio_strategy_summary(const char *name);
 
 /** Local. 1 if the strategy writes the canonical file order (every strategy
- *  but the "block" reference), 0 if not, -1 if unknown. */
+ *  but the reference that writes each rank's data as one block), 0 if not,
+ *  -1 if unknown. */
 int collio_strategy_is_canonical(const char *name);
 
 /** Local. 1 if the strategy hands the data to the MPI library's own
  *  collective I/O (a file view + MPI_File_write_all / read_all): what an
- *  MPI-IO program gets without collio ("two_phase"); 0 if not, -1 if
- *  unknown. */
+ *  MPI-IO program gets without collio; 0 if not, -1 if unknown. */
 int collio_strategy_is_mpi_collective(const char *name);
 
 /* ------------------------------------- the machine: file systems, costs */
@@ -389,11 +390,10 @@ typedef struct collio_fs_costs {
                                    exchange and copies), one process per
                                    core (0: not measured) */
     double mpiio_read_byte_s;   /* likewise for MPI_File_read_all */
-    /* List I/O as "independent" does it: every rank writing (reading) its
-     * own pieces, interleaved with the other ranks' in one file, all at
-     * once. The cost of one request beyond its bytes (those count at
-     * write_Bps / read_Bps), per process (the node's oversubscription
-     * divided out), at ninterleaved piece sizes interleaved_bytes[]
+    /* List I/O: every rank writing (reading) its own pieces,
+     * interleaved with the other ranks' in one file, all at once. The cost of one request
+     * beyond its bytes (those count at write_Bps / read_Bps), per process (the node's
+     * oversubscription divided out), at ninterleaved piece sizes interleaved_bytes[]
      * (increasing). 0 sizes: not measured; the model then uses
      * write_request_s / read_request_s at every size. */
     int ninterleaved;
@@ -571,12 +571,12 @@ typedef struct collio_plan collio_plan;
  * "cb_nodes", PnetCDF's "nc_num_aggrs_per_node"). Each key is
  * "SECTION.NAME": the section "plan" for the options of every plan,
  * "replicas" for replicated layouts, and one per strategy for its own
- * (e.g. "multiphase.exchange", "subgroup.group"). Each owner declares its
+ * (docs/options.md lists them all). Each owner declares its
  * options in one table (type, default, range, one line of doc); the
  * catalogue (collio_option_describe) lists them all, and docs/options.md
  * is generated from it. Values are text: integers (decimal; sizes may end
  * in K, M, G, Ki, Mi, Gi), booleans (1/0, true/false, yes/no, on/off,
- * enable/disable) and names (an exchange, a replica policy, a strategy).
+ * enable/disable) and names (one of the option's list, a strategy).
  *
  * A plan takes its hints from, in order (a later source wins): the
  * defaults, the collio_hints object given to collio_plan_create, and the
@@ -610,8 +610,8 @@ int collio_hints_set(collio_hints *hints, const char *key, const char *value);
 int collio_hints_set_int(collio_hints *hints, const char *key, int64_t value);
 
 /** Local. Sets every "KEY=VALUE" of a comma-separated list, e.g.
- *  "multiphase.exchange=node-direct,subgroup.group=4" (spaces around keys
- *  and values are ignored). The pairs before the first bad one stay set.
+ *  "plan.keep_buffers=0,plan.destroy_input=1" (spaces around keys and
+ *  values are ignored). The pairs before the first bad one stay set.
  *  Errors as collio_hints_set. */
 int collio_hints_parse(collio_hints *hints, const char *list);
 
@@ -638,7 +638,7 @@ typedef struct collio_option_info {
     const char *type;  /* "int", "size", "bool", "name", "strategy", "uint64",
                           "path" */
     const char *deflt; /* the default, as text */
-    const char *range; /* what it takes, e.g. "0..32", "auto|hypercube|..." */
+    const char *range; /* what it takes, e.g. "0..32", "NAME|NAME|..." */
     const char *doc;   /* one line */
 } collio_option_info;
 
@@ -651,10 +651,10 @@ int collio_option_count(void);
 int collio_option_describe(int i, collio_option_info *out);
 
 /** Local. The names an option of type "name" takes -- e.g.
- *  "multiphase.exchange" (a transport), "replicas.policy" (which holder of
- *  a replicated element writes it), "auto.only" ("any", then auto's
- *  candidates); docs/options.md lists and docs/multiphase.md,
- *  docs/replicas.md and docs/auto.md describe them: the name of value
+ *  "replicas.policy" (which holder of a replicated element writes it),
+ *  "auto.only" ("any", then auto's candidates), a strategy's choice of
+ *  its own variants; docs/options.md lists them and the strategies' docs
+ *  describe them: the name of value
  *  `value` (0, 1, ... until NULL lists them all), or NULL where KEY is no
  *  such option or `value` is out of range. A stat of the same key holds
  *  such a value (the plan's choice); stats "auto.write_choice" and
@@ -664,8 +664,6 @@ const char *collio_option_value_name(const char *key, int value);
 /** Local. The value of NAME for an option of type "name" (as above), or
  *  -1 where the key or the name is unknown. */
 int collio_option_value(const char *key, const char *name);
-
-#define COLLIO_MAX_PHASES 32
 
 /**
  * Collective over comm, which must hold the same processes in the same
@@ -680,8 +678,8 @@ int collio_option_value(const char *key, const char *name);
  * another communicator; the layouts' nglobal, esize or kind, the strategy
  * or any option differ across ranks), COLLIO_ERR_ARG (an unknown key, a
  * value out of range -- in the hints or in COLLIO_HINTS --, or options
- * that do not go together, e.g. multiphase.exchange=direct with
- * 1 <= multiphase.phases < all; COLLIO_COPY_ALIAS set to anything but 0,
+ * that do not go together, a strategy's, docs/options.md;
+ * COLLIO_COPY_ALIAS set to anything but 0,
  * 1 or empty, docs/benchmarks.md), COLLIO_ERR_NOMEM.
  */
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
@@ -740,46 +738,37 @@ int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
  *  refer to the last collio_write / collio_read. inspect_s, plan_bytes and
  *  nnodes describe the plan and are kept from one call to the next; every
  *  other field describes the last execution and starts from 0 in each
- *  call. A strategy's own statistics (what multiphase chose, subgroup's
- *  groups, the replica policy's counts) are read by key with
- *  collio_plan_stat. */
+ *  call. A strategy's own statistics (what it chose, its groups, its
+ *  figures per exchange phase; the replica policy's counts) are read by
+ *  key with collio_plan_stat and collio_plan_stat_values. */
 typedef struct collio_stats {
-    double inspect_s;      /* plan creation (this rank) */
-    double exchange_s;     /* data movement between ranks (incl. pack/unpack) */
-    double copy_s;         /* the part of exchange_s spent in local copies
-                              (multiphase: kept pieces, final scatter or
-                              gather; layout pack/unpack of a non-packed
-                              memory kind); 0 where a strategy does not
-                              separate it. exchange_s - copy_s is then
-                              time in MPI transfers and waiting */
-    double file_s;         /* file access */
-    double total_s;        /* the whole collio_write / collio_read call */
-    int64_t bytes_sent;    /* bytes this rank sent to other ranks */
-    int64_t messages;      /* point-to-point messages (or collective calls)
-                              this rank took part in */
-    int64_t file_requests; /* file system requests this rank issued */
-    int64_t file_bytes;    /* bytes this rank wrote or read in the file */
-    int nphases;           /* exchange phases (multiphase) */
-    double phase_s[COLLIO_MAX_PHASES];         /* time per exchange phase */
-    int64_t phase_bytes[COLLIO_MAX_PHASES];    /* bytes sent per phase */
-    int64_t phase_tuples[COLLIO_MAX_PHASES];   /* descriptor tuples per phase */
-    int64_t phase_messages[COLLIO_MAX_PHASES]; /* messages posted per phase */
+    double inspect_s;         /* plan creation (this rank) */
+    double exchange_s;        /* data movement between ranks (incl. pack/unpack) */
+    double copy_s;            /* the part of exchange_s spent in local copies
+                                 (kept pieces, a final scatter or gather;
+                                 layout pack/unpack of a non-packed memory
+                                 kind); 0 where a strategy does not
+                                 separate it. exchange_s - copy_s is then
+                                 time in MPI transfers and waiting */
+    double file_s;            /* file access */
+    double total_s;           /* the whole collio_write / collio_read call */
+    int64_t bytes_sent;       /* bytes this rank sent to other ranks */
+    int64_t messages;         /* point-to-point messages (or collective calls)
+                                 this rank took part in */
+    int64_t file_requests;    /* file system requests this rank issued */
+    int64_t file_bytes;       /* bytes this rank wrote or read in the file */
     int64_t plan_bytes;       /* memory of the plan's descriptors on this rank */
     int64_t work_bytes;       /* work buffers the last execution used beyond the
                                  user's buffer, by their allocated size
-                                 (multiphase, subgroup, serial; kept by the plan
-                                 between executions under hint plan.keep_buffers,
-                                 and then reused where large enough); 0 for
-                                 strategies that do not report it */
-    int nrounds;              /* rounds of the last execution (multiphase writes
-                                 and reads in rounds, hint
-                                 multiphase.write_rounds);
-                                 0: one pass */
+                                 (kept by the plan between executions under
+                                 hint plan.keep_buffers, and then reused where
+                                 large enough); 0 for strategies that do not
+                                 report it */
     int nnodes;               /* nodes the plan's ranks run on (ranks that
                                  share memory: MPI_COMM_TYPE_SHARED) */
     int64_t messages_offnode; /* of messages: point-to-point messages with
                                  ranks on other nodes -- what a cluster's
-                                 network carries (multiphase's exchanges,
+                                 network carries (exchanges between ranks,
                                  the replica fill of reads; collective
                                  calls are not split) */
     int64_t bytes_offnode;    /* of bytes_sent: bytes sent in those */
@@ -789,19 +778,33 @@ typedef struct collio_stats {
 int collio_plan_stats(const collio_plan *plan, collio_stats *out);
 
 /** Local. One statistic by key: a field of collio_stats by its name
- *  ("total_s", "bytes_sent", ...; not the phase arrays) or a strategy's or
- *  the replica policy's own, "SECTION.NAME" (e.g. "multiphase.exchange",
- *  "subgroup.gather_s", "replicas.intervals"; a subgroup plan also has its
- *  inner strategy's). A section whose strategy does not run reads 0.
- *  Errors: COLLIO_ERR_ARG (an unknown key; collio_last_error names it). */
+ *  ("total_s", "bytes_sent", ...) or a section's own, "SECTION.NAME"
+ *  (a strategy's or the replica policy's: "replicas.intervals", ...;
+ *  collio_stat_describe lists them, docs/options.md too; a plan of a
+ *  strategy that runs another inside also has its inner strategy's). A
+ *  section whose strategy does not run reads 0. Errors: COLLIO_ERR_ARG (an
+ *  unknown key, or a statistic of many values -- collio_plan_stat_values
+ *  reads those; collio_last_error says which). */
 int collio_plan_stat(const collio_plan *plan, const char *key, double *value);
+
+/** Local. Every value of one statistic by key (as collio_plan_stat): a
+ *  statistic with one value per exchange phase, per round, ... holds up to
+ *  its catalogue's `count` values, of which *count are in use in this plan
+ *  (the value of its `length` statistic); a scalar has *count = 1. Copies
+ *  the first min(*count, max) into values[]. Errors: COLLIO_ERR_ARG (an
+ *  unknown key, max < 0, a NULL argument). */
+int collio_plan_stat_values(const collio_plan *plan, const char *key, double *values,
+                            int max, int *count);
 
 /** One entry of the statistics catalogue (collio_stat_describe). */
 typedef struct collio_stat_info {
-    const char *key; /* "total_s", or "SECTION.NAME" */
-    int per_call;    /* 1: describes the last execution (reset in each
-                        call), 0: the plan (kept) */
-    const char *doc; /* one line */
+    const char *key;    /* "total_s", or "SECTION.NAME" */
+    int per_call;       /* 1: describes the last execution (reset in each
+                           call), 0: the plan (kept) */
+    const char *doc;    /* one line */
+    int count;          /* values: 1, or up to count (one per phase, ...) */
+    const char *length; /* count > 1: the key of the statistic that says how
+                           many are in use; NULL otherwise */
 } collio_stat_info;
 
 /** Local. Number of statistics in the catalogue, and the i-th (the fields

@@ -303,8 +303,8 @@ static void run_only(tu_ctx *t, int i, int64_t bx)
     TU_CHECK(t, same_stat(t, p, "auto.write_choice") == i, "%s: the write ran %s", label,
              tu_candidate_name((int)TU_STAT(t, p, "auto.write_choice")));
     if (k > 0)
-        TU_CHECK(t, same_stat(t, p, "nphases") == k, "%s: %g phases", label,
-                 TU_STAT(t, p, "nphases"));
+        TU_CHECK(t, same_stat(t, p, "multiphase.nphases") == k, "%s: %g phases", label,
+                 TU_STAT(t, p, "multiphase.nphases"));
     if (g > 0) { /* (the last group may be smaller) */
         double most = TU_STAT(t, p, "subgroup.group");
         MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_DOUBLE, MPI_MAX, t->comm);

@@ -122,6 +122,14 @@ static void base_config(tu_ctx *t, collio_bench_config *c, const char *csv)
     snprintf(c->csv, sizeof c->csv, "%s", csv);
 }
 
+/* Sweeps hint KEY over VALUES ("V1,V2"): one variant per value. */
+static void sweep(collio_bench_config *c, const char *key, const char *values)
+{
+    collio_bench_sweep *s = &c->sweeps[c->nsweeps++];
+    snprintf(s->key, sizeof s->key, "%s", key);
+    snprintf(s->values, sizeof s->values, "%s", values);
+}
+
 static void test_vector(tu_ctx *t)
 {
     tu_case(t, "vector workload, every strategy, write and read");
@@ -167,9 +175,7 @@ static void test_array(tu_ctx *t)
     snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "multiphase");
     snprintf(c.strategies[1], COLLIO_BENCH_NAME_LEN, "serial");
     c.nstrategies = 2;
-    c.phases[0] = 1;
-    c.phases[1] = 0;
-    c.nphases = 2;
+    sweep(&c, "multiphase.phases", "1,0");
     c.reps = 2;          /* rep 2 writes a buffer the library may have overwritten */
     c.destroy_input = 1; /* so the bench must refill it: verified below */
     collio_bench_summary sum;
@@ -237,12 +243,9 @@ static void test_write_rounds(tu_ctx *t)
     c.bx[0] = 3;
     snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "multiphase");
     c.nstrategies = 1;
-    c.rounds[0] = -1;
-    c.rounds[1] = 2;
-    c.nrounds = 2;
+    sweep(&c, "multiphase.write_rounds", "-1,2");
     /* rounds are the hypercube's (AUTO is direct on one node) */
-    c.exchange[0] = TU_EXCHANGE_HYPERCUBE;
-    c.nexchange = 1;
+    sweep(&c, "multiphase.exchange", "hypercube");
     collio_bench_summary sum;
     int rc = collio_bench_run(t->comm, &c, &sum);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
@@ -315,9 +318,7 @@ static void test_exchange(tu_ctx *t)
     c.bx[0] = 7;
     snprintf(c.strategies[0], COLLIO_BENCH_NAME_LEN, "multiphase");
     c.nstrategies = 1;
-    c.exchange[0] = TU_EXCHANGE_HYPERCUBE;
-    c.exchange[1] = TU_EXCHANGE_DIRECT;
-    c.nexchange = 2;
+    sweep(&c, "multiphase.exchange", "hypercube,direct");
     collio_bench_summary sum;
     int rc = collio_bench_run(t->comm, &c, &sum);
     if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_bench_run"))
@@ -384,9 +385,11 @@ static void test_small(tu_ctx *t)
         return;
     TU_CHECK(t,
              c.workload == COLLIO_BENCH_SMALL && c.nsizes == 3 && c.sizes[0] == 1024
-                 && c.sizes[1] == 12 && c.sizes[2] == 4096 && c.ngroups == 1
-                 && c.groups[0] == 2 && c.ninners == 1
-                 && strcmp(c.inners[0], "independent") == 0,
+                 && c.sizes[1] == 12 && c.sizes[2] == 4096 && c.nsweeps == 2
+                 && strcmp(c.sweeps[0].key, "subgroup.group") == 0
+                 && strcmp(c.sweeps[0].values, "2") == 0
+                 && strcmp(c.sweeps[1].key, "subgroup.inner") == 0
+                 && strcmp(c.sweeps[1].values, "independent") == 0,
              "parsed small options");
     c.progress = 0;
     c.table_out = NULL;

@@ -185,6 +185,15 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
 {
     collio_stats s;
     collio_plan_stats(p, &s);
+    /* the per-phase figures (multiphase's own stats) */
+    enum { MAXPH = 32 };
+    double pbytes[MAXPH] = {0}, pmsgs[MAXPH] = {0};
+    const int nphases = TU_STAT_VALUES(t, p, "multiphase.phase_bytes", pbytes, MAXPH);
+    TU_CHECK(t,
+             TU_STAT_VALUES(t, p, "multiphase.phase_messages", pmsgs, MAXPH) == nphases
+                 && TU_STAT(t, p, "multiphase.nphases") == nphases,
+             "every per-phase stat has nphases values");
+    const int nrounds = (int)TU_STAT(t, p, "multiphase.nrounds");
     const int mx = (int)TU_STAT(t, p, "multiphase.exchange");
     const int mshm = (int)TU_STAT(t, p, "multiphase.shared_memory");
     int all = all_phases(t->nranks);
@@ -215,15 +224,14 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
                  (long long)s.messages);
     if (direct) {
         want = all = 1;
-        TU_CHECK(t, s.phase_messages[0] <= 2 * t->nranks && s.nrounds == 0,
-                 "direct: %lld messages, %d rounds", (long long)s.phase_messages[0],
-                 s.nrounds);
+        TU_CHECK(t, (long long)pmsgs[0] <= 2 * t->nranks && nrounds == 0,
+                 "direct: %lld messages, %d rounds", (long long)pmsgs[0], nrounds);
     }
     if (node && is_node_x(mx)) {
         want = all = node_steps(mx);
-        TU_CHECK(t, s.nrounds == 0, "%s: %d rounds", tu_exchange_name(mx), s.nrounds);
+        TU_CHECK(t, nrounds == 0, "%s: %d rounds", tu_exchange_name(mx), nrounds);
     }
-    TU_CHECK(t, s.nphases == want, "nphases %d, want %d", s.nphases, want);
+    TU_CHECK(t, nphases == want, "nphases %d, want %d", nphases, want);
     if (want == all)
         TU_CHECK(t,
                  s.file_requests
@@ -231,35 +239,34 @@ static void check_stats(tu_ctx *t, collio_plan *p, int k, int64_t nglobal, int w
                  "one file request per non-empty domain, got %lld",
                  (long long)s.file_requests);
     int64_t sum = 0;
-    for (int i = 0; i < s.nphases && i < COLLIO_MAX_PHASES; i++)
-        sum += s.phase_bytes[i];
+    for (int i = 0; i < nphases && i < MAXPH; i++)
+        sum += (int64_t)pbytes[i];
     TU_CHECK(t, sum == s.bytes_sent, "bytes per phase add up");
     int64_t msgs = 0;
-    for (int i = 0; i < s.nphases && i < COLLIO_MAX_PHASES; i++)
-        msgs += s.phase_messages[i];
+    for (int i = 0; i < nphases && i < MAXPH; i++)
+        msgs += (int64_t)pmsgs[i];
     TU_CHECK(t, msgs == s.messages, "messages per phase add up (%lld vs %lld)",
              (long long)msgs, (long long)s.messages);
     /* a phase exchanges with at most a partner and a lonely neighbour,
      * once per round of a write in rounds */
-    int64_t most = direct ? 2 * t->nranks : 3 * (s.nrounds > 0 ? s.nrounds : 1);
+    int64_t most = direct ? 2 * t->nranks : 3 * (nrounds > 0 ? nrounds : 1);
     const int mown = nodes.size[nodes.node_of[t->rank]];
     int maxm = 0;
     for (int N = 0; N < nodes.M; N++)
         maxm = nodes.size[N] > maxm ? nodes.size[N] : maxm;
-    for (int i = 0; i < s.nphases && i < COLLIO_MAX_PHASES; i++) {
+    for (int i = 0; i < nphases && i < MAXPH; i++) {
         if (node && mx == TU_EXCHANGE_NODE_DIRECT)
             most = i == 1 ? 2 * ceil_div(nodes.M - 1, mown) : 2 * (mown - 1);
         else if (node && mx == TU_EXCHANGE_NODE_HYPERCUBE)
-            most = i == s.nphases - 1 ? 2 * (mown - 1) : 1 + 2 * ceil_div(maxm, mown);
+            most = i == nphases - 1 ? 2 * (mown - 1) : 1 + 2 * ceil_div(maxm, mown);
         TU_CHECK(t,
-                 s.phase_messages[i] >= 0
-                     && s.phase_messages[i]
-                            <= most
-                                   + (aut && s.nrounds > 0 && i == s.nphases - 1
-                                          ? 2 * t->nranks
-                                          : 0),
+                 (int64_t)pmsgs[i] >= 0
+                     && (int64_t)pmsgs[i] <= most
+                                                 + (aut && nrounds > 0 && i == nphases - 1
+                                                        ? 2 * t->nranks
+                                                        : 0),
                  "phase %d posts %lld messages (%s, at most %lld)", i,
-                 (long long)s.phase_messages[i], tu_exchange_name(mx), (long long)most);
+                 (long long)(int64_t)pmsgs[i], tu_exchange_name(mx), (long long)most);
     }
     TU_CHECK(t, s.plan_bytes > 0, "plan_bytes reported");
     TU_CHECK(t, s.copy_s >= 0.0 && s.copy_s <= s.exchange_s,
@@ -330,11 +337,10 @@ static void roundtrip(tu_ctx *t, const tu_layout_desc *d, const mp_opts *mo,
             check_stats(t, p, k, d->nglobal, want_x, mo->x == X_AUTO,
                         want_x == TU_EXCHANGE_DIRECT && mo->x != X_DIRECT_MSG
                             && one_node());
-            collio_stats s;
-            collio_plan_stats(p, &s);
+            const int nrounds = (int)TU_STAT(t, p, "multiphase.nrounds");
             if (mo->rounds >= 1)
-                TU_CHECK(t, s.nrounds == want_rounds(t, d->nglobal, mo, direct),
-                         "write in %d rounds, want %d", s.nrounds,
+                TU_CHECK(t, nrounds == want_rounds(t, d->nglobal, mo, direct),
+                         "write in %d rounds, want %d", nrounds,
                          want_rounds(t, d->nglobal, mo, direct));
             if (read_file(t, p, path, be, back, bytes)) {
                 int64_t diff = tu_compare(back, idx, n, d->esize, seed, &first);
@@ -607,7 +613,8 @@ static void test_random_vs_serial(tu_ctx *t, int ncases)
  * / rst[call] (may be NULL). The plan may use buf as scratch. */
 static void plan_cycles(tu_ctx *t, const tu_layout_desc *d, collio_plan *p,
                         const int64_t *idx, int64_t n, int ncalls, uint64_t seed0,
-                        collio_stats *wst, collio_stats *rst, int *wx, int *rx)
+                        collio_stats *wst, collio_stats *rst, int *wx, int *rx,
+                        int *wrounds, int *rrounds)
 {
     size_t bytes = (size_t)n * d->esize;
     unsigned char *buf = malloc(bytes + 1), *back = malloc(bytes + 1);
@@ -622,6 +629,8 @@ static void plan_cycles(tu_ctx *t, const tu_layout_desc *d, collio_plan *p,
             collio_plan_stats(p, &wst[call]);
         if (wx) /* the exchange the call ran */
             wx[call] = (int)TU_STAT(t, p, "multiphase.exchange");
+        if (wrounds)
+            wrounds[call] = (int)TU_STAT(t, p, "multiphase.nrounds");
         TU_CHECK(t, tu_check_file(t, path, d->nglobal, d->esize, seed, 0, 0, 0) == 0,
                  "write %d of the plan", call);
         memset(back, 0, bytes + 1);
@@ -631,6 +640,8 @@ static void plan_cycles(tu_ctx *t, const tu_layout_desc *d, collio_plan *p,
             collio_plan_stats(p, &rst[call]);
         if (rx)
             rx[call] = (int)TU_STAT(t, p, "multiphase.exchange");
+        if (rrounds)
+            rrounds[call] = (int)TU_STAT(t, p, "multiphase.nrounds");
         int64_t first;
         TU_CHECK(t, tu_compare(back, idx, n, d->esize, seed, &first) == 0,
                  "read %d of the plan", call);
@@ -657,7 +668,7 @@ static void test_reuse(tu_ctx *t)
         int64_t *idx = NULL, n = 0;
         collio_plan *p = NULL; /* (its layout is freed already) */
         if (plan_of(t, &d, &v[i], &idx, &n, &p))
-            plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL, NULL, NULL);
+            plan_cycles(t, &d, p, idx, n, 10, 70, NULL, NULL, NULL, NULL, NULL, NULL);
         collio_plan_free(&p);
         free(idx);
     }
@@ -803,9 +814,10 @@ static void test_work_memory(tu_ctx *t)
                 enum { CALLS = 2 };
                 collio_stats w[CALLS], r[CALLS];
                 int wx[CALLS] = {-1, -1}, rx[CALLS] = {-1, -1};
+                int wr[CALLS] = {-1, -1}, rr[CALLS] = {-1, -1};
                 memset(w, 0, sizeof w);
                 memset(r, 0, sizeof r);
-                plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r, wx, rx);
+                plan_cycles(t, &d, p, idx, n, CALLS, 500, w, r, wx, rx, wr, rr);
                 const int64_t b = n * (int64_t)d.esize;
                 /* the node-aware exchanges: forced, or AUTO across nodes
                  * where it takes one */
@@ -818,9 +830,8 @@ static void test_work_memory(tu_ctx *t)
                                      && (mo->x == X_AUTO || x == exchange_opt(mo->x)),
                                  "call %d: exchange %s / %s", c, tu_exchange_name(x),
                                  tu_exchange_name(rx[c]));
-                        TU_CHECK(t, w[c].nrounds == 0 && r[c].nrounds == 0,
-                                 "call %d: rounds %d / %d, want none", c, w[c].nrounds,
-                                 r[c].nrounds);
+                        TU_CHECK(t, wr[c] == 0 && rr[c] == 0,
+                                 "call %d: rounds %d / %d, want none", c, wr[c], rr[c]);
                         if (!is_node_x(x))
                             continue;
                         const int64_t es = (int64_t)d.esize;
@@ -872,9 +883,8 @@ static void test_work_memory(tu_ctx *t)
                     TU_CHECK(t, r[c].work_bytes == want_r,
                              "read %d: work_bytes %lld, want %lld", c,
                              (long long)r[c].work_bytes, (long long)want_r);
-                    TU_CHECK(t, w[c].nrounds == rounds[v] && r[c].nrounds == rounds[v],
-                             "rounds %d / %d, want %d", w[c].nrounds, r[c].nrounds,
-                             rounds[v]);
+                    TU_CHECK(t, wr[c] == rounds[v] && rr[c] == rounds[v],
+                             "rounds %d / %d, want %d", wr[c], rr[c], rounds[v]);
                 }
                 for (int c = 0; c < CALLS && pull && !exact; c++)
                     TU_CHECK(t,
@@ -932,7 +942,7 @@ static void test_plan_bytes(tu_ctx *t)
             ok = plan_of(t, &d, &(mp_opts){0, 0, -1, 0, xs[i]}, &idx, &n, &p);
             if (ok)
                 plan_cycles(t, &d, p, idx, n, 1, 900 + (uint64_t)spread, &st[spread],
-                            NULL, NULL, NULL);
+                            NULL, NULL, NULL, NULL, NULL);
             collio_plan_free(&p);
             free(idx);
             tu_desc_free(&d);
@@ -990,7 +1000,8 @@ static void test_pull_rounds(tu_ctx *t)
         int64_t *idx = NULL, n = 0;
         collio_plan *p = NULL;
         if (plan_of(t, &d, &(mp_opts){0, 0, 0, 0, X_AUTO}, &idx, &n, &p)) {
-            plan_cycles(t, &d, p, idx, n, 1, 950 + (uint64_t)i, NULL, NULL, NULL, NULL);
+            plan_cycles(t, &d, p, idx, n, 1, 950 + (uint64_t)i, NULL, NULL, NULL, NULL,
+                        NULL, NULL);
             double shm = -1, got = -1; /* (shared_memory: set by the first call) */
             collio_plan_stat(p, "multiphase.shared_memory", &shm);
             collio_plan_stat(p, "multiphase.pull_rounds", &got);
@@ -1077,14 +1088,13 @@ static void test_options(tu_ctx *t)
                        all_phases(t->nranks) + 1);
         TU_RC_ALL(t, rc, COLLIO_OK, "phases = all + 1 means all");
         if (rc == COLLIO_OK) {
-            collio_stats st;
-            collio_plan_stats(p, &st);
-            TU_CHECK(t, st.nphases == all_phases(t->nranks),
+            const int nphases = (int)TU_STAT(t, p, "multiphase.nphases");
+            TU_CHECK(t, nphases == all_phases(t->nranks),
                      "phases = all + 1 runs all %d phases (got %d)",
-                     all_phases(t->nranks), st.nphases);
+                     all_phases(t->nranks), nphases);
         }
         collio_plan_free(&p);
-        /* phases: 0..COLLIO_MAX_PHASES */
+        /* phases: 0..32 */
         bad_hint(t, l, "multiphase.phases", "-1");
         bad_hint(t, l, "multiphase.phases", "33");
         /* write_rounds: -1..62 */

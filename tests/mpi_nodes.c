@@ -166,8 +166,9 @@ static void check_node_exchange(tu_ctx *t, const variant *va, const tu_node_map 
         return;
     const char *what = op ? "read" : "write";
     int steps = x == TU_EXCHANGE_NODE_DIRECT ? (M > 1 ? 3 : 1) : L + 1;
-    TU_CHECK(t, st->nphases == steps, "%s: %s runs %d steps, want %d", what,
-             tu_exchange_name(x), st->nphases, steps);
+    const int nphases = (int)TU_STAT(t, p, "multiphase.nphases");
+    TU_CHECK(t, nphases == steps, "%s: %s runs %d steps, want %d", what,
+             tu_exchange_name(x), nphases, steps);
     TU_CHECK(t, TU_STAT(t, p, "multiphase.shared_memory") == 0, "%s: no shared memory",
              what);
     int64_t most = x == TU_EXCHANGE_NODE_DIRECT ? 2 * ceil_div(M - 1, mown)

@@ -1074,7 +1074,8 @@ static void effect_multiphase(tu_ctx *t, const tu_layout_desc *d, const collio_l
         collio_stats st;
         if (TU_RC_ALL(t, plan_with(t, l, "multiphase", list, NULL, &p), COLLIO_OK, "plan")
             && roundtrip(t, p, d, 310 + (uint64_t)k, &st))
-            TU_CHECK(t, st.nphases == k, "nphases %d, want %d", st.nphases, k);
+            TU_CHECK(t, TU_STAT(t, p, "multiphase.nphases") == k, "nphases %g, want %d",
+                     TU_STAT(t, p, "multiphase.nphases"), k);
         collio_plan_free(&p);
     }
     /* write_rounds (hypercube, all phases, the buffer kept): r halvings
@@ -1098,7 +1099,8 @@ static void effect_multiphase(tu_ctx *t, const tu_layout_desc *d, const collio_l
         collio_stats st;
         if (TU_RC_ALL(t, plan_with(t, l, "multiphase", list, NULL, &p), COLLIO_OK, "plan")
             && roundtrip(t, p, d, 320 + (uint64_t)c, &st))
-            TU_CHECK(t, st.nrounds == want, "nrounds %d, want %d", st.nrounds, want);
+            TU_CHECK(t, TU_STAT(t, p, "multiphase.nrounds") == want,
+                     "nrounds %g, want %d", TU_STAT(t, p, "multiphase.nrounds"), want);
         collio_plan_free(&p);
     }
     /* shared_memory = 0: the direct exchange moves messages */

@@ -170,6 +170,19 @@ double tu_stat_(tu_ctx *t, const collio_plan *p, const char *key, const char *fi
     return v;
 }
 
+int tu_stat_values_(tu_ctx *t, const collio_plan *p, const char *key, double *v, int max,
+                    const char *file, int line)
+{
+    int n = 0;
+    int rc = collio_plan_stat_values(p, key, v, max, &n);
+    if (rc != COLLIO_OK) {
+        tu_check_(t, 0, file, line, "collio_plan_stat_values %s: %s (%s)", key,
+                  collio_strerror(rc), collio_last_error());
+        return 0;
+    }
+    return n;
+}
+
 char *tu_plan_hint_(tu_ctx *t, const collio_plan *p, const char *key, char *out, size_t n,
                     const char *file, int line)
 {

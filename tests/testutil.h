@@ -125,6 +125,14 @@ double tu_stat_(tu_ctx *t, const collio_plan *p, const char *key, const char *fi
                 int line);
 #define TU_STAT(t, p, key) tu_stat_((t), (p), (key), __FILE__, __LINE__)
 
+/* Local: collio_plan_stat_values(p, key, v, max): the values in use of a
+ * statistic of many (one per exchange phase, ...), how many there are
+ * returned; a failure counts a failed check and gives 0. */
+int tu_stat_values_(tu_ctx *t, const collio_plan *p, const char *key, double *v, int max,
+                    const char *file, int line);
+#define TU_STAT_VALUES(t, p, key, v, max)                                                \
+    tu_stat_values_((t), (p), (key), (v), (max), __FILE__, __LINE__)
+
 /* Local: the value the plan runs with for hint KEY (collio_plan_hints,
  * collio_hints_get) into out[0..n); a failure or a key the plan does not
  * report counts a failed check and gives "". Returns out. */

@@ -127,7 +127,7 @@ typedef struct sim_rank {
     collio__segvec held;
     int64_t *a; /* buffer: element values = global index */
     int64_t na;
-    collio__mp_phase ph[COLLIO_MAX_PHASES];
+    collio__mp_phase ph[MP_MAX_PHASES];
     collio__segvec kept, out;
     int64_t *b;
 } sim_rank;

@@ -748,7 +748,8 @@ def _catalogue():
         for o in opts:
             sec, _, name = o["key"].partition(".")
             sections.setdefault(sec, {})[name] = o
-        stats = [dict(key=k, per_call=pc, doc=doc) for k, pc, doc in _collio.stat_catalogue()]
+        stats = [dict(key=k, per_call=pc, doc=doc, count=n, length=ln)
+                 for k, pc, doc, n, ln in _collio.stat_catalogue()]
         _CATALOGUE = (opts, sections, stats)
     return _CATALOGUE
 
@@ -765,8 +766,10 @@ def options():
 def statistics():
     """The statistics catalogue (collio_stat_describe): a list of dicts
     ``key`` ("total_s", or "SECTION.NAME"), ``per_call`` (True: describes
-    the last write / read, False: the plan) and ``doc`` -- what
-    ``Plan.stats()`` and ``Plan.stat(key)`` report."""
+    the last write / read, False: the plan), ``doc``, ``count`` (1, or up
+    to that many values: one per exchange phase, ...) and ``length`` (for
+    count > 1, the key of the statistic that says how many are in use;
+    else None) -- what ``Plan.stats()`` and ``Plan.stat(key)`` report."""
     return [dict(s) for s in _catalogue()[2]]
 
 
@@ -892,6 +895,15 @@ def _make_hints(opts, kw, hints, info):
     if text is not None:
         _hint_call(_collio.hints_parse, h, text)
     return h
+
+
+def _stat_count(key):
+    """The values statistic KEY holds (its catalogue's count; 1 for a key
+    the catalogue does not have: the library names the error)."""
+    for s in _catalogue()[2]:
+        if s["key"] == key:
+            return s["count"]
+    return 1
 
 
 def _stat_value(v, names):
@@ -1062,19 +1074,23 @@ class Plan:
 
     def stat(self, key):
         """Local: one statistic by key (collio_plan_stat): a key of
-        ``statistics()``, e.g. "total_s" or "multiphase.exchange", as
-        the float the library keeps. An unknown key raises Error
-        ERR_ARG."""
-        return _collio.plan_stat(self._handle(), _cstr("key", key))
+        ``statistics()``, e.g. "total_s" or "replicas.intervals", as the
+        float the library keeps; one of many values (``count`` > 1 in
+        ``statistics()``) as the list of those in use
+        (collio_plan_stat_values). An unknown key raises Error ERR_ARG."""
+        key = _cstr("key", key)
+        if _stat_count(key) > 1:
+            return _collio.plan_stat_values(self._handle(), key)
+        return _collio.plan_stat(self._handle(), key)
 
     def stats(self):
         """Local: the plan's statistics as a dict. The fields of
-        collio_stats flat (times in seconds; lists phase_s / phase_bytes /
-        phase_tuples / phase_messages of nphases entries), and a dict per
-        section of the statistics catalogue ("replicas", "multiphase",
-        "subgroup", ...) of its statistics by name: the value of a named
-        option's statistic by name (``stats()["multiphase"]["exchange"]
-        == "direct"``), whole numbers as int, others as float. A section
+        collio_stats flat (times in seconds), and a dict per section of the
+        statistics catalogue ("replicas", then the strategies') of its
+        statistics by name: the value of a named option's statistic by
+        name (``stats()["multiphase"]["exchange"] == "direct"``), whole
+        numbers as int, others as float, a statistic of many values (one
+        per exchange phase, ...) as the list of those in use. A section
         whose strategy did not run reads 0."""
         h = self._handle()
         d = _collio.plan_stats(h)
@@ -1088,7 +1104,11 @@ class Plan:
             opt = sections.get(sec, {}).get(name)
             names = opt["range"].split("|") if opt is not None and \
                 opt["type"] == "name" else None
-            d.setdefault(sec, {})[name] = _stat_value(_collio.plan_stat(h, s["key"]), names)
+            if s["count"] > 1:
+                v = [_stat_value(x, names) for x in _collio.plan_stat_values(h, s["key"])]
+            else:
+                v = _stat_value(_collio.plan_stat(h, s["key"]), names)
+            d.setdefault(sec, {})[name] = v
         return d
 
     @property

@@ -627,7 +627,7 @@ static PyObject *py_option_catalogue(PyObject *self, PyObject *noargs)
     return l;
 }
 
-/* The statistics catalogue: [(key, per_call, doc)]. */
+/* The statistics catalogue: [(key, per_call, doc, count, length or None)]. */
 static PyObject *py_stat_catalogue(PyObject *self, PyObject *noargs)
 {
     (void)self;
@@ -641,8 +641,8 @@ static PyObject *py_stat_catalogue(PyObject *self, PyObject *noargs)
             Py_DECREF(l);
             return raise_collio(rc, NULL);
         }
-        PyObject *t = Py_BuildValue("(sOs)", s.key, s.per_call ? Py_True : Py_False,
-                                    s.doc != NULL ? s.doc : "");
+        PyObject *t = Py_BuildValue("(sOsiz)", s.key, s.per_call ? Py_True : Py_False,
+                                    s.doc != NULL ? s.doc : "", s.count, s.length);
         if (t == NULL || PyList_Append(l, t) < 0)
             Py_CLEAR(l);
         Py_XDECREF(t);
@@ -715,6 +715,42 @@ static PyObject *py_plan_stat(PyObject *self, PyObject *args)
     if (rc != COLLIO_OK)
         return raise_collio(rc, NULL);
     return PyFloat_FromDouble(v);
+}
+
+/* Every value of one statistic by key (collio_plan_stat_values): a list
+ * of floats, the values in use. */
+static PyObject *py_plan_stat_values(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    const char *key;
+    if (!PyArg_ParseTuple(args, "Os", &cap, &key))
+        return NULL;
+    collio_plan *p = get_open(cap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    int n = 0;
+    double one;
+    int rc = collio_plan_stat_values(p, key, &one, 0, &n);
+    double *v = rc == COLLIO_OK ? malloc((size_t)(n > 0 ? n : 1) * sizeof *v) : NULL;
+    if (rc == COLLIO_OK && v == NULL)
+        return PyErr_NoMemory();
+    if (rc == COLLIO_OK)
+        rc = collio_plan_stat_values(p, key, v, n, &n);
+    if (rc != COLLIO_OK) {
+        free(v);
+        return raise_collio(rc, NULL);
+    }
+    PyObject *l = PyList_New(n);
+    for (int i = 0; l != NULL && i < n; i++) {
+        PyObject *x = PyFloat_FromDouble(v[i]);
+        if (x == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SET_ITEM(l, i, x);
+    }
+    free(v);
+    return l;
 }
 
 static PyObject *py_plan_free(PyObject *self, PyObject *cap)
@@ -844,32 +880,6 @@ static int put(PyObject *d, const char *k, PyObject *v)
 #define PUT_D(d, k, x) put(d, k, PyFloat_FromDouble(x))
 #define PUT_I(d, k, x) put(d, k, PyLong_FromLongLong((long long)(x)))
 
-static PyObject *list_d(const double *a, int n)
-{
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l != NULL && i < n; i++) {
-        PyObject *x = PyFloat_FromDouble(a[i]);
-        if (x == NULL)
-            Py_CLEAR(l);
-        else
-            PyList_SET_ITEM(l, i, x);
-    }
-    return l;
-}
-
-static PyObject *list_i(const int64_t *a, int n)
-{
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l != NULL && i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(a[i]);
-        if (x == NULL)
-            Py_CLEAR(l);
-        else
-            PyList_SET_ITEM(l, i, x);
-    }
-    return l;
-}
-
 /* The generic statistics (collio_stats, its fields with their C types)
  * as a flat dict; the sections' own come by key (plan_stat) in the
  * Python layer, from the catalogue. */
@@ -883,9 +893,6 @@ static PyObject *py_plan_stats(PyObject *self, PyObject *cap)
     int rc = collio_plan_stats(p, &s);
     if (rc != COLLIO_OK)
         return raise_collio(rc, NULL);
-    int np = s.nphases < 0                   ? 0
-             : s.nphases > COLLIO_MAX_PHASES ? COLLIO_MAX_PHASES
-                                             : s.nphases;
     PyObject *d = PyDict_New();
     if (d == NULL)
         return NULL;
@@ -893,13 +900,8 @@ static PyObject *py_plan_stats(PyObject *self, PyObject *cap)
         || PUT_D(d, "copy_s", s.copy_s) || PUT_D(d, "file_s", s.file_s)
         || PUT_D(d, "total_s", s.total_s) || PUT_I(d, "bytes_sent", s.bytes_sent)
         || PUT_I(d, "messages", s.messages) || PUT_I(d, "file_requests", s.file_requests)
-        || PUT_I(d, "file_bytes", s.file_bytes) || PUT_I(d, "nphases", s.nphases)
-        || put(d, "phase_s", list_d(s.phase_s, np))
-        || put(d, "phase_bytes", list_i(s.phase_bytes, np))
-        || put(d, "phase_tuples", list_i(s.phase_tuples, np))
-        || put(d, "phase_messages", list_i(s.phase_messages, np))
-        || PUT_I(d, "plan_bytes", s.plan_bytes) || PUT_I(d, "work_bytes", s.work_bytes)
-        || PUT_I(d, "nrounds", s.nrounds) || PUT_I(d, "nnodes", s.nnodes)
+        || PUT_I(d, "file_bytes", s.file_bytes) || PUT_I(d, "plan_bytes", s.plan_bytes)
+        || PUT_I(d, "work_bytes", s.work_bytes) || PUT_I(d, "nnodes", s.nnodes)
         || PUT_I(d, "messages_offnode", s.messages_offnode)
         || PUT_I(d, "bytes_offnode", s.bytes_offnode)) {
         Py_DECREF(d);
@@ -1039,6 +1041,7 @@ static PyMethodDef methods[] = {
     {"plan_read", py_plan_read, METH_VARARGS, NULL},
     {"plan_stats", py_plan_stats, METH_O, NULL},
     {"plan_stat", py_plan_stat, METH_VARARGS, NULL},
+    {"plan_stat_values", py_plan_stat_values, METH_VARARGS, NULL},
     {"plan_hints", py_plan_hints, METH_O, NULL},
     {"hints_create", py_hints_create, METH_NOARGS, NULL},
     {"hints_set", py_hints_set, METH_VARARGS, NULL},
@@ -1173,7 +1176,6 @@ PyMODINIT_FUNC PyInit__collio(void)
         if (PyModule_AddIntConstant(m, codes[i], i) < 0)
             goto fail;
     if (PyModule_AddIntConstant(m, "MAX_DIMS", COLLIO_MAX_DIMS) < 0
-        || PyModule_AddIntConstant(m, "MAX_PHASES", COLLIO_MAX_PHASES) < 0
         || PyModule_AddIntConstant(m, "VERSION_MAJOR", COLLIO_VERSION_MAJOR) < 0
         || PyModule_AddIntConstant(m, "VERSION_MINOR", COLLIO_VERSION_MINOR) < 0
         || PyModule_AddIntConstant(m, "VERSION_PATCH", COLLIO_VERSION_PATCH) < 0)

@@ -61,7 +61,7 @@ def test_options_catalogue():
     assert [s for s in strategies if s in order] == order[2:]
     by = {o["key"]: o for o in opts}
     # what include/collio.h documents, and the library's other names
-    assert by["multiphase.phases"]["range"] == "0..%d" % collio._collio.MAX_PHASES
+    assert by["multiphase.phases"]["range"] == "0..32"  # a phase per bit of a rank
     assert by["multiphase.exchange"]["range"].split("|") == collio.exchange_names()
     assert by["replicas.policy"]["range"].split("|") == collio.replicas_names()
     # every option of type name: option_values lists its range, in order
@@ -131,8 +131,14 @@ def test_statistics_catalogue(comm, path):
     stats = collio.statistics()
     keys = [s["key"] for s in stats]
     assert len(keys) == len(set(keys))
-    assert all(set(s) == {"key", "per_call", "doc"} and s["doc"] for s in stats)
+    assert all(set(s) == {"key", "per_call", "doc", "count", "length"} and s["doc"]
+               for s in stats)
     assert all(isinstance(s["per_call"], bool) for s in stats)
+    # many values: multiphase's four per-phase figures, nphases of them used
+    many = {s["key"]: s for s in stats if s["count"] != 1}
+    assert set(many) == {"multiphase.phase_" + n for n in ("s", "bytes", "tuples", "messages")}
+    assert all(s["count"] == 32 and s["length"] == "multiphase.nphases" for s in many.values())
+    assert all(s["length"] is None for s in stats if s["count"] == 1)
     lay, idx = vector(comm)
     with collio.Plan(comm, lay, "subgroup", subgroup={"inner": "multiphase"}) as plan:
         with collio.File(comm, path, "w") as f:
@@ -140,14 +146,20 @@ def test_statistics_catalogue(comm, path):
         st = plan.stats()
         flat = [k for k in keys if "." not in k]
         # the generic statistics are collio_stats' fields
-        assert set(flat) == set(st) - {"phase_s", "phase_bytes", "phase_tuples",
-                                       "phase_messages"} - {k for k in st
-                                                            if isinstance(st[k], dict)}
+        assert set(flat) == set(st) - {k for k in st if isinstance(st[k], dict)}
         assert st["inspect_s"] > 0 and st["total_s"] > 0
         assert st["file_bytes"] >= 0 and isinstance(st["bytes_sent"], int)
-        assert len(st["phase_s"]) == st["nphases"]
+        # the inner multiphase's per-phase figures (the masters run it), one
+        # per phase it ran
+        mp = st["multiphase"]
+        assert len(mp["phase_s"]) == len(mp["phase_bytes"]) == mp["nphases"]
         for k in keys:
             v = plan.stat(k)
+            if k in many:
+                assert isinstance(v, list) and all(isinstance(x, float) for x in v)
+                sec, _, name = k.partition(".")
+                assert st[sec][name] == v, k
+                continue
             assert isinstance(v, float)
             sec, dot, name = k.partition(".")
             mine = st[sec][name] if dot else st[k]
@@ -257,7 +269,8 @@ def test_exchange_hint_is_what_runs(comm, path, env_hints):
                        hints="multiphase.exchange=" + ex)
         assert st["multiphase"]["exchange"] == ex
         # by key: its value, option_values("multiphase.exchange")'s index
-        assert st["nphases"] >= (0 if comm.size == 1 else 1)
+        assert st["multiphase"]["nphases"] >= (0 if comm.size == 1 else 1)
+        assert len(st["multiphase"]["phase_s"]) == st["multiphase"]["nphases"]
 
 
 def test_subgroup_groups(comm, path, env_hints):

@@ -246,11 +246,14 @@ static inline void *collio__plan_buf_done(const collio_plan *p, void *buf)
  * stats of section "plan"), so that resets, sums and every binding walk
  * one list. reset: the per-call ones, generic and every section's. add:
  * an inner plan's execution into an outer one's (subgroup): the generic
- * per-call counters and times summed, nphases / nrounds taken, every
+ * per-call counters and times summed, every
  * section's stats taken (or summed where `sum`) but the outer plan's own
  * strategy's and the replicas' (resolved by the outer plan). */
 void collio__stats_reset(collio_plan *p);
 void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner);
+/* The values of the plan's strategy's own stat i (an array stat's first;
+ * options/options.h): a strategy's per-phase figures, ... */
+double *collio__stat_values(collio_plan *p, int i);
 
 /* Frees what a (possibly half-built) plan owns (plan.c). Not collective by
  * itself except for MPI_Comm_free of a communicator it owns, which every

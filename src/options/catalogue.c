@@ -11,6 +11,8 @@
 #include "core/core.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------- section "plan" */
@@ -38,8 +40,37 @@ static struct {
     pthread_once_t once;
     const collio__section *sec[MAX_SECTIONS];
     int opt_base[MAX_SECTIONS], stat_base[MAX_SECTIONS];
-    int n, nopt, nstat;
+    int n, nopt, nstat, nentry;
 } cat = {PTHREAD_ONCE_INIT};
+
+/* A section whose array stat comes before a scalar one, or names no
+ * scalar of its own as its length: a bug of its table, found at the
+ * first use of the library (every test meets it). */
+static int has_scalar(const collio__section *s, const char *name)
+{
+    for (int k = 0; name != NULL && k < s->nstats; k++)
+        if (s->stats[k].count <= 1 && strcmp(s->stats[k].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static void check_arrays(const collio__section *s)
+{
+    int seen_array = 0;
+    for (int i = 0; i < s->nstats; i++) {
+        const collio__stat *st = &s->stats[i];
+        const char *bad = st->count > 1 && !has_scalar(s, st->length)
+                              ? "names no scalar stat of its section as its length"
+                          : st->count <= 1 && seen_array ? "is a scalar after an array"
+                                                         : NULL;
+        seen_array |= st->count > 1;
+        if (bad != NULL) {
+            fprintf(stderr, "collio: section '%s': stat '%s' %s (options/options.h)\n",
+                    s->name, st->name, bad);
+            abort();
+        }
+    }
+}
 
 static void build(void)
 {
@@ -55,10 +86,12 @@ static void build(void)
                                ? collio__strategy_at(i)->sealed_section()
                                : &collio__strategy_at(i)->section;
     for (int i = 0; i < cat.n; i++) {
+        check_arrays(cat.sec[i]);
         cat.opt_base[i] = cat.nopt;
         cat.stat_base[i] = cat.nstat;
         cat.nopt += cat.sec[i]->noptions;
-        cat.nstat += cat.sec[i]->nstats;
+        cat.nstat += collio__stat_offset(cat.sec[i], cat.sec[i]->nstats);
+        cat.nentry += cat.sec[i]->nstats;
     }
 }
 
@@ -130,6 +163,29 @@ int collio__nstats_all(void)
 {
     init();
     return cat.nstat;
+}
+
+int collio__nstat_entries(void)
+{
+    init();
+    return cat.nentry;
+}
+
+const collio__stat *collio__stat_find(const char *key, const collio__section **sec,
+                                      int *slot)
+{
+    const char *dot = key != NULL ? strchr(key, '.') : NULL;
+    const collio__section *s = dot != NULL
+                                   ? collio__section_find(key, (size_t)(dot - key))
+                                   : collio__section_at(0);
+    const char *name = dot != NULL ? dot + 1 : key;
+    for (int i = 0; s != NULL && name != NULL && i < s->nstats; i++)
+        if (strcmp(s->stats[i].name, name) == 0) {
+            *sec = s;
+            *slot = collio__stat_base(s) + collio__stat_offset(s, i);
+            return &s->stats[i];
+        }
+    return NULL;
 }
 
 const collio__option *collio__option_find(const char *key, int *index)

@@ -52,14 +52,21 @@ typedef struct collio__option {
 } collio__option;
 
 /* Statistics a section keeps beside the generic collio_stats: one double
- * per stat of the catalogue in every plan. per_call ones are reset at
- * each execution; `sum`: an outer plan (subgroup) adds its inner plan's
- * value instead of taking it. */
+ * per value of every stat of the catalogue in every plan. per_call ones
+ * are reset at each execution; `sum`: an outer plan (subgroup) adds its
+ * inner plan's value instead of taking it. An array stat (count > 1: a
+ * value per phase, ...) holds `count` values, of which the stat `length`
+ * of the same section says how many are in use; a section declares its
+ * arrays after its scalars (so that scalar i is value i of the section:
+ * collio__stat_set; the catalogue refuses another order when it is
+ * built). */
 typedef struct collio__stat {
     const char *name;
     int per_call;
     int sum;
     const char *doc;
+    int count;          /* 0 or 1: a scalar; n > 1: an array of n values */
+    const char *length; /* an array: the stat holding how many are in use */
 } collio__stat;
 
 /* A section of the catalogue: "plan", "replicas", or a strategy's. */
@@ -79,8 +86,27 @@ const collio__section *collio__section_at(int i);
 const collio__section *collio__section_find(const char *name, size_t len);
 int collio__option_base(const collio__section *s);
 int collio__stat_base(const collio__section *s);
-int collio__noptions_all(void); /* options of all sections */
-int collio__nstats_all(void);   /* stats of all sections */
+int collio__noptions_all(void);  /* options of all sections */
+int collio__nstats_all(void);    /* values of all sections' stats (a plan's statv) */
+int collio__nstat_entries(void); /* stats of all sections (the public catalogue) */
+/* The values of a stat (1 for a scalar), and the index of stat i's first
+ * value in its section's (the sum of the values of stats 0 .. i-1). */
+static inline int collio__stat_nvalues(const collio__stat *st)
+{
+    return st->count > 1 ? st->count : 1;
+}
+static inline int collio__stat_offset(const collio__section *s, int i)
+{
+    int off = 0;
+    for (int k = 0; k < i; k++)
+        off += collio__stat_nvalues(&s->stats[k]);
+    return off;
+}
+/* The catalogue's stat of KEY ("total_s", "SECTION.NAME"), its section and
+ * the index of its first value in a plan's statv (for section "plan":
+ * its index in collio_stats' fields); NULL if unknown. */
+const collio__stat *collio__stat_find(const char *key, const collio__section **sec,
+                                      int *slot);
 /* All sections at once, in order, and the index of each one's first stat:
  * for the walks every call makes (stats.c), without a lookup per section.
  * Returns their number. */

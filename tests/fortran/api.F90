@@ -417,7 +417,8 @@ contains
     type(collio_stat_info) :: si
     character(len=:), allocatable :: names, keys
     character(len=16) :: txt
-    integer :: i, k, rc, found, nopt, nst
+    integer :: i, k, rc, found, nopt, nst, narrays
+    narrays = 0
     nopt = collio_option_count()
     call check(rank, nopt >= 12, "option count")
     found = 0
@@ -435,9 +436,9 @@ contains
       select case (oi%key)
       case ("multiphase.phases")
         found = found + 1
-        write (txt, '(a, i0)') "0..", COLLIO_MAX_PHASES
-        call check(rank, oi%type == "int" .and. oi%deflt == "0" .and. oi%range == trim(txt), &
-                   "multiphase.phases: int, 0, 0..COLLIO_MAX_PHASES")
+        ! (docs/options.md: 0..32, a phase per bit of the rank)
+        call check(rank, oi%type == "int" .and. oi%deflt == "0" .and. oi%range == "0..32", &
+                   "multiphase.phases: int, 0, 0..32")
       case ("multiphase.exchange")
         found = found + 1
         names = collio_option_value_name("multiphase.exchange", 0)
@@ -485,9 +486,22 @@ contains
       else if (si%key == "inspect_s" .or. si%key == "multiphase.exchange") then
         found = found + 1
         call check(rank, .not. si%per_call, si%key//": the plan's")
+      else if (si%key == "multiphase.phase_bytes") then
+        found = found + 1
+        call check(rank, si%per_call .and. si%count == 32 .and. &
+                   si%length == "multiphase.nphases", "phase_bytes: 32 values, nphases used")
+      end if
+      ! many values: multiphase's four per-phase figures (docs/options.md)
+      if (si%count /= 1) then
+        narrays = narrays + 1
+        call check(rank, index(si%key, "multiphase.phase_") == 1 .and. &
+                   si%length == "multiphase.nphases", si%key//": per phase")
+      else
+        call check(rank, si%length == "", si%key//": one value, no length")
       end if
     end do
-    call check(rank, found == 3, "the documented statistics are in the catalogue")
+    call check(rank, found == 4 .and. narrays == 4, &
+               "the documented statistics are in the catalogue")
     rc = collio_stat_describe(nst, si)
     call check(rank, rc == COLLIO_ERR_ARG, "stat_describe past the end")
   end subroutine catalogue
@@ -656,12 +670,17 @@ contains
     type(collio_plan), intent(in) :: p
     type(collio_stats), intent(in) :: st
     type(collio_stat_info) :: si
-    real(c_double) :: v
-    integer :: i, rc, bad
+    real(c_double) :: v, vals(64)
+    integer :: i, rc, bad, n
     bad = 0
     do i = 0, collio_stat_count() - 1
       rc = collio_stat_describe(i, si)
-      rc = collio_plan_stat(p, si%key, v)
+      if (si%count > 1) then ! many values: read with collio_plan_stat_values
+        rc = collio_plan_stat_values(p, si%key, vals, n)
+        if (n < 0 .or. n > si%count) bad = bad + 1
+      else
+        rc = collio_plan_stat(p, si%key, v)
+      end if
       if (rc /= COLLIO_OK) bad = bad + 1
     end do
     call check(rank, bad == 0, "every statistic of the catalogue readable")
@@ -721,9 +740,11 @@ contains
     type(collio_file) :: f
     type(collio_hints) :: h, ph
     type(MPI_Info) :: info
-    real(c_double) :: v
+    real(c_double) :: v, phase_bytes(40)
+    type(collio_stats) :: st
     character(len=32) :: val
     logical :: flag
+    integer :: nvals, rc2
     integer, parameter :: G1 = 7, G2 = 10
     real(c_double), allocatable, target :: a(:, :), b(:, :)
     integer :: rc, i, j, r0, r1, nb
@@ -793,6 +814,19 @@ contains
     call check(rank, rc == COLLIO_OK, "stat multiphase.exchange")
     if (nranks > 1) call check(rank, nint(v) == EX_HYPERCUBE, &
                                "stats: the exchange asked for")
+    ! per-phase figures: one value per phase, adding up to the bytes sent
+    rc = collio_plan_stat(p, "multiphase.nphases", v)
+    call check(rank, rc == COLLIO_OK, "stat multiphase.nphases")
+    phase_bytes = -1
+    rc = collio_plan_stat_values(p, "multiphase.phase_bytes", phase_bytes, nvals)
+    rc2 = collio_plan_stats(p, st)
+    call check(rank, rc == COLLIO_OK .and. rc2 == COLLIO_OK .and. nvals == nint(v) .and. &
+               nvals <= size(phase_bytes), "stat_values multiphase.phase_bytes: nphases")
+    if (nvals <= size(phase_bytes)) &
+      call check(rank, nint(sum(phase_bytes(1:nvals)), c_int64_t) == st%bytes_sent .and. &
+                 all(phase_bytes(nvals + 1:) == -1), "phase bytes add up, nothing past")
+    rc = collio_plan_stat(p, "multiphase.phase_bytes", v)
+    call check(rank, rc == COLLIO_ERR_ARG, "stat of many values: collio_plan_stat_values")
     b = -1
     rc = collio_file_open(comm, path, COLLIO_FILE_READ, f)
     rc = collio_read(p, f, b)

@@ -112,7 +112,8 @@ const collio__section *collio__auto_section(void)
         snprintf(made.names[i], sizeof made.names[i], "predicted_%s_s", c->label);
         snprintf(made.docs[i], sizeof made.docs[i], "last call: %s's predicted time",
                  c->what != NULL ? c->what : c->label);
-        made.stats[ST_PREDICTED + i] = (collio__stat){made.names[i], 0, 0, made.docs[i]};
+        made.stats[ST_PREDICTED + i] =
+            (collio__stat){made.names[i], 0, 0, made.docs[i], 1, NULL};
     }
     made.section = (collio__section){"auto", made.options, AUTO_NOPTIONS, made.stats,
                                      AUTO_NSTATS_FIXED + n};

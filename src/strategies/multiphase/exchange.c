@@ -293,10 +293,8 @@ int collio__mp_direct_move(collio_plan *p, const collio__mp_direct *d, char *str
     double t = collio__now() - t0;
     p->stats.exchange_s += t; /* (messages, bytes_sent: counted by post) */
     if (phase >= 0) {
-        p->stats.phase_s[phase] += t;
-        p->stats.phase_bytes[phase] += p->stats.bytes_sent - sent0;
-        p->stats.phase_messages[phase] += nr;
-        p->stats.phase_tuples[phase] += d->send_tuples;
+        collio__mp_phase_add(p, phase, t, (double)(p->stats.bytes_sent - sent0), nr,
+                             (double)d->send_tuples);
     }
     return rc;
 }

@@ -179,7 +179,7 @@ int collio__mp_bufs_alloc(collio_plan *p, collio__mp_bufs *w, const int64_t need
         }
     }
     rc = collio__agree(p->comm, rc);
-    p->stats.nphases = mp->nphases;
+    collio__stat_set(p, MP_STAT_NPHASES, mp->nphases);
     if (rc != COLLIO_OK)
         collio__mp_bufs_done(p, w);
     return rc;

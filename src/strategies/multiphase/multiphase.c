@@ -108,7 +108,7 @@ static int mp_plan(collio_plan *p)
         != MPI_SUCCESS)
         return COLLIO_ERR_MPI; /* every rank: the call failed everywhere */
     /* 0 = all; more than ceil(log2 P) phases cannot be done (rank count
-     * decides it, not the user), so ask-for-more means all: stats.nphases
+     * decides it, not the user), so ask-for-more means all: stat nphases
      * tells what ran. The strategy's check already rejected negative values. */
     int k = collio__opt(p, MP_OPT_PHASES);
     if (k == 0 || k > mp->allphases)
@@ -116,7 +116,7 @@ static int mp_plan(collio_plan *p)
     if (k < 0)
         return COLLIO_ERR_ARG; /* same options on every rank: all fail here */
     mp->nphases = k;
-    p->stats.nphases = k;
+    collio__stat_set(p, MP_STAT_NPHASES, k);
     int rc = COLLIO_OK;
     const collio__mp_transport *t = collio__mp_choose(p, mp, &rc); /* collective */
     if (t == NULL)

@@ -316,8 +316,21 @@ enum {
     MP_STAT_NET_BW,
     MP_STAT_MEM_BW,
     MP_STAT_PULL_ROUNDS,
+    MP_STAT_NPHASES,
+    MP_STAT_NROUNDS,
+    MP_STAT_PHASE_S, /* the arrays, one value per phase, come last */
+    MP_STAT_PHASE_BYTES,
+    MP_STAT_PHASE_TUPLES,
+    MP_STAT_PHASE_MESSAGES,
     MP_NSTATS
 };
+/* The most phases a plan runs (hint multiphase.phases' range, the per-phase
+ * stats' values): 2^32 ranks. */
+enum { MP_MAX_PHASES = 32 };
+/* Adds one exchange's figures to phase i's stats (phase_s, phase_bytes,
+ * phase_messages, phase_tuples; options.c). */
+void collio__mp_phase_add(collio_plan *p, int i, double seconds, double bytes,
+                          double messages, double tuples);
 
 /* multiphase as candidates of auto (cost.c): all phases, and stopped
  * after 1, 2 or 3 phases then list I/O */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 static const collio__option options[MP_NOPTIONS] = {
-    [MP_OPT_PHASES] = {"phases", COLLIO__OPT_INT, 0, 0, COLLIO_MAX_PHASES, NULL, NULL,
+    [MP_OPT_PHASES] = {"phases", COLLIO__OPT_INT, 0, 0, MP_MAX_PHASES, NULL, NULL,
                        "exchange phases: 0 = all (ceil(log2 P)), k = stop after k "
                        "(the hypercube)"},
     [MP_OPT_WRITE_ROUNDS] = {"write_rounds", COLLIO__OPT_INT, 0, -1, 62, NULL, NULL,
@@ -47,7 +47,29 @@ static const collio__stat stats[MP_NSTATS] = {
     [MP_STAT_PULL_ROUNDS] = {"pull_rounds", 0, 0,
                              "the shared-memory exchange's pull rounds (small blocks; "
                              "two barriers each), 0: pushed only"},
+    [MP_STAT_NPHASES] = {"nphases", 1, 0, "exchange phases of the last execution"},
+    [MP_STAT_NROUNDS] = {"nrounds", 1, 0,
+                         "rounds of the last execution (hint write_rounds), 0: one pass"},
+    [MP_STAT_PHASE_S] = {"phase_s", 1, 0, "seconds per exchange phase", MP_MAX_PHASES,
+                         "nphases"},
+    [MP_STAT_PHASE_BYTES] = {"phase_bytes", 1, 0, "bytes this rank sent per phase",
+                             MP_MAX_PHASES, "nphases"},
+    [MP_STAT_PHASE_TUPLES] = {"phase_tuples", 1, 0, "descriptor tuples per phase",
+                              MP_MAX_PHASES, "nphases"},
+    [MP_STAT_PHASE_MESSAGES] = {"phase_messages", 1, 0, "messages posted per phase",
+                                MP_MAX_PHASES, "nphases"},
 };
+
+void collio__mp_phase_add(collio_plan *p, int i, double seconds, double bytes,
+                          double messages, double tuples)
+{
+    if (i < 0 || i >= MP_MAX_PHASES)
+        return;
+    collio__stat_values(p, MP_STAT_PHASE_S)[i] += seconds;
+    collio__stat_values(p, MP_STAT_PHASE_BYTES)[i] += bytes;
+    collio__stat_values(p, MP_STAT_PHASE_MESSAGES)[i] += messages;
+    collio__stat_values(p, MP_STAT_PHASE_TUPLES)[i] += tuples;
+}
 
 const collio__section *collio__mp_section(void)
 {

@@ -23,7 +23,7 @@ static int alloc_f(collio_plan *p, collio__mp_bufs *wb)
     const collio__mp_plan *mp = p->impl;
     const int64_t need[2] = {mp->fsize, 0};
     int rc = collio__mp_bufs_alloc(p, wb, need, 0);
-    p->stats.nphases = 1;
+    collio__stat_set(p, MP_STAT_NPHASES, 1);
     return rc;
 }
 
@@ -69,7 +69,7 @@ static int direct_build(collio_plan *p, collio__mp_plan *mp)
     int64_t lo, hi;
     collio__domain_range(l->nglobal, p->nranks,
                          collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
-    p->stats.nphases = 1;
+    collio__stat_set(p, MP_STAT_NPHASES, 1);
     mp->fsize = hi - lo;
     collio__mp_direct *d = NULL;
     int rc = collio__mp_direct_new(p, l->segs, l->nsegs, COLLIO_OK, lo, lo, hi, 0, &d);

@@ -24,7 +24,7 @@
  * reads the user's stream, and the last phase of a read writes it,
  * directly.
  *
- * Timing: stats.phase_s[ph] per phase, exchange_s = all phases plus the
+ * Timing: stat phase_s[ph] per phase, exchange_s = all phases plus the
  * final scatter / gather, file_s = the file requests.
  */
 #include "base/base.h"
@@ -48,10 +48,8 @@ static void count_phase(collio_plan *p, const collio__mp_phase *ph, int i, int64
                         int nmsg, double t)
 {
     int64_t bytes = sent * (int64_t)p->layout->esize;
-    p->stats.phase_s[i] += t;
-    p->stats.phase_bytes[i] += bytes;
-    p->stats.phase_tuples[i] += ph->tuples;
-    p->stats.phase_messages[i] += nmsg; /* (bytes_sent, messages: at the posts) */
+    /* (bytes_sent, messages: at the posts) */
+    collio__mp_phase_add(p, i, t, (double)bytes, (double)nmsg, (double)ph->tuples);
 }
 
 /* The messages of a phase, peer by peer: a write sends its pieces to
@@ -164,7 +162,7 @@ static int rounds_alloc(collio_plan *p, collio__mp_bufs *wb)
     const int64_t need[2] = {mp->fsize + collio__mp_hc_of(mp)->spill, 0};
     int rc = collio__mp_bufs_alloc(p, wb, need, 0);
     if (rc == COLLIO_OK)
-        p->stats.nrounds = collio__mp_hc_of(mp)->nrounds;
+        collio__stat_set(p, MP_STAT_NROUNDS, collio__mp_hc_of(mp)->nrounds);
     return rc;
 }
 

@@ -32,7 +32,7 @@ typedef struct collio__mp_phase {
 /* Phases plus final step over (a part of) the rank's data, with the sizes
  * of the two work buffers ("slots") they use. */
 typedef struct collio__mp_pass {
-    collio__mp_phase ph[COLLIO_MAX_PHASES];
+    collio__mp_phase ph[MP_MAX_PHASES];
     collio__mp_final fin;
     int64_t bufsize[2]; /* elements of slot 0 and slot 1 */
 } collio__mp_pass;

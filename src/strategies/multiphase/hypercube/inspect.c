@@ -257,7 +257,7 @@ static void end_in_slot1(collio__mp_round *r, int k)
 
 void collio__mp_pass_free(collio__mp_pass *ps)
 {
-    for (int i = 0; i < COLLIO_MAX_PHASES; i++) {
+    for (int i = 0; i < MP_MAX_PHASES; i++) {
         collio__mp_phase *ph = &ps->ph[i];
         collio__mp_phase_free(ph);
         if (ph->send_type != MPI_DATATYPE_NULL)
@@ -308,7 +308,7 @@ static int agree_and_choose(collio_plan *p, collio__mp_plan *mp, int rc)
  * target. 0 rounds where there are none to build. */
 void collio__mp_pass_init(collio__mp_pass *ps)
 {
-    for (int ph = 0; ph < COLLIO_MAX_PHASES; ph++)
+    for (int ph = 0; ph < MP_MAX_PHASES; ph++)
         ps->ph[ph].send_type = ps->ph[ph].recv_type = ps->ph[ph].xrecv_type =
             MPI_DATATYPE_NULL;
 }

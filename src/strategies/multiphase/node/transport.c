@@ -343,12 +343,8 @@ static void step_move(collio_plan *p, const collio__mp_node *nd, int s, char *a,
         *rc = w != COLLIO_OK ? w : perr;
     double t = collio__now() - t0;
     p->stats.exchange_s += t;
-    if (s < COLLIO_MAX_PHASES) {
-        p->stats.phase_s[s] += t;
-        p->stats.phase_bytes[s] += p->stats.bytes_sent - sent0;
-        p->stats.phase_messages[s] += nr;
-        p->stats.phase_tuples[s] += r->tuples;
-    }
+    collio__mp_phase_add(p, s, t, (double)(p->stats.bytes_sent - sent0), nr,
+                         (double)r->tuples);
 }
 
 static char *slot_ptr(collio__mp_bufs *wb, char *stream, int slot)
@@ -362,7 +358,7 @@ int collio__mp_node_write(collio_plan *p, collio_file *f, const char *stream)
     const collio__mp_node *nd = mp->state;
     collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, nd->need, 0); /* agreed */
-    p->stats.nphases = nd->nsteps;
+    collio__stat_set(p, MP_STAT_NPHASES, nd->nsteps);
     if (rc != COLLIO_OK)
         return rc;
     char *a = (char *)stream;              /* (only read) */
@@ -384,7 +380,7 @@ int collio__mp_node_read(collio_plan *p, collio_file *f, char *stream)
     const collio__mp_node *nd = mp->state;
     collio__mp_bufs wb;
     int rc = collio__mp_bufs_alloc(p, &wb, nd->need, 0); /* agreed */
-    p->stats.nphases = nd->nsteps;
+    collio__stat_set(p, MP_STAT_NPHASES, nd->nsteps);
     if (rc != COLLIO_OK)
         return rc;
     rc = collio__mp_file_runs(p, &nd->fin, f, slot_ptr(&wb, stream, nd->fin.dst_slot), 0);
@@ -422,7 +418,7 @@ static int build_kind(collio_plan *p, collio__mp_plan *mp, int x)
     int rc = collio__mp_node_build(p, x, &nd); /* agreed */
     mp->state = nd;
     if (rc == COLLIO_OK) {
-        p->stats.nphases = nd->nsteps;
+        collio__stat_set(p, MP_STAT_NPHASES, nd->nsteps);
         p->stats.plan_bytes = (int64_t)sizeof *mp + node_bytes(nd);
     }
     return rc;

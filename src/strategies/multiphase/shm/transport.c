@@ -123,7 +123,7 @@ static int shm_open(collio_plan *p, collio__mp_shm *s)
         shm_free(s); /* collective on every rank alike */
     else
         p->stats.work_bytes += (int64_t)s->bytes;
-    p->stats.nphases = 1;
+    collio__stat_set(p, MP_STAT_NPHASES, 1);
     collio__stat_set(p, MP_STAT_SHARED_MEMORY, 1);
     return rc;
 }
@@ -209,15 +209,15 @@ static void account(collio_plan *p, double t0, double t_file)
     const collio__mp_pull *pl = SHM(mp)->pull;
     double t = collio__now() - t0 - t_file;
     p->stats.exchange_s += t;
-    p->stats.phase_s[0] += t;
+    collio__mp_phase_add(p, 0, t, 0, 0, 0);
     int64_t sent = pl != NULL ? pl->sent_elems : 0;
     for (int q = 0; q < p->nranks; q++)
         sent += q != p->rank ? d->peer[q].nelems : 0;
     p->stats.bytes_sent += sent * (int64_t)p->layout->esize;
-    p->stats.phase_tuples[0] += d->send_tuples;
+    collio__mp_phase_add(p, 0, 0, 0, 0, (double)d->send_tuples);
     for (int i = 0; pl != NULL && i < pl->nrounds; i++)
-        p->stats.phase_tuples[0] += pl->stage[i].nops;
-    p->stats.phase_bytes[0] = p->stats.bytes_sent;
+        collio__mp_phase_add(p, 0, 0, 0, 0, (double)pl->stage[i].nops);
+    collio__stat_values(p, MP_STAT_PHASE_BYTES)[0] = (double)p->stats.bytes_sent;
 }
 
 static int shm_write(collio_plan *p, collio_file *f, const char *stream)
@@ -283,7 +283,7 @@ static int shm_build(collio_plan *p, collio__mp_plan *mp)
     const int R = mp->pull_rounds;
     SHM(mp)->win = MPI_WIN_NULL;
     SHM(mp)->relay.win = MPI_WIN_NULL;
-    p->stats.nphases = 1;
+    collio__stat_set(p, MP_STAT_NPHASES, 1);
     int64_t lo, hi;
     collio__domain_range(l->nglobal, p->nranks,
                          collio__mp_domain_of_rank(p->nranks, p->rank), &lo, &hi);
