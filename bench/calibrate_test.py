@@ -89,6 +89,13 @@ def check_json(path, d, nranks):
             sys.exit(f"FAIL: filesystems[0].terms: unexpected {key!r}")
         for k in ("write_s", "read_s"):
             positive(f"filesystems[0].terms.{key}.{k}", t[k], zero_ok=True)
+    # each measured by its strategy (its measure hook): the full budget has
+    # no time limit, and on one node with a shared-memory window multiphase
+    # pulls in many rounds from 2 ranks on
+    want = ["serial.byte"] + (["multiphase.round"] if nranks > 1 and c["shm_window"] else [])
+    for key in want:
+        if key not in terms:
+            sys.exit(f"FAIL: filesystems[0].terms: {key!r} not measured")
     # list I/O at 4 B, 1 KiB, 16 KiB and 64 KiB pieces
     sizes = [e.get("bytes") for e in fs.get("interleaved", [])]
     if sizes != [4, 1024, 16384, 65536]:

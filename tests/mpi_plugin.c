@@ -34,7 +34,11 @@
  *    strategy with plugin.pieces=4, its cost formula beside it): listed
  *    last among hint auto.only's values, a stat auto.predicted_plugin_x4_s,
  *    priced by its formula (above list I/O's prediction), and run by
- *    auto.only=plugin_x4 -- byte-exact, plugin.calls as 4 pieces make them.
+ *    auto.only=plugin_x4 -- byte-exact, plugin.calls as 4 pieces make them;
+ *  - its calibration terms are its table's too: collio_calibrate times its
+ *    smallest call ("plugin.call", declared in cost_terms) and runs its
+ *    measure hook once, which sets "plugin.piece" through the kit's timed
+ *    write-and-read pair of one of its own plans.
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
@@ -49,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------- the strategy */
 
@@ -149,6 +154,31 @@ static const collio__candidate plugin_candidates[] = {
      .arg = PIECES},
 };
 
+/* Its calibration terms: the smallest call (timed by the calibration), and
+ * one its own hook measures -- here the write and the read of 16 elements
+ * per rank through a plan of its own, by the kit's timed pair. */
+static const char *const plugin_cost_terms[] = {"plugin.call", "plugin.piece", NULL};
+static int measured; /* the hook's runs on this rank */
+
+static int plugin_measure(const collio__measure_kit *k)
+{
+    measured++;
+    collio_layout *l = NULL;
+    collio_plan *plan = NULL;
+    unsigned char buf[64];
+    double tw = 0, tr = 0;
+    int rc = collio_layout_block_cyclic(k->comm, 16 * (int64_t)k->size, 4, 4, &l);
+    if (rc == COLLIO_OK)
+        rc = collio_plan_create(k->comm, l, "plugin", NULL, &plan);
+    if (rc == COLLIO_OK)
+        rc = k->time_pair(k, plan, buf, sizeof buf, &tw, &tr);
+    if (rc == COLLIO_OK)
+        rc = collio_fs_costs_set_term(k->fs, "plugin.piece", tw, tr);
+    collio_plan_free(&plan);
+    collio_layout_free(&l);
+    return rc;
+}
+
 static const collio__strategy collio_strategy_plugin = {
     .section = {"plugin", plugin_options, 1, plugin_stats, 1},
     .summary =
@@ -163,6 +193,8 @@ static const collio__strategy collio_strategy_plugin = {
     .rank_domain = NULL,
     .candidates = plugin_candidates,
     .ncandidates = 1,
+    .cost_terms = plugin_cost_terms,
+    .measure = plugin_measure,
 };
 
 /* Another one, for registrations that must be refused. */
@@ -568,6 +600,39 @@ static void bench_help(tu_ctx *t)
     free(text);
 }
 
+/* collio_calibrate (the full budget: no time limit on the strategies'
+ * terms) times plugin.call and runs the hook once: plugin.piece set, both
+ * positive, the same on every rank. */
+static void calibration_terms(tu_ctx *t)
+{
+    tu_case(t, "calibration: plugin.call timed, plugin.piece by its own hook");
+    char dir[1024];
+    tu_temp_path(t, "plugin-cal", dir, sizeof dir);
+    collio_calibration cal;
+    collio_fs_costs fs;
+    collio_calibration_defaults(&cal);
+    memset(&fs, 0, sizeof fs);
+    const collio_calibrate_opts o = {COLLIO_CALIBRATE_FULL, 1, 256};
+    int rc = collio_calibrate(t->comm, dir, &o, &cal, &fs, NULL);
+    if (t->rank == 0)
+        rmdir(dir);
+    if (!TU_RC_ALL(t, rc, COLLIO_OK, "collio_calibrate"))
+        return;
+    const collio_cost_term *call = collio_fs_costs_term(&fs, "plugin.call"),
+                           *piece = collio_fs_costs_term(&fs, "plugin.piece");
+    TU_CHECK(t, measured == 1, "the measure hook ran %d times, want once", measured);
+    TU_CHECK(t, call != NULL && call->write_s > 0 && call->read_s > 0,
+             "plugin.call not timed");
+    TU_CHECK(t, piece != NULL && piece->write_s > 0 && piece->read_s > 0,
+             "plugin.piece not set by the hook");
+    double mine[2] = {piece != NULL ? piece->write_s : -1,
+                      piece != NULL ? piece->read_s : -1},
+           most[2];
+    MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, t->comm);
+    TU_CHECK(t, mine[0] == most[0] && mine[1] == most[1],
+             "plugin.piece differs between ranks");
+}
+
 int main(int argc, char **argv)
 {
     /* first thing: nothing has touched the catalogue yet */
@@ -597,6 +662,7 @@ int main(int argc, char **argv)
     others(&t, &bc);
     candidate(&t, &bc);
     bench_help(&t);
+    calibration_terms(&t);
     tu_desc_free(&bc);
     tu_desc_free(&runs);
     tu_desc_free(&il);

@@ -86,6 +86,28 @@ typedef struct collio__candidate {
  * plan's strategy, above the core) */
 typedef struct collio__repl collio__repl;
 
+/* What a strategy's measurement of its own cost terms may use: the
+ * calibration (collio_calibrate's last stage, strategies/auto/
+ * calibrate.c) hands it over once it has timed every strategy's smallest
+ * call ("NAME.call"). Collective over comm; a measurement sets its terms
+ * in fs with collio_fs_costs_set_term and returns the library's code,
+ * agreed. */
+typedef struct collio__measure_kit {
+    MPI_Comm comm;
+    int rank, size;
+    int reps;            /* timed calls per measurement (the budget's) */
+    int64_t big_bytes;   /* a large call's bytes in all: the budget's seconds
+                            at the file's rate (across nodes: the link's), at
+                            most 8 MiB */
+    collio_fs_costs *fs; /* the terms measured so far, the smallest calls' */
+    void *cal;           /* the calibration's own (for time_pair) */
+    /* one write of plan from buf (bytes; every byte rank + 1) into a new
+     * file and one read back, checked (COLLIO_ERR_IO if other bytes came
+     * back), each timed from a barrier to the slowest rank's return */
+    int (*time_pair)(const struct collio__measure_kit *k, collio_plan *plan,
+                     unsigned char *buf, size_t bytes, double *tw, double *tr);
+} collio__measure_kit;
+
 typedef struct collio__strategy {
     collio__section section; /* name, options and stats */
     const char *summary;
@@ -131,6 +153,10 @@ typedef struct collio__strategy {
     /* optional: the strategy as candidates of auto (above) */
     const collio__candidate *candidates;
     int ncandidates;
+    /* optional, collective: measures the terms it owns beyond NAME.call
+     * (the calibration times that one for every strategy that declares
+     * it), through the kit above; the library's code, agreed */
+    int (*measure)(const collio__measure_kit *kit);
 } collio__strategy;
 
 /* A strategy added to the registry from outside core/registry.c (a test's,

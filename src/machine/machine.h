@@ -64,13 +64,14 @@ typedef struct collio__cal_budget {
     int mpiio_pieces;                /* MPI-IO collective: pieces per rank */
     double mpiio_bytes_s;            /* ... per byte: seconds of bytes aimed at */
     int mpiio_reps;
-    double requests_s;           /* ... and at most this long (0: no bound) */
-    int call_warm, call_reps;    /* the smallest calls: untimed, timed rounds */
-    double calls_s;              /* ... and no more after this long, at least
-                                    one timed (0: no bound); serial's bytes and
-                                    multiphase's rounds not measured past it */
-    double serial_bytes_s;       /* serial's large calls: seconds of bytes */
-    int serial_reps, round_reps; /* ... and multiphase's pull rounds: calls */
+    double requests_s;        /* ... and at most this long (0: no bound) */
+    int call_warm, call_reps; /* the smallest calls: untimed, timed rounds */
+    double calls_s;           /* ... and no more after this long, at least
+                                 one timed (0: no bound); the strategies'
+                                 other terms not measured past it */
+    double big_bytes_s;       /* a large call (collio__measure_kit): seconds
+                                 of bytes */
+    int term_reps;            /* timed calls of a strategy's own term */
 } collio__cal_budget;
 
 /* The budget of a level, with --mb / --pieces overrides (0: the level's). */

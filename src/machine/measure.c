@@ -41,9 +41,8 @@ void collio__cal_budget_of(int level, int mb, int pieces, collio__cal_budget *b)
                                             .mpiio_reps = 5,
                                             .call_warm = 3,
                                             .call_reps = 25,
-                                            .serial_bytes_s = 0.02,
-                                            .serial_reps = 7,
-                                            .round_reps = 7};
+                                            .big_bytes_s = 0.02,
+                                            .term_reps = 7};
     /* a fifth to a tenth of the runs, each shorter; per rank, never more
      * than the full budget's; and the stages whose steps a networked file
      * system makes slow (a request: 0.15-0.3 ms; a smallest call of the MPI
@@ -69,9 +68,8 @@ void collio__cal_budget_of(int level, int mb, int pieces, collio__cal_budget *b)
                                              .call_warm = 1,
                                              .calls_s = 0.25,
                                              .call_reps = 5,
-                                             .serial_bytes_s = 0.005,
-                                             .serial_reps = 3,
-                                             .round_reps = 3};
+                                             .big_bytes_s = 0.005,
+                                             .term_reps = 3};
     *b = level == COLLIO_CALIBRATE_QUICK ? quick : full;
     if (mb > 0)
         b->stream_bytes = (int64_t)mb * MIB;

@@ -504,6 +504,43 @@ static double serial_terms(const collio__cost *m, const collio__cost_shape *s, i
  * others of rank 0's node share its cores). */
 static const char *const serial_terms_owned[] = {"serial.call", "serial.byte", NULL};
 
+/* Collective: "serial.byte" -- calls of the kit's large bytes in all, one
+ * contiguous piece per rank, write and read by turns, less the smallest
+ * call's time just measured ("serial.call"), per byte. */
+static int serial_measure(const collio__measure_kit *k)
+{
+    int64_t n = k->big_bytes / (int64_t)sizeof(float) / k->size;
+    n = n > 0 ? n : 1;
+    collio_layout *l = NULL;
+    collio_plan *plan = NULL;
+    const size_t each = (size_t)n * sizeof(float);
+    unsigned char *v = malloc(each);
+    int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, k->comm);
+    if (rc == COLLIO_OK)
+        rc = collio_layout_block_cyclic(k->comm, n * k->size, n, sizeof(float), &l);
+    if (rc == COLLIO_OK)
+        rc = collio_plan_create(k->comm, l, "serial", NULL, &plan);
+    enum { MOST = 64 };
+    const int reps = k->reps < MOST ? k->reps : MOST;
+    double tw[1 + MOST], tr[1 + MOST]; /* [0]: untimed */
+    for (int i = 0; i < 1 + reps && rc == COLLIO_OK; i++)
+        rc = k->time_pair(k, plan, v, each, &tw[i], &tr[i]);
+    if (rc == COLLIO_OK) {
+        const double b = (double)each * k->size;
+        const collio_cost_term *call = collio_fs_costs_term(k->fs, "serial.call");
+        const double cw = call != NULL ? call->write_s : 0,
+                     cr = call != NULL ? call->read_s : 0;
+        rc = collio_fs_costs_set_term(k->fs, "serial.byte",
+                                      fmax(0, collio__cal_median(tw + 1, reps) - cw) / b,
+                                      fmax(0, collio__cal_median(tr + 1, reps) - cr) / b);
+    }
+    collio_plan_free(&plan);
+    collio_layout_free(&l);
+    free(v);
+    return rc;
+}
+
 static const collio__candidate serial_candidates[] = {
     {.label = "serial", .floor = "serial", .base = 1, .terms = serial_terms},
 };
@@ -520,4 +557,5 @@ const collio__strategy collio__strategy_serial = {
     .cost_terms = serial_terms_owned,
     .candidates = serial_candidates,
     .ncandidates = 1,
+    .measure = serial_measure,
 };

@@ -2,20 +2,18 @@
  * strategies/auto/calibrate.c -- collio_calibrate: every measurement of
  * auto's cost model, in stages (the machine's and the file system's in
  * machine/measure*.c), and the last one here, "calls": the smallest call
- * of each base strategy, serial's cost per byte beyond it and one of
- * multiphase's pull rounds -- timed through the library's own plans,
- * which is why it belongs to auto, the one strategy that makes plans of
- * the others.
+ * of each strategy that declares one ("NAME.call"), then each
+ * strategy's own terms beyond it, measured by the strategy (its measure
+ * hook, through collio__measure_kit: serial's per byte in serial.c,
+ * multiphase's pull round in multiphase/measure.c) -- timed through the
+ * library's own plans, which is why it belongs to auto, the one strategy
+ * that makes plans of the others.
  *
  * The smallest call: one 4-byte element per rank, rank r's at element r.
  * Whatever the model predicts for it, the rest is what every call of the
  * strategy pays whatever its size -- its synchronisations and requests --
  * and what ping-pong latency, measured with the other ranks idle, misses
  * where a node's ranks share its cores (docs/auto.md, "How it decides").
- * Serial's cost per byte: rank 0 gathers, copies and writes every byte
- * alone, at a pace set less by the links than by its share of a core
- * among its node's ranks. A pull round: the difference of two layouts of
- * the same bytes and pieces, one of many rounds and one of one.
  */
 #include "base/base.h"
 #include "machine/machine.h"
@@ -124,109 +122,40 @@ static int time_smallest(collio__cal_ctx *x, collio_plan **plans, int ncalls,
     return rc;
 }
 
-/* Collective: serial's cost per byte beyond its smallest call (just
- * measured): calls of about `bytes` in all, one contiguous piece per
- * rank, write and read by turns. The library's code. */
-static int time_serial_bytes(collio__cal_ctx *x, int64_t bytes)
+/* The kit's time_pair: time_pair on the calibration's scratch file. */
+static int kit_time_pair(const collio__measure_kit *k, collio_plan *plan,
+                         unsigned char *buf, size_t bytes, double *tw, double *tr)
 {
-    int64_t n = bytes / (int64_t)sizeof(float) / x->size;
-    n = n > 0 ? n : 1;
-    collio_layout *l = NULL;
-    collio_plan *plan = NULL;
-    const size_t each = (size_t)n * sizeof(float);
-    unsigned char *v = malloc(each);
-    int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
-    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, x->comm);
-    if (rc == COLLIO_OK)
-        rc = collio_layout_block_cyclic(x->comm, n * x->size, n, sizeof(float), &l);
-    if (rc == COLLIO_OK)
-        rc = collio_plan_create(x->comm, l, "serial", NULL, &plan);
-    const int reps = x->b.serial_reps < MAX_REPS ? x->b.serial_reps : MAX_REPS;
-    double tw[1 + MAX_REPS], tr[1 + MAX_REPS]; /* [0]: untimed */
-    for (int k = 0; k < 1 + reps && rc == COLLIO_OK; k++)
-        rc = time_pair(x->comm, x->rank, plan, x->path, v, each, &tw[k], &tr[k]);
-    if (rc == COLLIO_OK) {
-        const double b = (double)each * x->size;
-        const collio_cost_term *call = collio_fs_costs_term(&x->fs, "serial.call");
-        const double cw = call != NULL ? call->write_s : 0,
-                     cr = call != NULL ? call->read_s : 0;
-        rc = collio_fs_costs_set_term(&x->fs, "serial.byte",
-                                      fmax(0, collio__cal_median(tw + 1, reps) - cw) / b,
-                                      fmax(0, collio__cal_median(tr + 1, reps) - cr) / b);
+    const collio__cal_ctx *x = k->cal;
+    return time_pair(x->comm, x->rank, plan, x->path, buf, bytes, tw, tr);
+}
+
+/* Collective: every strategy's own terms beyond its smallest call (its
+ * measure hook, in registry order: serial's per byte, multiphase's pull
+ * round, ...). The library's code; *bad: the strategy that failed. */
+static int measure_terms(collio__cal_ctx *x, int64_t big_bytes, const char **bad)
+{
+    collio__measure_kit kit = {.comm = x->comm,
+                               .rank = x->rank,
+                               .size = x->size,
+                               .reps = x->b.term_reps,
+                               .big_bytes = big_bytes,
+                               .fs = &x->fs,
+                               .cal = x,
+                               .time_pair = kit_time_pair};
+    int rc = COLLIO_OK;
+    for (int i = 0; collio__strategy_at(i) != NULL && rc == COLLIO_OK; i++) {
+        const collio__strategy *s = collio__strategy_at(i);
+        if (s->measure != NULL && (rc = s->measure(&kit)) != COLLIO_OK)
+            *bad = s->section.name;
     }
-    collio_plan_free(&plan);
-    collio_layout_free(&l);
-    free(v);
     return rc;
 }
 
-/* multiphase's pull rounds: two layouts of MP_PIECES blocks of
- * MP_BLOCK bytes per rank -- the same bytes, pieces and block size --
- * one of 4-byte elements (a domain of many elements: the most rounds),
- * one of MP_BLOCK-byte elements (one round); the difference of their
- * calls over that of their rounds is one round's cost */
-#define MP_PIECES 512
-#define MP_BLOCK 128
-
-/* Collective: one multiphase layout of the pair above, elements of esize
- * bytes; its plan and its pull rounds (the plan's stat). */
-static int mp_layout(MPI_Comm comm, int nranks, size_t esize, collio_layout **l,
-                     collio_plan **plan, double *rounds)
-{
-    int64_t bx = MP_BLOCK / (int64_t)esize, n = bx * MP_PIECES;
-    int rc = collio_layout_block_cyclic(comm, n * nranks, bx, esize, l);
-    if (rc == COLLIO_OK)
-        rc = collio_plan_create(comm, *l, "multiphase", NULL, plan);
-    *rounds = 0;
-    if (rc == COLLIO_OK)
-        collio_plan_stat(*plan, "multiphase.pull_rounds", rounds);
-    return rc;
-}
-
-/* Collective: multiphase's cost per pull round (above), write and read
- * by turns, the layouts alternating; 0 where the rounds do not differ
- * (one rank; ranks on several nodes: no shared-memory window). */
-static int time_mp_rounds(collio__cal_ctx *x)
-{
-    collio_layout *l[2] = {NULL, NULL};
-    collio_plan *plan[2] = {NULL, NULL};
-    const int reps = x->b.round_reps < MAX_REPS ? x->b.round_reps : MAX_REPS;
-    /* [layout][call], call 0 untimed */
-    double rounds[2] = {0, 0}, tw[2][1 + MAX_REPS], tr[2][1 + MAX_REPS];
-    const size_t bytes = (size_t)MP_PIECES * MP_BLOCK;
-    unsigned char *v = malloc(bytes);
-    int rc = v != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
-    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, x->comm);
-    for (int k = 0; k < 2 && rc == COLLIO_OK; k++)
-        rc = mp_layout(x->comm, x->size, k == 0 ? sizeof(float) : MP_BLOCK, &l[k],
-                       &plan[k], &rounds[k]);
-    const int measure = rc == COLLIO_OK && rounds[0] > rounds[1];
-    for (int i = 0; measure && i < 1 + reps && rc == COLLIO_OK; i++)
-        for (int k = 0; k < 2 && rc == COLLIO_OK; k++)
-            rc = time_pair(x->comm, x->rank, plan[k], x->path, v, bytes, &tw[k][i],
-                           &tr[k][i]);
-    if (measure && rc == COLLIO_OK) {
-        const double dr = rounds[0] - rounds[1];
-        rc = collio_fs_costs_set_term(&x->fs, "multiphase.round",
-                                      fmax(0, collio__cal_median(tw[0] + 1, reps)
-                                                  - collio__cal_median(tw[1] + 1, reps))
-                                          / dr,
-                                      fmax(0, collio__cal_median(tr[0] + 1, reps)
-                                                  - collio__cal_median(tr[1] + 1, reps))
-                                          / dr);
-    }
-    for (int k = 0; k < 2; k++) {
-        collio_plan_free(&plan[k]);
-        collio_layout_free(&l[k]);
-    }
-    free(v);
-    return rc;
-}
-
-/* The "calls" stage. serial's large calls: bytes of about serial_bytes_s
- * into rank 0 at the file's bandwidth, or where the job spans nodes its
- * link's, at most SERIAL_MOST in all. */
-#define SERIAL_MOST ((double)(8 << 20))
+/* The "calls" stage. A large call (the kit's big_bytes): bytes of about
+ * big_bytes_s at the file's bandwidth, or where the job spans nodes its
+ * link's, at most BIG_MOST in all. */
+#define BIG_MOST ((double)(8 << 20))
 static int stage_calls(collio__cal_ctx *x)
 {
     /* the strategies whose smallest call is a term of theirs ("NAME.call") */
@@ -242,11 +171,12 @@ static int stage_calls(collio__cal_ctx *x)
     double Bps = x->fs.write_Bps;
     if (x->nnodes > 1 && x->cal.bandwidth_Bps[1] < Bps)
         Bps = x->cal.bandwidth_Bps[1];
-    double bytes = fmin(x->b.serial_bytes_s * Bps, SERIAL_MOST);
+    double bytes = fmin(x->b.big_bytes_s * Bps, BIG_MOST);
     MPI_Bcast(&bytes, 1, MPI_DOUBLE, 0, x->comm); /* rank 0's constants */
     collio_layout *l = NULL;
     collio_plan *plans[COLLIO_CAL_TERMS_MAX] = {NULL};
     int bad = 0;
+    const char *who = "";
     double t0 = MPI_Wtime(), spent = 0;
     int rc = collio_layout_block_cyclic(x->comm, x->size, 1, sizeof(float), &l);
     for (int i = 0; i < ncalls && rc == COLLIO_OK; i++)
@@ -255,8 +185,8 @@ static int stage_calls(collio__cal_ctx *x)
     if (rc == COLLIO_OK)
         rc = time_smallest(x, plans, ncalls, names, &bad);
     /* past the budget's time (a networked file system: every call opens
-     * and closes a file there), serial's bytes and multiphase's rounds are
-     * left to the model's general terms (0: not measured) */
+     * and closes a file there), the strategies' other terms are left to
+     * the model's general terms (0: not measured) */
     spent = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, x->comm);
     const int more = x->b.calls_s <= 0 || spent < x->b.calls_s;
@@ -264,11 +194,8 @@ static int stage_calls(collio__cal_ctx *x)
         snprintf(x->err, sizeof x->err, "the smallest call of %.40s: %.400s%s",
                  names[bad], collio_last_error(),
                  rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
-    else if (more && (rc = time_serial_bytes(x, (int64_t)bytes)) != COLLIO_OK)
-        snprintf(x->err, sizeof x->err, "serial's calls of %.0f bytes: %s%s", bytes,
-                 collio_last_error(), rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
-    else if (more && (rc = time_mp_rounds(x)) != COLLIO_OK)
-        snprintf(x->err, sizeof x->err, "multiphase's pull rounds: %s%s",
+    else if (more && (rc = measure_terms(x, (int64_t)bytes, &who)) != COLLIO_OK)
+        snprintf(x->err, sizeof x->err, "%.40s's own terms: %.400s%s", who,
                  collio_last_error(), rc == COLLIO_ERR_IO ? " (or read back wrong)" : "");
     for (int i = 0; i < ncalls; i++)
         collio_plan_free(&plans[i]);

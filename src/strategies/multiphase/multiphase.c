@@ -185,4 +185,5 @@ const collio__strategy collio__strategy_multiphase = {
     .cost_terms = collio__mp_cost_terms,
     .candidates = collio__mp_candidates,
     .ncandidates = MP_NCANDIDATES,
+    .measure = collio__mp_measure,
 };

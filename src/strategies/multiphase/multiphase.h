@@ -332,6 +332,9 @@ enum { MP_MAX_PHASES = 32 };
 void collio__mp_phase_add(collio_plan *p, int i, double seconds, double bytes,
                           double messages, double tuples);
 
+/* The calibration's measure of "multiphase.round" (measure.c). */
+int collio__mp_measure(const collio__measure_kit *k);
+
 /* multiphase as candidates of auto (cost.c): all phases, and stopped
  * after 1, 2 or 3 phases then list I/O */
 enum { MP_NCANDIDATES = 4 };
