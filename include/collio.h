@@ -721,7 +721,7 @@ int collio_read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
 
 /**
  * Collective. Reads this rank's data from file f into buf, in layout
- * order (for "block": from the non-canonical file "block" wrote). Like
+ * order (for the non-canonical reference strategy: from the file it wrote). Like
  * collio_write, a failure leaves f failed (a CREATE or INPLACE file then
  * commits nothing at close). Any buffer address will do: on CPUs whose
  * kernel copy is slow into memory just past the file's page alignment
