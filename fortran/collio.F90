@@ -190,6 +190,7 @@ module collio
   public :: collio_strerror, collio_last_error
   public :: collio_layout_block_cyclic, collio_layout_darray
   public :: collio_layout_index_list, collio_layout_index_list_replicated
+  public :: collio_layout_extents
   public :: collio_layout_set_memory_global, collio_layout_set_memory_datatype
   public :: collio_layout_local_count, collio_layout_global_count
   public :: collio_layout_esize, collio_layout_global_index
@@ -205,7 +206,8 @@ module collio
   public :: collio_option_count, collio_option_describe
   public :: collio_stat_count, collio_stat_describe
   public :: collio_plan_create, collio_plan_hints, collio_write, collio_read
-  public :: collio_write_ptr, collio_read_ptr
+  public :: collio_write_ptr, collio_read_ptr, collio_write_at, collio_read_at
+  public :: collio_plan_predict, collio_plan_prepare
   public :: collio_plan_stats, collio_plan_stat, collio_plan_stat_values
   public :: collio_plan_strategy, collio_plan_free
   public :: collio_fortran_check_types
@@ -238,6 +240,13 @@ module collio
   !> layout): index list with replicas; owned(i) says whether this rank owns
   !> idx(i) (collective). size(owned) /= size(idx): COLLIO_ERR_ARG on every
   !> rank.
+  !> collio_layout_extents(comm, off, len, esize, layout): this rank holds
+  !> the runs [off(k), off(k) + len(k)) of elements (0-based, as in C);
+  !> what no rank holds is a hole, left as the file has it (collective).
+  interface collio_layout_extents
+    module procedure layout_extents_f08, layout_extents_int
+  end interface collio_layout_extents
+
   interface collio_layout_index_list_replicated
     module procedure layout_index_list_replicated_f08, layout_index_list_replicated_int
   end interface collio_layout_index_list_replicated
@@ -664,6 +673,53 @@ module collio
       integer(c_int) :: rc
     end function c_read_desc
 
+    function c_write_at_desc(plan, f, offset, buf) bind(C, name="collio_f_write_at") &
+        result(rc)
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: plan, f
+      integer(c_int64_t), value :: offset
+      type(*), dimension(..), intent(in) :: buf
+      integer(c_int) :: rc
+    end function c_write_at_desc
+
+    function c_read_at_desc(plan, f, offset, buf) bind(C, name="collio_f_read_at") &
+        result(rc)
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: plan, f
+      integer(c_int64_t), value :: offset
+      type(*), dimension(..), intent(inout) :: buf
+      integer(c_int) :: rc
+    end function c_read_at_desc
+
+    function c_layout_extents(comm, n, off, len, esize, out) &
+        bind(C, name="collio_f_layout_extents") result(rc)
+      import :: c_int, c_int64_t, c_size_t, c_ptr
+      integer(c_int), value :: comm
+      integer(c_int64_t), value :: n
+      integer(c_int64_t), intent(in) :: off(*), len(*)
+      integer(c_size_t), value :: esize
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: rc
+    end function c_layout_extents
+
+    function c_plan_predict(plan, f, writing, candidate, seconds) &
+        bind(C, name="collio_plan_predict") result(rc)
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: plan, f
+      integer(c_int), value :: writing
+      integer(c_int), intent(out) :: candidate
+      real(c_double), intent(out) :: seconds
+      integer(c_int) :: rc
+    end function c_plan_predict
+
+    function c_plan_prepare(plan, f, writing) bind(C, name="collio_plan_prepare") &
+        result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, f
+      integer(c_int), value :: writing
+      integer(c_int) :: rc
+    end function c_plan_prepare
+
     function c_write(plan, f, buf, nbytes) bind(C, name="collio_write") result(rc)
       import :: c_int, c_ptr, c_size_t
       type(c_ptr), value :: plan, f, buf
@@ -881,6 +937,34 @@ contains
                                esize_c(esize), layout%ptr)
     end if
   end function layout_index_list_int
+
+  function layout_extents_f08(comm, off, len, esize, layout) result(rc)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int64_t), intent(in), contiguous :: off(:), len(:)
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    rc = layout_extents_int(comm%MPI_VAL, off, len, esize, layout)
+  end function layout_extents_f08
+
+  !> (off and len of different sizes: COLLIO_ERR_ARG, local)
+  function layout_extents_int(comm, off, len, esize, layout) result(rc)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), contiguous :: off(:), len(:)
+    integer, intent(in) :: esize
+    type(collio_layout), intent(out) :: layout
+    integer(c_int) :: rc
+    integer(c_int64_t) :: dummy(1)
+    if (size(off) /= size(len)) then
+      rc = COLLIO_ERR_ARG
+    else if (size(off) > 0) then
+      rc = c_layout_extents(int(comm, c_int), int(size(off), c_int64_t), off, len, &
+                            esize_c(esize), layout%ptr)
+    else
+      rc = c_layout_extents(int(comm, c_int), 0_c_int64_t, dummy, dummy, esize_c(esize), &
+                            layout%ptr)
+    end if
+  end function layout_extents_int
 
   function layout_index_list_replicated_f08(comm, nglobal, idx, owned, esize, layout) &
       result(rc)
@@ -1394,6 +1478,58 @@ contains
     integer(c_int) :: rc
     rc = c_read_desc(plan%ptr, file%ptr, buf)
   end function collio_read
+
+  !> collio_write with the data placed offset bytes further into the file
+  !> (0 or more, the same on every rank): one file, one plan, one call
+  !> per variable (collective).
+  function collio_write_at(plan, file, offset, buf) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    integer(c_int64_t), intent(in) :: offset
+    type(*), dimension(..), intent(in), contiguous :: buf
+    integer(c_int) :: rc
+    rc = c_write_at_desc(plan%ptr, file%ptr, offset, buf)
+  end function collio_write_at
+
+  !> collio_read from offset bytes further into the file, as
+  !> collio_write_at places it (collective).
+  function collio_read_at(plan, file, offset, buf) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    integer(c_int64_t), intent(in) :: offset
+    type(*), dimension(..), intent(inout), contiguous :: buf
+    integer(c_int) :: rc
+    rc = c_read_at_desc(plan%ptr, file%ptr, offset, buf)
+  end function collio_read_at
+
+  !> What the plan would run for a write (writing .true.) or a read of
+  !> file, without running anything (local): for strategy "auto" the
+  !> candidate its model picks -- its name is
+  !> collio_option_value_name("auto.only", candidate + 1) -- and its
+  !> predicted seconds; for the others candidate = -1, seconds = -1.
+  function collio_plan_predict(plan, file, writing, candidate, seconds) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    logical, intent(in) :: writing
+    integer, intent(out) :: candidate
+    real(c_double), intent(out) :: seconds
+    integer(c_int) :: rc, c
+    c = -1
+    seconds = -1
+    rc = c_plan_predict(plan%ptr, file%ptr, merge(1_c_int, 0_c_int, writing), c, seconds)
+    candidate = int(c)
+  end function collio_plan_predict
+
+  !> Does now what the first write (writing .true.) or read of file would
+  !> do before moving data: for "auto", measure the file system where no
+  !> calibration covers it, choose, make the chosen plan (collective).
+  function collio_plan_prepare(plan, file, writing) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    logical, intent(in) :: writing
+    integer(c_int) :: rc
+    rc = c_plan_prepare(plan%ptr, file%ptr, merge(1_c_int, 0_c_int, writing))
+  end function collio_plan_prepare
 
   !> collio_write from a C address and a byte count, as in C (collective).
   function collio_write_ptr(plan, file, buf, nbytes) result(rc)

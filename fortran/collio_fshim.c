@@ -43,6 +43,8 @@ int collio_f_layout_index_list(MPI_Fint comm, int64_t nglobal, int64_t nlocal,
 int collio_f_layout_index_list_replicated(MPI_Fint comm, int64_t nglobal, int64_t nlocal,
                                           const int64_t *idx, const unsigned char *owned,
                                           size_t esize, collio_layout **out);
+int collio_f_layout_extents(MPI_Fint comm, int64_t n, const int64_t *off,
+                            const int64_t *len, size_t esize, collio_layout **out);
 int collio_f_layout_set_memory_datatype(collio_layout *layout, MPI_Fint type, int count);
 void collio_f_file_options_init(collio_f_file_options *opts);
 int collio_f_file_open(MPI_Fint comm, const char *path, int mode,
@@ -54,6 +56,9 @@ int collio_f_describe_h5(MPI_Fint comm, const char *h5_path, const char *raw_pat
                          int fortran_order, const char *dataset);
 int collio_f_write(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf);
 int collio_f_read(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf);
+int collio_f_write_at(collio_plan *plan, collio_file *f, int64_t offset,
+                      CFI_cdesc_t *buf);
+int collio_f_read_at(collio_plan *plan, collio_file *f, int64_t offset, CFI_cdesc_t *buf);
 
 /* sizeof the structs the module mirrors (its self-check): 2 stats, 3
  * Fortran file options, 4 collio_option_info, 5 collio_stat_info; else 0. */
@@ -204,6 +209,24 @@ int collio_f_read(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf)
 {
     size_t n = cfi_bytes(buf);
     return collio_read(plan, f, n > 0 ? buf->base_addr : NULL, n);
+}
+
+int collio_f_write_at(collio_plan *plan, collio_file *f, int64_t offset, CFI_cdesc_t *buf)
+{
+    size_t n = cfi_bytes(buf);
+    return collio_write_at(plan, f, offset, n > 0 ? buf->base_addr : NULL, n);
+}
+
+int collio_f_read_at(collio_plan *plan, collio_file *f, int64_t offset, CFI_cdesc_t *buf)
+{
+    size_t n = cfi_bytes(buf);
+    return collio_read_at(plan, f, offset, n > 0 ? buf->base_addr : NULL, n);
+}
+
+int collio_f_layout_extents(MPI_Fint comm, int64_t n, const int64_t *off,
+                            const int64_t *len, size_t esize, collio_layout **out)
+{
+    return collio_layout_extents(MPI_Comm_f2c(comm), n, off, len, esize, out);
 }
 
 /* collio_describe_h5 with a Fortran communicator handle. */

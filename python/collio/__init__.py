@@ -163,7 +163,8 @@ __version__ = "%d.%d.%d" % (_collio.VERSION_MAJOR, _collio.VERSION_MINOR,
 # (every rank then aborts).
 _OPS = ["Layout.block_cyclic", "Layout.darray", "Layout.index_list",
         "Layout.index_list_replicated", "File", "File.close/abort", "Plan",
-        "Plan.write", "Plan.read", "Plan.free", "describe_h5"]
+        "Plan.write", "Plan.read", "Plan.free", "describe_h5", "Layout.extents",
+        "Plan.prepare"]
 _OP_ID = {name: i + 1 for i, name in enumerate(_OPS)}
 
 
@@ -519,6 +520,26 @@ class Layout:
                     _esize(dtype, esize))
         (n, idx, (es, sizes, dt)), _, _ = _agree(comm, "Layout.index_list", prepare)
         return cls(_collio.layout_index_list(comm, n, idx, es), comm, dt, sizes)
+
+    @classmethod
+    def extents(cls, comm, offsets, lengths, dtype=None, esize=None):
+        """Sparse extents: this rank holds the runs of elements
+        [offsets[k], offsets[k] + lengths[k]) in that buffer order; the
+        elements no rank holds are holes, left as they are in the file
+        (collio_layout_extents: what an MPI-IO program's file view
+        describes). Raises Error ERR_ARG, ERR_OVERLAP, ERR_OVERFLOW,
+        ERR_MISMATCH; ArgumentError for wrong arguments on any rank."""
+        _check_comm(comm)
+
+        def prepare():
+            off = _index_array("offsets", offsets)
+            ln = _index_array("lengths", lengths)
+            if off.size != ln.size:
+                raise ValueError("offsets has %d entries, lengths %d: one length per "
+                                 "offset" % (off.size, ln.size))
+            return off, ln, _esize(dtype, esize)
+        (off, ln, (es, sizes, dt)), _, _ = _agree(comm, "Layout.extents", prepare)
+        return cls(_collio.layout_extents(comm, off, ln, es), comm, dt, sizes)
 
     @classmethod
     def index_list_replicated(cls, comm, nglobal, indices, owned, dtype=None, esize=None):
@@ -897,6 +918,31 @@ def _make_hints(opts, kw, hints, info):
     return h
 
 
+def _offset(v):
+    """A byte offset into a file: an int, 0 or more."""
+    off = _int("offset", v, _I64)
+    if off < 0:
+        raise ValueError("offset = %d: an offset into the file is 0 or more" % off)
+    return off
+
+
+def _op(op):
+    """True for "write", False for "read"."""
+    if op not in ("write", "read"):
+        raise ValueError("op must be \"write\" or \"read\", not %r" % (op,))
+    return op == "write"
+
+
+def _file_handle(file):
+    """The open handle of a collio.File (ArgumentError where it is not one
+    or is closed)."""
+    if not isinstance(file, File):
+        raise TypeError("file must be a collio.File, not %s" % type(file).__name__)
+    if file._h is None:
+        raise ValueError("the file is closed")
+    return file._h
+
+
 def _stat_count(key):
     """The values statistic KEY holds (its catalogue's count; 1 for a key
     the catalogue does not have: the library names the error)."""
@@ -996,10 +1042,7 @@ class Plan:
     def _check(self, file, array, writing):
         """The local checks of write/read: the plan, the file, the array."""
         ph = self._handle()
-        if not isinstance(file, File):
-            raise TypeError("file must be a collio.File, not %s" % type(file).__name__)
-        if file._h is None:
-            raise ValueError("the file is closed")
+        fh = _file_handle(file)
         if array is None:
             raise _bufsize(TypeError("give an array (the buffer to %s)"
                                      % ("write" if writing else "fill")))
@@ -1038,32 +1081,60 @@ class Plan:
             if m.nbytes != self._bytes:
                 raise _bufsize(ValueError("the array has %d bytes, the layout's buffer %d "
                                           "(buffer_bytes)" % (m.nbytes, self._bytes)))
-        return ph, file._h
+        return ph, fh
 
-    def write(self, file, array):
+    def write(self, file, array, offset=0):
         """Collective: writes this rank's data from ``array`` (a buffer of
         exactly ``layout.buffer_bytes`` bytes whose item size is the layout's
         element size, contiguous in the layout's order -- see Layout; used
-        in place) into ``file`` (open "w" or "inplace"). Raises
-        ArgumentError (ERR_BUFSIZE for an unusable array; ERR_ARG for an
-        array in the wrong order, a closed plan or file, ...) or Error
-        (ERR_IO, ERR_STATE, ...) on every rank."""
-        (ph, fh), _, _ = _agree(self.comm, "Plan.write",
-                                lambda: self._check(file, array, True))
-        _collio.plan_write(ph, fh, array, self._sizes, self._order)
+        in place) into ``file`` (open "w" or "inplace"), ``offset`` bytes
+        further into it (collio_write_at: one file, one plan, one call per
+        variable; 0 or more, the same on every rank). Raises ArgumentError
+        (ERR_BUFSIZE for an unusable array; ERR_ARG for an array in the
+        wrong order, a closed plan or file, a negative offset, ...) or
+        Error (ERR_IO, ERR_STATE, ERR_MISMATCH for offsets that differ, ...)
+        on every rank."""
+        (ph, fh, off), _, _ = _agree(
+            self.comm, "Plan.write",
+            lambda: self._check(file, array, True) + (_offset(offset),))
+        _collio.plan_write(ph, fh, array, self._sizes, self._order, off)
 
-    def read(self, file, array=None):
+    def read(self, file, array=None, offset=0):
         """Collective: reads this rank's data from ``file`` into ``array``
         (writable, ``layout.buffer_bytes`` bytes, contiguous in the layout's
         order; filled in place) and returns it; without ``array`` a new
-        1-d one of the layout's dtype. Raises ArgumentError (ERR_BUFSIZE,
-        ERR_ARG) or Error (ERR_EOF, ERR_IO, ...) on every rank."""
+        1-d one of the layout's dtype. ``offset``: as write places it
+        (collio_read_at). Raises ArgumentError (ERR_BUFSIZE, ERR_ARG) or
+        Error (ERR_EOF, ERR_IO, ...) on every rank."""
         def prepare():
             a = _empty(self._bytes, self._dtype) if array is None else array
-            return self._check(file, a, False) + (a,)
-        (ph, fh, a), _, _ = _agree(self.comm, "Plan.read", prepare)
-        _collio.plan_read(ph, fh, a, self._sizes, self._order)
+            return self._check(file, a, False) + (a, _offset(offset))
+        (ph, fh, a, off), _, _ = _agree(self.comm, "Plan.read", prepare)
+        _collio.plan_read(ph, fh, a, self._sizes, self._order, off)
         return a
+
+    def predict(self, file, op="write"):
+        """Local: what the plan would run for a write (``op`` "write") or a
+        read ("read") of ``file``, without running anything
+        (collio_plan_predict): for strategy "auto", ``(candidate,
+        seconds)`` -- the candidate its model picks for the file's file
+        system (a name of ``option_values("auto.only")``) and its predicted
+        seconds; for every other strategy ``(None, None)``."""
+        c, secs = _collio.plan_predict(self._handle(), _file_handle(file), _op(op))
+        if c < 0:
+            return None, None
+        return option_values("auto.only")[c + 1], secs
+
+    def prepare(self, file, op="write"):
+        """Collective: does now what the first write (``op`` "write") or
+        read of ``file`` would do before moving data (collio_plan_prepare):
+        for strategy "auto", measures the file system where no calibration
+        covers it, chooses and makes the chosen plan; nothing for the
+        others. ``predict`` then gives the choice. Raises Error on every
+        rank (ERR_MISMATCH where op or the file differ between ranks)."""
+        (ph, fh, w), _, _ = _agree(self.comm, "Plan.prepare",
+                                   lambda: (self._handle(), _file_handle(file), _op(op)))
+        _collio.plan_prepare(ph, fh, w)
 
     def hints(self):
         """Local: every option (every key of ``options()``) with the value

@@ -309,6 +309,42 @@ static PyObject *py_layout_index_list(PyObject *self, PyObject *args)
     return layout_done(rc, l);
 }
 
+/* layout_extents(comm, offsets, lengths, esize): both int64 buffers of
+ * one length (checked by the Python layer). */
+static PyObject *py_layout_extents(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcomm, *poff, *plen;
+    Py_ssize_t esize;
+    MPI_Comm comm;
+    if (!PyArg_ParseTuple(args, "OOOn", &pcomm, &poff, &plen, &esize)
+        || get_comm(pcomm, &comm) < 0)
+        return NULL;
+    Py_buffer ov, lv;
+    int64_t n, nl;
+    if (get_i64(poff, &ov, &n) < 0)
+        return NULL;
+    if (get_i64(plen, &lv, &nl) < 0) {
+        PyBuffer_Release(&ov);
+        return NULL;
+    }
+    if (nl != n) {
+        PyBuffer_Release(&ov);
+        PyBuffer_Release(&lv);
+        PyErr_SetString(PyExc_ValueError, "offsets and lengths differ in length");
+        return NULL;
+    }
+    collio_layout *l = NULL;
+    int rc;
+    size_t es = esize < 0 ? 0 : (size_t)esize;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_layout_extents(comm, n, ov.buf, lv.buf, es, &l);
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&lv);
+    return layout_done(rc, l);
+}
+
 static PyObject *py_layout_set_memory_global(PyObject *self, PyObject *cap)
 {
     (void)self;
@@ -753,6 +789,48 @@ static PyObject *py_plan_stat_values(PyObject *self, PyObject *args)
     return l;
 }
 
+/* plan_predict(plan, file, writing): (candidate, seconds), -1 and -1.0
+ * where the strategy does not choose (collio_plan_predict). */
+static PyObject *py_plan_predict(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcap, *fcap;
+    int writing;
+    if (!PyArg_ParseTuple(args, "OOp", &pcap, &fcap, &writing))
+        return NULL;
+    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
+    collio_file *f = p != NULL ? get_open(fcap, CAP_FILE, "file") : NULL;
+    if (f == NULL)
+        return NULL;
+    int cand = -1;
+    double secs = -1;
+    int rc = collio_plan_predict(p, f, writing, &cand, &secs);
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    return Py_BuildValue("(id)", cand, secs);
+}
+
+/* plan_prepare(plan, file, writing): collective (collio_plan_prepare). */
+static PyObject *py_plan_prepare(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *pcap, *fcap;
+    int writing;
+    if (!PyArg_ParseTuple(args, "OOp", &pcap, &fcap, &writing))
+        return NULL;
+    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
+    collio_file *f = p != NULL ? get_open(fcap, CAP_FILE, "file") : NULL;
+    if (f == NULL)
+        return NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_plan_prepare(p, f, writing);
+    Py_END_ALLOW_THREADS;
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, NULL);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_plan_free(PyObject *self, PyObject *cap)
 {
     (void)self;
@@ -782,7 +860,8 @@ static PyObject *execute(PyObject *args, int writing)
 {
     PyObject *pcap, *fcap, *obj, *sizes;
     int order = 'A';
-    if (!PyArg_ParseTuple(args, "OOOO|C", &pcap, &fcap, &obj, &sizes, &order))
+    long long offset = 0;
+    if (!PyArg_ParseTuple(args, "OOOO|CL", &pcap, &fcap, &obj, &sizes, &order, &offset))
         return NULL;
     collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
     if (p == NULL)
@@ -847,7 +926,8 @@ static PyObject *execute(PyObject *args, int writing)
     }
     int rc;
     Py_BEGIN_ALLOW_THREADS;
-    rc = writing ? collio_write(p, f, buf, bytes) : collio_read(p, f, buf, bytes);
+    rc = writing ? collio_write_at(p, f, offset, buf, bytes)
+                 : collio_read_at(p, f, offset, buf, bytes);
     Py_END_ALLOW_THREADS;
     if (have)
         PyBuffer_Release(&v);
@@ -1025,6 +1105,9 @@ static PyMethodDef methods[] = {
     {"layout_block_cyclic", py_layout_block_cyclic, METH_VARARGS, NULL},
     {"layout_darray", py_layout_darray, METH_VARARGS, NULL},
     {"layout_index_list", py_layout_index_list, METH_VARARGS, NULL},
+    {"layout_extents", py_layout_extents, METH_VARARGS, NULL},
+    {"plan_predict", py_plan_predict, METH_VARARGS, NULL},
+    {"plan_prepare", py_plan_prepare, METH_VARARGS, NULL},
     {"layout_set_memory_global", py_layout_set_memory_global, METH_O, NULL},
     {"layout_set_memory_datatype", py_layout_set_memory_datatype, METH_VARARGS, NULL},
     {"layout_info", py_layout_info, METH_O, NULL},

@@ -355,6 +355,103 @@ def test_base_offset_and_inplace(comm, path):
     agree(comm, np.array_equal(back, expected(idx, np.float32)))
 
 
+@pytest.mark.parametrize("strategy", CANONICAL)
+def test_variables_at_offsets(comm, path, strategy):
+    """Three variables of one plan in one file at byte offsets (write's and
+    read's ``offset``, collio_write_at / collio_read_at): variable k holds
+    element i's value of index i + k * n, at k * n * 8 bytes; the file is
+    the formula over 3n elements, each variable reads back its own."""
+    n = 777
+    lay = collio.Layout.block_cyclic(comm, n, 5, dtype=np.float64)
+    idx = held_block_cyclic(n, 5, comm.size, comm.rank)
+    with collio.Plan(comm, lay, strategy) as plan:
+        with collio.File(comm, path, "w") as f:
+            for k in (2, 0, 1):  # any order
+                plan.write(f, expected(idx + k * n, np.float64), offset=k * n * 8)
+        check_file(comm, path, 3 * n, np.float64)
+        with collio.File(comm, path, "r") as f:
+            for k in range(3):
+                back = plan.read(f, offset=k * n * 8)
+                agree(comm, np.array_equal(back, expected(idx + k * n, np.float64)),
+                      "variable %d read back" % k)
+
+
+def test_offset_errors(comm, path):
+    """A negative offset: ArgumentError on every rank, before the library;
+    offsets that differ between ranks: the library's ERR_MISMATCH on every
+    rank, and nothing committed."""
+    lay = collio.Layout.block_cyclic(comm, 100, 3, dtype=np.float32)
+    idx = held_block_cyclic(100, 3, comm.size, comm.rank)
+    data = expected(idx, np.float32)
+    with collio.Plan(comm, lay, "independent") as plan:
+        with collio.File(comm, path, "w") as f:
+            with pytest.raises(collio.ArgumentError):
+                plan.write(f, data, offset=-8)
+            with pytest.raises(TypeError):
+                plan.write(f, data, offset=1.5)
+            plan.write(f, data)  # the file to keep
+        if comm.size > 1:
+            with pytest.raises(collio.Error):
+                with collio.File(comm, path, "w") as f:
+                    raises_everywhere(comm, collio.ERR_MISMATCH,
+                                      lambda: plan.write(f, data, offset=4 * comm.rank))
+        check_file(comm, path, 100, np.float32)  # the failed write committed nothing
+
+
+def test_extents_layout(comm, path):
+    """Sparse extents (collio_layout_extents): rank r holds runs of 3
+    elements starting at 10 * (r + P * j), j = 0..4; elements 3..9 of every
+    ten are holes, left as the file had them (filled before with 0xEE)."""
+    P, r = comm.size, comm.rank
+    starts = np.array([10 * (r + P * j) for j in range(5)], dtype=np.int64)
+    lens = np.full(5, 3, dtype=np.int64)
+    nglobal = 10 * P * 5 - 7  # the last run ends the file
+    lay = collio.Layout.extents(comm, starts, lens, dtype=np.int32)
+    idx = np.concatenate([np.arange(s, s + 3) for s in starts])
+    assert lay.local_count == 15
+    if r == 0:
+        np.full(nglobal * 4, 0xEE, dtype=np.uint8).tofile(path)
+    comm.Barrier()
+    with collio.Plan(comm, lay, "multiphase") as plan:
+        with collio.File(comm, path, "inplace") as f:
+            plan.write(f, expected(idx, np.int32))
+        ok = True
+        if r == 0:
+            raw = np.fromfile(path, dtype=np.uint8).reshape(-1, 4)
+            held = np.zeros(nglobal, dtype=bool)
+            for s in (10 * k for k in range(P * 5)):
+                held[s:s + 3] = True
+            want = np.full((nglobal, 4), 0xEE, dtype=np.uint8)
+            want[held] = expected(np.nonzero(held)[0], np.int32).view(np.uint8).reshape(-1, 4)
+            ok = raw.shape == want.shape and np.array_equal(raw, want)
+        agree(comm, comm.bcast(ok, root=0), "the file: runs written, holes kept")
+        with collio.File(comm, path, "r") as f:
+            back = plan.read(f)
+        agree(comm, np.array_equal(back, expected(idx, np.int32)), "extents read back")
+    with pytest.raises(ValueError):
+        collio.Layout.extents(comm, [0, 1], [1], dtype=np.int32)
+
+
+def test_predict_and_prepare(comm, path):
+    """predict: auto names a candidate of auto.only and positive seconds
+    (before a call and after prepare, the same on every rank); another
+    strategy: (None, None). prepare runs collectively; a bad op raises."""
+    lay = collio.Layout.block_cyclic(comm, 4096, 16, dtype=np.float32)
+    with collio.File(comm, path, "w") as f:
+        with collio.Plan(comm, lay, "auto") as plan:
+            plan.prepare(f, "write")
+            cand, secs = plan.predict(f, "write")
+            assert cand in collio.option_values("auto.only")[1:] and secs > 0
+            agree(comm, comm.allgather((cand, secs)) == [(cand, secs)] * comm.size,
+                  "the same prediction on every rank")
+            with pytest.raises(ValueError):
+                plan.predict(f, "append")
+        with collio.Plan(comm, lay, "serial") as plan:
+            assert plan.predict(f, "read") == (None, None)
+            plan.prepare(f, "read")
+            f.abort()
+
+
 # ------------------------------------------------------------- bad input
 
 def raises_everywhere(comm, code, fn):

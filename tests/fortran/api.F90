@@ -394,7 +394,151 @@ contains
     rc = collio_file_close(f)
     call collio_plan_free(p)
     call collio_layout_free(l)
+    call bindings_parity()
   end subroutine run_int
+
+  ! Rank 0 reads the int64 file at path whole (stream access): raw(g + 1)
+  ! is element g.
+  subroutine read_raw(path, raw)
+    character(len=*), intent(in) :: path
+    integer(c_int64_t), intent(out) :: raw(:)
+    integer :: u
+    raw = -7
+    open (newunit=u, file=path, access="stream", form="unformatted", status="old", &
+          action="read")
+    read (u) raw
+    close (u)
+  end subroutine read_raw
+
+  ! collio_write_at / collio_read_at (three variables of one plan at byte
+  ! offsets), collio_layout_extents (runs of 3 with holes between, kept
+  ! as the file had them), collio_plan_predict and collio_plan_prepare;
+  ! the expected bytes computed here from the layouts' definitions.
+  subroutine bindings_parity()
+    type(collio_layout) :: l
+    type(collio_plan) :: p
+    type(collio_file) :: f
+    integer(c_int64_t), parameter :: nx = 101, runs = 3
+    integer(c_int64_t), allocatable :: idx(:), back(:), offs(:), lens(:), raw(:)
+    integer(c_int64_t) :: k, v, nt, g
+    integer :: rc, cand, u
+    logical :: ok
+    real(c_double) :: secs
+    character(len=:), allocatable :: path
+
+    ! three variables: element i of variable v is i + v * nx, at v * nx * 8
+    ! bytes, so the file holds element g = g over 3 * nx elements
+    rc = collio_layout_block_cyclic(MPI_COMM_WORLD, nx, 3_c_int64_t, 8, l)
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "multiphase", p)
+    call check_all(rc, COLLIO_OK, "plan (write_at)")
+    n_local: block
+      integer(c_int64_t) :: n
+      n = collio_layout_local_count(l)
+      allocate (idx(n), back(n))
+      do k = 1, n
+        idx(k) = collio_layout_global_index(l, k - 1)
+      end do
+    end block n_local
+    path = tmpfile(nranks, "at")
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, f)
+    do v = 2, 0, -1
+      rc = collio_write_at(p, f, v * nx * 8, idx + v * nx)
+      call check_all(rc, COLLIO_OK, "collio_write_at")
+    end do
+    rc = collio_file_close(f)
+    call check_all(rc, COLLIO_OK, "close (write_at)")
+    if (rank == 0) then
+      allocate (raw(3 * nx))
+      call read_raw(path, raw)
+      call check(rank, all(raw == [(g, g = 0, 3 * nx - 1)]), "write_at: the file")
+      deallocate (raw)
+    end if
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_READ, f)
+    do v = 0, 2
+      back = -1
+      rc = collio_read_at(p, f, v * nx * 8, back)
+      call check_all(rc, COLLIO_OK, "collio_read_at")
+      call check(rank, all(back == idx + v * nx), "read_at: a variable read back")
+    end do
+    rc = collio_read_at(p, f, -8_c_int64_t, back)
+    call check_all(rc, COLLIO_ERR_ARG, "read_at: a negative offset")
+    rc = collio_file_close(f)
+    call collio_plan_free(p)
+    call collio_layout_free(l)
+
+    ! extents: rank r holds [10 (r + P j), + 3) for j = 0 .. runs - 1; the
+    ! file is -1 everywhere before, and stays so in the holes
+    allocate (offs(runs), lens(runs))
+    offs = [(10 * (rank + nranks * k), k = 0, runs - 1)]
+    lens = 3
+    nt = 10 * nranks * runs - 7
+    rc = collio_layout_extents(MPI_COMM_WORLD, offs, lens, 8, l)
+    call check_all(rc, COLLIO_OK, "collio_layout_extents")
+    call check(rank, collio_layout_local_count(l) == 3 * runs, "extents: local count")
+    deallocate (idx, back)
+    allocate (idx(3 * runs), back(3 * runs))
+    idx = [((offs(k) + v, v = 0, 2), k = 1, runs)]
+    path = tmpfile(nranks, "ext")
+    if (rank == 0) then
+      allocate (raw(nt))
+      raw = -1
+      open (newunit=u, file=path, access="stream", form="unformatted", status="replace", &
+            action="write")
+      write (u) raw
+      close (u)
+      deallocate (raw)
+    end if
+    call MPI_Barrier(MPI_COMM_WORLD, rc)
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "independent", p)
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_INPLACE, f)
+    rc = collio_write(p, f, idx)
+    call check_all(rc, COLLIO_OK, "write (extents)")
+    rc = collio_file_close(f)
+    if (rank == 0) then
+      allocate (raw(nt))
+      call read_raw(path, raw)
+      ok = .true.
+      do g = 0, nt - 1
+        if (mod(g, 10) < 3) then
+          ok = ok .and. raw(g + 1) == g
+        else
+          ok = ok .and. raw(g + 1) == -1
+        end if
+      end do
+      call check(rank, ok, "extents: runs written, holes kept")
+    end if
+    back = -1
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_READ, f)
+    rc = collio_read(p, f, back)
+    call check_all(rc, COLLIO_OK, "read (extents)")
+    call check(rank, all(back == idx), "extents: read back")
+    rc = collio_file_close(f)
+    call collio_plan_free(p)
+    call collio_layout_free(l)
+    rc = collio_layout_extents(MPI_COMM_WORLD, offs, lens(1:1), 8, l)
+    call check(rank, rc == COLLIO_ERR_ARG, "extents: off and len of different sizes")
+
+    ! predict and prepare: auto names a candidate of auto.only, the others
+    ! none
+    rc = collio_layout_block_cyclic(MPI_COMM_WORLD, 4096_c_int64_t, 16_c_int64_t, 4, l)
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "auto", p)
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, f)
+    rc = collio_plan_prepare(p, f, .true.)
+    call check_all(rc, COLLIO_OK, "collio_plan_prepare (auto)")
+    rc = collio_plan_predict(p, f, .true., cand, secs)
+    call check(rank, rc == COLLIO_OK .and. cand >= 0 .and. secs > 0 .and. &
+               len(collio_option_value_name("auto.only", cand + 1)) > 0, &
+               "collio_plan_predict (auto): a candidate and its seconds")
+    call collio_plan_free(p)
+    rc = collio_plan_create(MPI_COMM_WORLD, l, "serial", p)
+    rc = collio_plan_predict(p, f, .false., cand, secs)
+    call check(rank, rc == COLLIO_OK .and. cand == -1 .and. secs == -1, &
+               "collio_plan_predict (serial): none")
+    rc = collio_file_abort(f)
+    call collio_plan_free(p)
+    call collio_layout_free(l)
+    if (rank == 0) call remove_file(path)
+  end subroutine bindings_parity
 
   ! The value of key in h ("" if not set, or on error).
   function hint(h, key) result(s)
