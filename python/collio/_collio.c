@@ -735,15 +735,22 @@ static PyObject *py_plan_hints(PyObject *self, PyObject *cap)
     return l;
 }
 
+/* The arguments (plan, key) of the stat calls: the open plan, or NULL
+ * with an exception set. */
+static collio_plan *plan_and_key(PyObject *args, const char **key)
+{
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "Os", &cap, key))
+        return NULL;
+    return get_open(cap, CAP_PLAN, "plan");
+}
+
 /* One statistic by key (collio_plan_stat), a float. */
 static PyObject *py_plan_stat(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *cap;
     const char *key;
-    if (!PyArg_ParseTuple(args, "Os", &cap, &key))
-        return NULL;
-    collio_plan *p = get_open(cap, CAP_PLAN, "plan");
+    collio_plan *p = plan_and_key(args, &key);
     if (p == NULL)
         return NULL;
     double v = 0;
@@ -758,11 +765,8 @@ static PyObject *py_plan_stat(PyObject *self, PyObject *args)
 static PyObject *py_plan_stat_values(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *cap;
     const char *key;
-    if (!PyArg_ParseTuple(args, "Os", &cap, &key))
-        return NULL;
-    collio_plan *p = get_open(cap, CAP_PLAN, "plan");
+    collio_plan *p = plan_and_key(args, &key);
     if (p == NULL)
         return NULL;
     int n = 0;
