@@ -793,21 +793,29 @@ static PyObject *py_plan_stat_values(PyObject *self, PyObject *args)
     return l;
 }
 
+/* The arguments (plan, file, writing) of predict and prepare: the open
+ * plan and file, or 0 with an exception set. */
+static int plan_file_op(PyObject *args, collio_plan **p, collio_file **f, int *writing)
+{
+    PyObject *pcap, *fcap;
+    if (!PyArg_ParseTuple(args, "OOp", &pcap, &fcap, writing))
+        return 0;
+    *p = get_open(pcap, CAP_PLAN, "plan");
+    *f = *p != NULL ? get_open(fcap, CAP_FILE, "file") : NULL;
+    return *f != NULL;
+}
+
 /* plan_predict(plan, file, writing): (candidate, seconds), -1 and -1.0
  * where the strategy does not choose (collio_plan_predict). */
 static PyObject *py_plan_predict(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *pcap, *fcap;
-    int writing;
-    if (!PyArg_ParseTuple(args, "OOp", &pcap, &fcap, &writing))
-        return NULL;
-    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
-    collio_file *f = p != NULL ? get_open(fcap, CAP_FILE, "file") : NULL;
-    if (f == NULL)
-        return NULL;
-    int cand = -1;
+    collio_plan *p;
+    collio_file *f;
+    int writing, cand = -1;
     double secs = -1;
+    if (!plan_file_op(args, &p, &f, &writing))
+        return NULL;
     int rc = collio_plan_predict(p, f, writing, &cand, &secs);
     if (rc != COLLIO_OK)
         return raise_collio(rc, NULL);
@@ -818,15 +826,11 @@ static PyObject *py_plan_predict(PyObject *self, PyObject *args)
 static PyObject *py_plan_prepare(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *pcap, *fcap;
-    int writing;
-    if (!PyArg_ParseTuple(args, "OOp", &pcap, &fcap, &writing))
+    collio_plan *p;
+    collio_file *f;
+    int writing, rc;
+    if (!plan_file_op(args, &p, &f, &writing))
         return NULL;
-    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
-    collio_file *f = p != NULL ? get_open(fcap, CAP_FILE, "file") : NULL;
-    if (f == NULL)
-        return NULL;
-    int rc;
     Py_BEGIN_ALLOW_THREADS;
     rc = collio_plan_prepare(p, f, writing);
     Py_END_ALLOW_THREADS;

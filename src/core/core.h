@@ -196,9 +196,10 @@ struct collio_plan {
     int comm_borrowed; /* 1: comm is another plan's, not freed here */
     int rank, nranks;
     const collio__strategy *strategy;
-    collio_layout *layout; /* the plan's own copy */
-    collio__optvals opts;  /* every option's value (the catalogue's order) */
-    int own_opt, own_stat; /* where the strategy's section starts in them */
+    collio_layout *layout;              /* the plan's own copy */
+    collio__optvals opts;               /* every option's value (the catalogue's order) */
+    int own_opt, own_stat;              /* where the strategy's section starts in them */
+    const collio__section *own_section; /* the catalogue's (its stats' table) */
     collio_stats stats;
     double *statv;      /* every section's stats (the catalogue's order) */
     int oversubscribed; /* more ranks than cores on some node: wait politely */

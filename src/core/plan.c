@@ -117,6 +117,7 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
     if (rc == COLLIO_OK) {
         p->own_opt = collio__option_base(&s->section);
         p->own_stat = collio__stat_base(&s->section);
+        p->own_section = collio__section_find(s->section.name, strlen(s->section.name));
         if (s->check != NULL)
             rc = s->check(p);
     }

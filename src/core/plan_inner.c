@@ -44,6 +44,7 @@ int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
     if (rc == COLLIO_OK) { /* the same options everywhere: the same verdict */
         p->own_opt = collio__option_base(&s->section);
         p->own_stat = collio__stat_base(&s->section);
+        p->own_section = collio__section_find(s->section.name, strlen(s->section.name));
         if (s->check != NULL)
             rc = s->check(p);
     }

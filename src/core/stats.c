@@ -159,9 +159,7 @@ void collio__stats_add_inner(collio_plan *outer, const collio_plan *inner)
 
 double *collio__stat_values(collio_plan *p, int i)
 {
-    const char *name = p->strategy->section.name;
-    const collio__section *s = collio__section_find(name, strlen(name));
-    return &p->statv[p->own_stat + collio__stat_offset(s, i)];
+    return &p->statv[p->own_stat + collio__stat_offset(p->own_section, i)];
 }
 
 int collio_stat_count(void)
@@ -278,12 +276,11 @@ int collio_plan_stat_values(const collio_plan *plan, const char *key, double *va
     }
     int n = 1;
     if (st->count > 1) { /* the values in use, as the section's length stat says */
-        const collio__section *ls;
-        int lslot;
-        char lkey[160];
-        snprintf(lkey, sizeof lkey, "%s.%s", s->name, st->length);
-        n = collio__stat_find(lkey, &ls, &lslot) != NULL ? (int)value_at(plan, ls, lslot)
-                                                         : 0;
+        n = 0;
+        for (int k = 0; k < s->nstats; k++)
+            if (strcmp(s->stats[k].name, st->length) == 0)
+                n = (int)value_at(plan, s,
+                                  collio__stat_base(s) + collio__stat_offset(s, k));
         n = n < 0 ? 0 : n > st->count ? st->count : n;
     }
     for (int k = 0; k < n && k < max; k++)
