@@ -616,7 +616,7 @@ int collio_hints_set_int(collio_hints *hints, const char *key, int64_t value);
 int collio_hints_parse(collio_hints *hints, const char *list);
 
 /** Local. Sets every key of `info` that lies in one of collio's sections
- *  (a key "SECTION.NAME" whose SECTION is "plan", "replicas" or a
+ *  (a key "SECTION.NAME" whose SECTION is "plan", "replicas", "request" or a
  *  strategy's name); other keys (MPI-IO's own hints) are left alone, so
  *  one MPI_Info can serve both. Errors as collio_hints_set, COLLIO_ERR_MPI. */
 int collio_hints_set_info(collio_hints *hints, MPI_Info info);
@@ -646,7 +646,7 @@ typedef struct collio_option_info {
 int collio_option_count(void);
 
 /** Local. The i-th option (0 <= i < collio_option_count()), in section
- *  order: "plan", "replicas", then the strategies in registry order. The
+ *  order: "plan", "replicas", "request", then the strategies in registry order. The
  *  strings are the library's own. Errors: COLLIO_ERR_ARG. */
 int collio_option_describe(int i, collio_option_info *out);
 
@@ -732,6 +732,79 @@ int collio_read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
  * COLLIO_ERR_IO, COLLIO_ERR_STATE.
  */
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes);
+
+/* ---------------------------------------------------------------- requests */
+
+/**
+ * Opaque. A write or read started by collio_iwrite / collio_iread (and
+ * their _at forms) and completed by collio_wait, collio_test,
+ * collio_waitall or collio_testall (docs/requests.md).
+ *
+ * Starting one is collective over the plan's ranks: every rank starts the
+ * same requests in the same order; the checks of collio_write_at are made
+ * when it runs, and its errors are its completion's, agreed on every rank.
+ * Where MPI gives MPI_THREAD_MULTIPLE (MPI_Init_thread) a helper thread
+ * runs requests in the background, on the plan's and the file's own
+ * communicators, while the caller computes; otherwise (or with hint
+ * request.thread=0 or COLLIO_PROGRESS_THREAD=0) they run in the first
+ * completion call that needs them, or in collio_progress. Requests run
+ * in the order they were started; requests of one plan on one file that
+ * are waiting to run together (hint request.start=wait holds them until
+ * a completion call) run as one execution: one exchange and one file pass
+ * for all of them (stat request.merged). Every other collective call of
+ * the library (a blocking write, a plan's or a file's creation or end)
+ * first waits for the started requests to run.
+ *
+ * The buffer is the library's until the request completes (a write's:
+ * not modified; a read's: not read) unless hint request.snapshot=1 copies
+ * a write's data when it starts (then the caller may reuse it at once).
+ * collio_file_close with a request on the file not completed fails with
+ * COLLIO_ERR_STATE and commits nothing; collio_plan_free with one on the
+ * plan fails it (its wait returns COLLIO_ERR_STATE) and leaves its file
+ * uncommitted.
+ */
+typedef struct collio_request collio_request;
+
+/** Collective. Starts collio_write_at(plan, f, offset, buf, buf_bytes) and
+ *  sets *req (also when it returns an error, so that every rank completes
+ *  the same requests). Errors now: COLLIO_ERR_ARG (plan or req NULL), and
+ *  the errors of collio_write_at at its completion. */
+int collio_iwrite_at(collio_plan *plan, collio_file *f, int64_t offset, const void *buf,
+                     size_t buf_bytes, collio_request **req);
+/** Collective. collio_iwrite_at at offset 0. */
+int collio_iwrite(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes,
+                  collio_request **req);
+/** Collective. Starts collio_read_at; as collio_iwrite_at. */
+int collio_iread_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
+                    size_t buf_bytes, collio_request **req);
+/** Collective. collio_iread_at at offset 0. */
+int collio_iread(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes,
+                 collio_request **req);
+
+/** Completes *req: returns once it has run, with its code (the same on
+ *  every rank), frees it and sets *req to NULL. NULL *req: COLLIO_OK.
+ *  Without a helper thread it may run queued requests itself, and is then
+ *  collective in effect (every rank must call it). */
+int collio_wait(collio_request **req);
+
+/** Sets *done to 1 and completes *req as collio_wait if it has run; else
+ *  *done = 0 and COLLIO_OK. Without a helper thread it runs the request
+ *  (collective in effect) and always completes it. */
+int collio_test(collio_request **req, int *done);
+
+/** Completes the n requests of reqs (NULL entries skipped), run together
+ *  where they can be (one execution per plan and file). codes (may be
+ *  NULL): each request's code. Returns COLLIO_OK, or the first failing
+ *  request's code. */
+int collio_waitall(int n, collio_request *reqs[], int codes[]);
+
+/** *done = 1 and collio_waitall if every one of the n requests has run;
+ *  else *done = 0, none is completed, COLLIO_OK. */
+int collio_testall(int n, collio_request *reqs[], int *done, int codes[]);
+
+/** Lets held requests run and, without a helper thread, runs every
+ *  started request now (collective in effect). COLLIO_OK. */
+int collio_progress(void);
 
 /** What one plan did, the statistics every strategy keeps: times in
  *  seconds on this rank, counters of this rank. Times of an execution

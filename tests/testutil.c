@@ -25,10 +25,25 @@
 
 /* --------------------------------------------------------------- checks */
 
+static void init(tu_ctx *t, int *argc, char ***argv, const char *name, int threads);
+
 void tu_init(tu_ctx *t, int *argc, char ***argv, const char *name)
 {
+    init(t, argc, argv, name, 0);
+}
+
+void tu_init_threads(tu_ctx *t, int *argc, char ***argv, const char *name)
+{
+    init(t, argc, argv, name, 1);
+}
+
+static void init(tu_ctx *t, int *argc, char ***argv, const char *name, int threads)
+{
     memset(t, 0, sizeof *t);
-    MPI_Init(argc, argv);
+    if (threads)
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &t->thread_level);
+    else
+        MPI_Init(argc, argv);
     t->comm = MPI_COMM_WORLD;
     MPI_Comm_rank(t->comm, &t->rank);
     MPI_Comm_size(t->comm, &t->nranks);

@@ -42,6 +42,7 @@ typedef struct tu_ctx {
     long pid0;          /* rank 0's pid, broadcast: unique per run */
     int64_t counter;    /* temp paths made so far (same on every rank) */
     const char *filter; /* argv[1]: only cases whose description contains it */
+    int thread_level;   /* tu_init_threads: MPI's answer */
 } tu_ctx;
 
 /* The values of hints multiphase.exchange and replicas.policy in the
@@ -74,6 +75,9 @@ enum {
  * seconds, default 500) so that a hang ends the test instead of blocking
  * ctest. argv[1], if given, filters cases by substring (tu_case_enabled). */
 void tu_init(tu_ctx *t, int *argc, char ***argv, const char *name);
+/* tu_init through MPI_Init_thread(MPI_THREAD_MULTIPLE); t->thread_level: what
+ * MPI gave. */
+void tu_init_threads(tu_ctx *t, int *argc, char ***argv, const char *name);
 
 /* Sums counts over ranks, prints the summary on rank 0, removes this run's
  * temp files, MPI_Finalize. Returns the process exit code (0 = all passed). */

@@ -53,12 +53,12 @@ def test_options_catalogue():
         assert dot and sec and name, o
         assert o["type"] in TYPES and o["doc"], o
     sections = [k.split(".")[0] for k in keys]
-    # "plan", "replicas", then the strategies in registry order
+    # "plan", "replicas", "request", then the strategies in registry order
     order = list(dict.fromkeys(sections))
-    assert order[:2] == ["plan", "replicas"]
+    assert order[:3] == ["plan", "replicas", "request"]
     strategies = collio.strategy_names()
-    assert all(s in strategies for s in order[2:])
-    assert [s for s in strategies if s in order] == order[2:]
+    assert all(s in strategies for s in order[3:])
+    assert [s for s in strategies if s in order] == order[3:]
     by = {o["key"]: o for o in opts}
     # what include/collio.h documents, and the library's other names
     assert by["multiphase.phases"]["range"] == "0..32"  # a phase per bit of a rank

@@ -150,4 +150,55 @@ void collio__domain_range(int64_t nglobal, int ndomains, int d, int64_t *lo, int
 /* The domain holding element x, 0 <= x < nglobal. */
 int collio__domain_of(int64_t nglobal, int ndomains, int64_t x);
 
+/* ------------------------------------------------ queued work (jobs.c) */
+
+/* A unit of collective work started by one call and completed by a later
+ * one (a request, src/requests/). Every rank submits the same jobs in the
+ * same order; they run in that order, on the helper thread (worker_ok,
+ * where MPI gives MPI_THREAD_MULTIPLE) or in the application's completion
+ * calls. */
+enum { COLLIO__JOB_QUEUED = 1, COLLIO__JOB_DONE };
+typedef struct collio__job collio__job;
+struct collio__job {
+    /* the owner's */
+    const void *plan, *file; /* what it runs on: collio__jobs_forget looks */
+    MPI_Comm comm;           /* where the ranks agree on a batch's size */
+    int worker_ok;           /* the helper thread may run it (cleared at
+                                submission when there is none) */
+    int released;            /* 0: held until a completion call */
+    /* j may run in one execution with head and the jobs between */
+    int (*joins)(const collio__job *head, const collio__job *j);
+    /* collective: runs jobs[0..n) as one execution (n >= 1), on the helper
+     * thread or not; the owner keeps each job's result in its own fields */
+    void (*run)(collio__job **jobs, int n, int on_thread);
+    /* the queue's */
+    int state, orphan; /* orphan: its plan or file went first */
+    double t_start, t_end;
+    collio__job *next, *live_next, *live_prev;
+};
+/* Local (but see collio__jobs_drain): queues j, and starts the helper
+ * thread at the first job that may use it. */
+void collio__jobs_submit(collio__job *j);
+/* Local: held jobs may run. */
+void collio__jobs_release(void);
+/* Collective in effect (it may run queued jobs in this thread): releases
+ * every job and returns once j is done. */
+void collio__jobs_wait(const collio__job *j);
+/* Releases every job; 1 if j is done. Without a helper thread it runs
+ * the queue up to j (collective in effect) and returns 1. */
+int collio__jobs_test(const collio__job *j);
+/* Collective in effect: every queued job is run. The start of every
+ * collective entry of the library that is not a request's. */
+void collio__jobs_drain(void);
+/* 1 if MPI gives MPI_THREAD_MULTIPLE and COLLIO_PROGRESS_THREAD is not
+ * "0"; collio__jobs_running_thread: the helper thread runs. */
+int collio__jobs_thread_available(void);
+int collio__jobs_running_thread(void);
+/* Local: j leaves the live list (its owner completed it). */
+void collio__jobs_retire(collio__job *j);
+/* Local: marks orphan every live job (submitted, not retired) on plan
+ * (if not NULL) and on file (if not NULL), calling each on it; returns
+ * how many. Call after collio__jobs_drain. */
+int collio__jobs_forget(const void *plan, const void *file, void (*each)(collio__job *j));
+
 #endif /* COLLIO_BASE_BASE_H */

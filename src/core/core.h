@@ -191,6 +191,15 @@ int collio__plan_exec(collio_plan *p, collio_file *f, char *stream, int writing,
 int collio__plan_run_unagreed(collio_plan *p, collio_file *f, char *stream, int writing,
                               int scratch);
 
+/* Collective over p's communicator: collio_write_at (writing) or
+ * collio_read_at of plan on f, named fn in its errors, without waiting for
+ * the queued requests first -- what a request runs. collio__exec_check:
+ * its local argument checks alone. */
+int collio__exec_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
+                    size_t buf_bytes, int writing, const char *fn);
+int collio__exec_check(const collio_plan *p, const collio_file *f, int64_t offset,
+                       const void *buf, size_t buf_bytes, int writing, const char *fn);
+
 struct collio_plan {
     MPI_Comm comm;     /* dup (an inner plan's: its outer plan's) */
     int comm_borrowed; /* 1: comm is another plan's, not freed here */
@@ -226,6 +235,10 @@ struct collio_plan {
      * anyway (agree_target): a strategy learns its calls' times from it
      * without a message of its own. -1: none. */
     double exec_s, exec_prev_max_s, exec_skip_s;
+    /* The plan of k of its executions stacked in one (src/requests/), for
+     * the offsets whose digest is stack_key; freed with the plan. */
+    collio_plan *stack;
+    uint64_t stack_key;
 };
 
 /* A strategy's own option i (its table's index) and stat i. */
@@ -305,6 +318,12 @@ int collio__plan_create_nested(MPI_Comm comm, const collio_layout *layout,
  * result so far (making the hints), agreed with the rest. Agreed code. */
 int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
                               const collio_hints *hints, int rc, collio_plan **out);
+
+/* The same, on another layout of outer's ranks (k of outer's
+ * executions stacked in one: src/requests/). */
+int collio__plan_create_on(const collio_plan *outer, const collio_layout *layout,
+                           const char *strategy, const collio_hints *hints, int rc,
+                           collio_plan **out);
 
 /* Nodes (nodes.c). Collective, at plan creation: p->node_of and
  * p->stats.nnodes. Agreed code. */

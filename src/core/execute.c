@@ -370,24 +370,43 @@ static int read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
     return exec_end(f, rc);
 }
 
+int collio__exec_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
+                    size_t buf_bytes, int writing, const char *fn)
+{
+    return writing ? write_at(plan, f, offset, buf, buf_bytes, fn)
+                   : read_at(plan, f, offset, buf, buf_bytes, fn);
+}
+
+int collio__exec_check(const collio_plan *p, const collio_file *f, int64_t offset,
+                       const void *buf, size_t buf_bytes, int writing, const char *fn)
+{
+    return check_exec(p, f, offset, buf, buf_bytes, writing, fn);
+}
+
+/* The blocking calls run after every request queued before them
+ * (collio__jobs_drain: the same order of collectives on every rank). */
 int collio_write(collio_plan *plan, collio_file *f, const void *buf, size_t buf_bytes)
 {
+    collio__jobs_drain();
     return write_at(plan, f, 0, buf, buf_bytes, "collio_write");
 }
 
 int collio_write_at(collio_plan *plan, collio_file *f, int64_t offset, const void *buf,
                     size_t buf_bytes)
 {
+    collio__jobs_drain();
     return write_at(plan, f, offset, buf, buf_bytes, "collio_write_at");
 }
 
 int collio_read(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes)
 {
+    collio__jobs_drain();
     return read_at(plan, f, 0, buf, buf_bytes, "collio_read");
 }
 
 int collio_read_at(collio_plan *plan, collio_file *f, int64_t offset, void *buf,
                    size_t buf_bytes)
 {
+    collio__jobs_drain();
     return read_at(plan, f, offset, buf, buf_bytes, "collio_read_at");
 }

@@ -25,6 +25,7 @@ void collio__plan_destroy(collio_plan *p)
 {
     if (p == NULL)
         return;
+    collio__plan_destroy(p->stack); /* (it borrows p's communicator) */
     if (p->strategy != NULL && p->strategy->free != NULL)
         p->strategy->free(p);
     collio_layout_free(&p->layout);
@@ -215,6 +216,7 @@ static int plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
 int collio_plan_create(MPI_Comm comm, const collio_layout *layout, const char *strategy,
                        const collio_hints *hints, collio_plan **out)
 {
+    collio__jobs_drain(); /* (the queued requests' collectives come first) */
     return plan_create(comm, layout, strategy, hints, 1, out);
 }
 int collio__plan_create_nested(MPI_Comm comm, const collio_layout *layout,
@@ -295,12 +297,25 @@ const char *collio_plan_strategy(const collio_plan *plan)
     return plan != NULL && plan->strategy != NULL ? plan->strategy->section.name : NULL;
 }
 
+/* A request on a plan freed before its completion: its file is not
+ * committed (its caller never learnt whether it was written). */
+static void abandoned(collio__job *j)
+{
+    collio__error_set(COLLIO_ERR_STATE,
+                      "collio_plan_free: a request on the plan was not completed "
+                      "(collio_wait): it fails, and its file is not committed");
+    collio__file_mark_failed((collio_file *)j->file);
+}
+
 void collio_plan_free(collio_plan **plan)
 {
     if (plan == NULL || *plan == NULL)
         return;
-    if (collio__mpi_alive())
+    if (collio__mpi_alive()) {
+        collio__jobs_drain();
+        collio__jobs_forget(*plan, NULL, abandoned);
         collio__plan_destroy(*plan);
+    }
     /* else: MPI's objects are gone with MPI, and so must the plan's memory
      * stay (its strategy state holds MPI handles): left to the process */
     *plan = NULL;

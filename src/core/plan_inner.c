@@ -1,8 +1,9 @@
 /*
  * plan_inner.c -- a plan made by another plan's strategy (auto's chosen
- * one): it shares the outer plan's communicator, node map and checks,
- * so only its options are resolved and its strategy's check and plan()
- * run (collio__plan_create_inner, core/core.h).
+ * one), or on another layout of its ranks (k of its executions stacked
+ * in one, for the requests: collio__plan_create_on): it shares the outer plan's
+ * communicator, node map and checks, so only its options are resolved and its strategy's
+ * check and plan() run (collio__plan_create_inner, core/core.h).
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
@@ -13,6 +14,13 @@
 
 int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
                               const collio_hints *hints, int rc, collio_plan **out)
+{
+    return collio__plan_create_on(outer, outer->layout, strategy, hints, rc, out);
+}
+
+int collio__plan_create_on(const collio_plan *outer, const collio_layout *layout,
+                           const char *strategy, const collio_hints *hints, int rc,
+                           collio_plan **out)
 {
     const collio__strategy *s = collio__strategy_find(strategy);
     collio_plan *p = calloc(1, sizeof *p);
@@ -35,12 +43,12 @@ int collio__plan_create_inner(const collio_plan *outer, const char *strategy,
         memcpy(p->node_of, outer->node_of, (size_t)outer->nranks * sizeof *p->node_of);
         rc = collio__optvals_resolve(hints, 0, &p->opts); /* (outer's: env in) */
     }
-    if (rc == COLLIO_OK && outer->layout->owned != NULL) {
+    if (rc == COLLIO_OK && layout->owned != NULL) {
         rc = COLLIO_ERR_ARG; /* (outer resolved its replicas: never the case) */
         collio__error_set(rc, "an inner plan of a replicated layout");
     }
     if (rc == COLLIO_OK)
-        rc = collio__layout_clone(outer->layout, &p->layout);
+        rc = collio__layout_clone(layout, &p->layout);
     if (rc == COLLIO_OK) { /* the same options everywhere: the same verdict */
         p->own_opt = collio__option_base(&s->section);
         p->own_stat = collio__stat_base(&s->section);

@@ -40,9 +40,7 @@ void collio_file_options_init(collio_file_options *opts)
     if (!opts)
         return;
     memset(opts, 0, sizeof *opts);
-    opts->backend = COLLIO_BACKEND_POSIX;
-    opts->base_offset = 0;
-    opts->sync = 0;
+    opts->backend = COLLIO_BACKEND_POSIX; /* (base_offset, sync: 0) */
     opts->info = MPI_INFO_NULL;
 }
 
@@ -263,6 +261,7 @@ int collio_file_open(MPI_Comm comm, const char *path, collio_file_mode mode,
     int rc = collio__mpi_usable("collio_file_open");
     if (rc != COLLIO_OK)
         return rc;
+    collio__jobs_drain();        /* (the queued requests' collectives come first) */
     if (comm == MPI_COMM_NULL) { /* no communicator to tell the others: local */
         collio__error_set(COLLIO_ERR_ARG, "collio_file_open: comm is MPI_COMM_NULL");
         return COLLIO_ERR_ARG;
@@ -360,9 +359,16 @@ int collio_file_close(collio_file **fp)
     collio_file *f = *fp;
     *fp = NULL;
     int writing = f->mode != COLLIO_FILE_READ;
-
+    collio__jobs_drain(); /* its requests run; those not completed fail it */
+    int open = collio__jobs_forget(NULL, f, NULL);
     rc = close_collective_handle(f);
-    if (rc == COLLIO_OK && writing && f->failed) {
+    if (rc == COLLIO_OK && open > 0) {
+        rc = COLLIO_ERR_STATE;
+        collio__error_set(rc,
+                          "collio_file_close: %d request(s) on %s not completed "
+                          "(collio_wait): not committed",
+                          open, f->path);
+    } else if (rc == COLLIO_OK && writing && f->failed) {
         rc = COLLIO_ERR_IO;
         collio__error_set(rc, "%s is not %s: an earlier call on it failed (%s)", f->path,
                           f->mode == COLLIO_FILE_CREATE
@@ -416,6 +422,8 @@ int collio_file_abort(collio_file **fp)
     }
     if (rc != COLLIO_OK)
         return rc;
+    collio__jobs_drain(); /* (its requests fail: orphans) */
+    collio__jobs_forget(NULL, *fp, NULL);
     collio_file *f = *fp;
     *fp = NULL;
     /* Errors while closing a discarded file do not matter. */
@@ -522,77 +530,5 @@ int collio__file_collective_handle(collio_file *f, MPI_File *out)
     }
     if (rc == COLLIO_OK)
         *out = f->coll_fh;
-    return rc;
-}
-
-static size_t iov_bytes(const struct iovec *iov, int niov, int *ok)
-{
-    size_t total = 0;
-    *ok = niov >= 0 && (niov == 0 || iov != NULL);
-    for (int i = 0; *ok && i < niov; i++) {
-        if (iov[i].iov_len > SIZE_MAX - total)
-            *ok = 0;
-        else
-            total += iov[i].iov_len;
-    }
-    return total;
-}
-
-int collio__file_write_at(collio_file *f, int64_t off, const void *buf, size_t n)
-{
-    if (f->holes != NULL) {
-        struct iovec v = {(void *)buf, n};
-        return collio__file_holes_access(f, off, &v, 1, 1);
-    }
-    int64_t abs;
-    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE
-                                         : collio__file_abs(f, off, n, &abs);
-    if (rc == COLLIO_OK)
-        rc = f->ops->pwrite(f, abs, buf, n);
-    if (rc != COLLIO_OK && rc != COLLIO_ERR_STATE)
-        f->failed = 1; /* any failed write, even a bad offset: no commit */
-    return rc;
-}
-
-int collio__file_read_at(collio_file *f, int64_t off, void *buf, size_t n)
-{
-    if (f->holes != NULL) {
-        struct iovec v = {buf, n};
-        return collio__file_holes_access(f, off, &v, 1, 0);
-    }
-    int64_t abs;
-    int rc = collio__file_abs(f, off, n, &abs);
-    if (rc == COLLIO_OK)
-        rc = f->ops->pread(f, abs, buf, n);
-    return rc;
-}
-
-int collio__file_writev_at(collio_file *f, int64_t off, const struct iovec *iov, int niov)
-{
-    if (f->holes != NULL)
-        return collio__file_holes_access(f, off, iov, niov, 1);
-    int ok;
-    size_t n = iov_bytes(iov, niov, &ok);
-    int64_t abs;
-    int rc = f->mode == COLLIO_FILE_READ ? COLLIO_ERR_STATE
-             : !ok                       ? COLLIO_ERR_ARG
-                                         : collio__file_abs(f, off, n, &abs);
-    if (rc == COLLIO_OK)
-        rc = f->ops->pwritev(f, abs, iov, niov);
-    if (rc != COLLIO_OK && rc != COLLIO_ERR_STATE)
-        f->failed = 1;
-    return rc;
-}
-
-int collio__file_readv_at(collio_file *f, int64_t off, const struct iovec *iov, int niov)
-{
-    if (f->holes != NULL)
-        return collio__file_holes_access(f, off, iov, niov, 0);
-    int ok;
-    size_t n = iov_bytes(iov, niov, &ok);
-    int64_t abs;
-    int rc = !ok ? COLLIO_ERR_ARG : collio__file_abs(f, off, n, &abs);
-    if (rc == COLLIO_OK)
-        rc = f->ops->preadv(f, abs, iov, niov);
     return rc;
 }

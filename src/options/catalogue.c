@@ -1,6 +1,6 @@
 /*
  * catalogue.c -- the catalogue of options (hints) and statistics: its
- * sections in order ("plan", "replicas", then every registered strategy's,
+ * sections in order ("plan", "replicas", "request", then every registered strategy's,
  * each declared by its owner in a table of its own), the generic "plan"
  * section, and the lookups by key and index that the values (options.c),
  * the hints (hints.c), the stats (stats.c) and every binding use. The
@@ -81,6 +81,7 @@ static void build(void)
                              collio__plan_stats, collio__plan_nstats};
     cat.sec[cat.n++] = &plan;
     cat.sec[cat.n++] = &collio__replicas_section;
+    cat.sec[cat.n++] = &collio__request_section;
     for (int i = 0; collio__strategy_at(i) != NULL && cat.n < MAX_SECTIONS; i++)
         cat.sec[cat.n++] = collio__strategy_at(i)->sealed_section != NULL
                                ? collio__strategy_at(i)->sealed_section()

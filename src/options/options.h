@@ -79,7 +79,7 @@ typedef struct collio__section {
 } collio__section;
 
 /* The catalogue (catalogue.c): its sections in order -- "plan", "replicas",
- * then every registered strategy's -- and the index of a section's first
+ * "request", then every registered strategy's -- and the index of a section's first
  * option / stat in a plan's value arrays. */
 int collio__nsections(void);
 const collio__section *collio__section_at(int i);
@@ -124,6 +124,7 @@ const collio__option *collio__option_at(int i, const collio__section **sec);
 extern const collio__stat collio__plan_stats[];
 extern const int collio__plan_nstats;
 extern const collio__section collio__replicas_section;
+extern const collio__section collio__request_section; /* (requests/request.c) */
 
 /* Hint text -> value (options/value.c), checked against the option's type and
  * range: COLLIO_OK, or COLLIO_ERR_ARG / COLLIO_ERR_STRATEGY recorded with

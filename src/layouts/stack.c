@@ -1,0 +1,112 @@
+/*
+ * stack.c -- k copies of one layout at k places of the file, as one
+ * layout: what k requests of one plan at k offsets are, so that they move
+ * in one execution (src/requests/). Copy i holds the layout's data shifted
+ * by shift[i] file elements; in the stream copy i follows copy i - 1 (the
+ * k user buffers one after the other). Where the copies leave gaps
+ * (a header, another variable between them) the result is a sparse
+ * layout whose holes are those gaps (layouts/extents.c's form), so that
+ * they are never written. Local: every rank knows the whole of a dense
+ * layout's coverage ([0, nglobal)), so the held runs need no message.
+ */
+#include "base/base.h"
+#include "layouts/layouts.h"
+
+#include <stdlib.h>
+
+typedef struct placed {
+    int64_t at; /* shift */
+    int i;      /* copy */
+} placed;
+
+static int by_at(const void *a, const void *b)
+{
+    const placed *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at ? 1 : x->i - y->i;
+}
+
+/* The held runs of the copies (sorted as `order`): intervals
+ * [at, at + n) coalesced; pos[i]: copy i's first packed element. */
+static int stack_runs(const placed *order, int k, int64_t n, collio__holes *h,
+                      int64_t *pos)
+{
+    h->off = malloc((size_t)k * sizeof *h->off);
+    h->len = malloc((size_t)k * sizeof *h->len);
+    h->cum = malloc((size_t)k * sizeof *h->cum);
+    if (!h->off || !h->len || !h->cum)
+        return COLLIO_ERR_NOMEM;
+    h->n = 0;
+    int64_t held = 0;
+    for (int c = 0; c < k; c++) {
+        int64_t at = order[c].at;
+        if (h->n > 0 && h->off[h->n - 1] + h->len[h->n - 1] == at)
+            h->len[h->n - 1] += n; /* continues the run */
+        else {
+            h->off[h->n] = at;
+            h->len[h->n] = n;
+            h->cum[h->n] = held;
+            h->n++;
+        }
+        pos[order[c].i] = held;
+        held += n;
+    }
+    h->held = held;
+    h->span = h->off[h->n - 1] + h->len[h->n - 1];
+    return COLLIO_OK;
+}
+
+int collio__layout_stack(MPI_Comm comm, const collio_layout *l, int k,
+                         const int64_t shift[], collio_layout **out)
+{
+    *out = NULL;
+    if (k < 1 || l->holes != NULL || l->owned != NULL || l->nglobal < 1)
+        return COLLIO_ERR_ARG;
+    int64_t n = l->nglobal, end;
+    placed *order = malloc((size_t)k * sizeof *order);
+    int64_t *pos = malloc((size_t)k * sizeof *pos);
+    collio__holes *h = calloc(1, sizeof *h);
+    int rc = order && pos && h ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    for (int i = 0; i < k && rc == COLLIO_OK; i++) {
+        order[i] = (placed){shift[i], i};
+        if (shift[i] < 0 || collio__add_i64(shift[i], n, &end))
+            rc = COLLIO_ERR_OVERFLOW;
+    }
+    if (rc == COLLIO_OK) {
+        qsort(order, (size_t)k, sizeof *order, by_at);
+        for (int c = 1; c < k && rc == COLLIO_OK; c++)
+            if (order[c].at < order[c - 1].at + n)
+                rc = COLLIO_ERR_OVERLAP; /* two copies share elements */
+    }
+    if (rc == COLLIO_OK)
+        rc = stack_runs(order, k, n, h, pos);
+    collio_layout *s = NULL;
+    if (rc == COLLIO_OK)
+        rc = collio__layout_new(comm, COLLIO__LAYOUT_EXTENTS, h->held, l->esize, &s);
+    collio__segvec sv = {0};
+    for (int i = 0; i < k && rc == COLLIO_OK; i++)
+        for (int64_t g = 0; g < l->nsegs && rc == COLLIO_OK; g++) {
+            collio__seg seg = l->segs[g];
+            seg.off += pos[i];
+            seg.mem += (int64_t)i * l->nlocal;
+            rc = collio__segvec_push_seg(&sv, &seg);
+        }
+    if (rc == COLLIO_OK) {
+        s->segs = sv.v;
+        s->nsegs = sv.n;
+        sv.v = NULL;
+        h->esize = l->esize;
+        if (h->n > 1 || h->off[0] > 0) {
+            s->holes = h; /* the layout frees it from here on */
+            h = NULL;
+        }
+        rc = collio__layout_finish(s);
+    }
+    collio__segvec_free(&sv);
+    collio__holes_free(&h);
+    free(order);
+    free(pos);
+    if (rc != COLLIO_OK)
+        collio_layout_free(&s);
+    *out = s;
+    return rc;
+}

@@ -1,0 +1,198 @@
+/*
+ * run.c -- running a batch of requests (base/jobs.c hands it over):
+ * alone, each is collio_write_at / collio_read_at; k requests of one plan
+ * on one file at k offsets run as ONE execution of a plan of the stacked
+ * layout (layouts/stack.c: the plan's layout k times, at the offsets),
+ * made once per pattern of offsets and kept on the plan -- one exchange
+ * and one file pass for all of them, the k buffers one after the other
+ * in its stream. Only where the stacked file is the k files placed side
+ * by side: a canonical strategy, a dense layout held once (no replicas),
+ * offsets apart by whole elements that do not overlap; otherwise the
+ * batch runs one request after the other.
+ */
+#include "base/base.h"
+#include "layouts/layouts.h"
+#include "options/options.h"
+#include "files/files.h"
+#include "core/core.h"
+#include "requests/requests.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The plan can run stacked at all. */
+static int stackable(const collio_plan *p)
+{
+    return p->strategy->canonical && p->repl == NULL && p->layout->holes == NULL
+           && p->layout->owned == NULL && p->layout->nglobal > 0;
+}
+
+static int joins(const collio__job *head, const collio__job *j)
+{
+    const collio_request *a = (const collio_request *)head,
+                         *b = (const collio_request *)j;
+    if (a->plan != b->plan || a->file != b->file || a->writing != b->writing
+        || !stackable(a->plan))
+        return 0;
+    int64_t d = a->offset - b->offset, es = (int64_t)a->plan->layout->esize;
+    return d % es == 0;
+}
+
+/* One request alone: the blocking call's own path. */
+static void run_one(collio_request *r)
+{
+    r->rc = collio__agree(r->plan->comm, r->pre_rc);
+    if (r->rc == COLLIO_OK)
+        r->rc = collio__exec_at(r->plan, r->file, r->offset, r->buf, r->bytes, r->writing,
+                                r->fn);
+    else if (r->pre_rc == COLLIO_OK)
+        snprintf(r->why, sizeof r->why, "%s: another rank's request failed to start",
+                 r->fn);
+    if (r->rc != COLLIO_OK && r->pre_rc == COLLIO_OK)
+        snprintf(r->why, sizeof r->why, "%s", collio_last_error());
+    if (r->rc != COLLIO_OK && r->file != NULL && r->writing)
+        collio__file_mark_failed(r->file);
+    if (r->snapshot != NULL) /* the copy is a work buffer of the call */
+        r->plan->stats.work_bytes += (int64_t)r->bytes;
+}
+
+/* The plan of r[0..k)'s offsets stacked (p->stack, made or kept), or an
+ * error (OVERLAP: they cannot stack). Collective; agreed code. */
+static int stack_plan(collio_plan *p, collio_request **r, int k, int64_t base,
+                      uint64_t key)
+{
+    if (p->stack != NULL && p->stack_key == key)
+        return COLLIO_OK;
+    collio__plan_destroy(p->stack);
+    p->stack = NULL;
+    int64_t *shift = malloc((size_t)k * sizeof *shift);
+    int rc = shift != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    for (int i = 0; i < k && rc == COLLIO_OK; i++)
+        shift[i] = (r[i]->offset - base) / (int64_t)p->layout->esize;
+    collio_layout *l = NULL;
+    if (rc == COLLIO_OK)
+        rc = collio__layout_stack(p->comm, p->layout, k, shift, &l);
+    free(shift);
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK) {
+        collio_hints *h = NULL;
+        rc = collio__optvals_to_hints(&p->opts, &h);
+        rc = collio__plan_create_on(p, l, p->strategy->section.name, h, rc, &p->stack);
+        collio_hints_free(&h);
+    }
+    collio_layout_free(&l);
+    if (rc == COLLIO_OK)
+        p->stack_key = key;
+    return rc;
+}
+
+/* The stacked execution's figures become the plan's (its own plan's
+ * description kept). */
+static void take_stats(collio_plan *p, const collio_plan *s, int64_t stream_bytes)
+{
+    double inspect = p->stats.inspect_s;
+    int64_t plan_bytes = p->stats.plan_bytes;
+    p->stats = s->stats;
+    p->stats.inspect_s = inspect;
+    p->stats.plan_bytes = plan_bytes;
+    p->stats.work_bytes += stream_bytes;
+    memcpy(p->statv, s->statv, (size_t)collio__nstats_all() * sizeof *p->statv);
+}
+
+/* r[0..k) of plan p as one execution. */
+static int run_stacked(collio_plan *p, collio_request **r, int k)
+{
+    collio_file *f = r[0]->file;
+    const int writing = r[0]->writing;
+    const char *fn = "collio_waitall";
+    int64_t base = r[0]->offset;
+    for (int i = 1; i < k; i++)
+        if (r[i]->offset < base)
+            base = r[i]->offset;
+    uint64_t key = collio__hash_mix(0x5eed, (uint64_t)k);
+    int rc = COLLIO_OK;
+    for (int i = 0; i < k; i++) {
+        key = collio__hash_mix(key, (uint64_t)(r[i]->offset - base));
+        if (rc == COLLIO_OK)
+            rc = r[i]->pre_rc != COLLIO_OK
+                     ? r[i]->pre_rc
+                     : collio__exec_check(p, f, r[i]->offset, r[i]->buf, r[i]->bytes,
+                                          writing, r[i]->fn);
+    }
+    int64_t v;
+    memcpy(&v, &key, sizeof v);
+    rc = collio__agree_same(p->comm, rc, v, "the requests' offsets", NULL);
+    if (rc == COLLIO_OK)
+        rc = stack_plan(p, r, k, base, key);
+    if (rc == COLLIO_ERR_OVERLAP) { /* they cannot stack: one after the other */
+        collio__error_begin();
+        for (int i = 0; i < k; i++)
+            run_one(r[i]);
+        return -1;
+    }
+    const collio_layout *u = p->layout;
+    size_t chunk = (size_t)u->nlocal * u->esize, total = chunk * (size_t)k;
+    char *stream = rc == COLLIO_OK ? collio__bigbuf_alloc(total > 0 ? total : 1) : NULL;
+    if (rc == COLLIO_OK && stream == NULL)
+        rc = COLLIO_ERR_NOMEM;
+    for (int i = 0; i < k && rc == COLLIO_OK && writing; i++) {
+        if (u->mem_kind == COLLIO__MEM_PACKED)
+            memcpy(stream + i * chunk, r[i]->buf, chunk);
+        else
+            rc = collio__layout_pack(u, r[i]->buf, stream + i * chunk);
+    }
+    rc = collio__agree(p->comm, rc);
+    if (rc == COLLIO_OK)
+        rc = collio__exec_at(p->stack, f, base, stream, total, writing, fn);
+    for (int i = 0; i < k && rc == COLLIO_OK && !writing; i++) {
+        if (u->mem_kind == COLLIO__MEM_PACKED)
+            memcpy(r[i]->buf, stream + i * chunk, chunk);
+        else
+            rc = collio__layout_unpack(u, stream + i * chunk, r[i]->buf);
+    }
+    if (!writing) /* (a local unpack cannot fail but on a bug: agreed all the same) */
+        rc = collio__agree(p->comm, rc);
+    collio__bigbuf_free(stream);
+    int64_t snapshots = 0;
+    for (int i = 0; i < k; i++)
+        snapshots += r[i]->snapshot != NULL ? (int64_t)r[i]->bytes : 0;
+    if (rc == COLLIO_OK && p->stack != NULL)
+        take_stats(p, p->stack, (int64_t)total + snapshots);
+    if (rc != COLLIO_OK && writing)
+        collio__file_mark_failed(f);
+    return rc;
+}
+
+static void run(collio__job **jobs, int n, int on_thread)
+{
+    collio_request **r = (collio_request **)jobs;
+    collio_plan *p = r[0]->plan;
+    if (n == 1) {
+        run_one(r[0]);
+    } else {
+        int rc = run_stacked(p, r, n);
+        if (rc != -1) { /* (-1: each ran alone, with its own code) */
+            char why[sizeof r[0]->why];
+            snprintf(why, sizeof why, "%s", collio_last_error());
+            for (int i = 0; i < n; i++) {
+                r[i]->rc = rc;
+                if (rc != COLLIO_OK && r[i]->pre_rc == COLLIO_OK)
+                    snprintf(r[i]->why, sizeof r[i]->why, "%s", why);
+            }
+        }
+    }
+    collio__req_stat_set(p, COLLIO__REQ_ST_MERGED, n);
+    collio__req_stat_set(p, COLLIO__REQ_ST_THREAD, on_thread);
+}
+
+void collio__req_init_job(collio_request *r)
+{
+    r->job.plan = r->plan;
+    r->job.file = r->file;
+    r->job.comm = r->plan->comm;
+    r->job.worker_ok = collio__req_opt(r->plan, COLLIO__REQ_THREAD) != 0;
+    r->job.released = collio__req_opt(r->plan, COLLIO__REQ_START) == 0;
+    r->job.joins = joins;
+    r->job.run = run;
+}
