@@ -788,8 +788,9 @@ int collio_iread(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes,
 int collio_wait(collio_request **req);
 
 /** Sets *done to 1 and completes *req as collio_wait if it has run; else
- *  *done = 0 and COLLIO_OK. Without a helper thread it runs the request
- *  (collective in effect) and always completes it. */
+ *  *done = 0 and COLLIO_OK. Where the helper thread does not run it
+ *  (there is none, or the request was held: hint request.start=wait) it
+ *  runs the request now, collective in effect, and always completes it. */
 int collio_test(collio_request **req, int *done);
 
 /** Completes the n requests of reqs (NULL entries skipped), run together
@@ -802,8 +803,9 @@ int collio_waitall(int n, collio_request *reqs[], int codes[]);
  *  else *done = 0, none is completed, COLLIO_OK. */
 int collio_testall(int n, collio_request *reqs[], int *done, int codes[]);
 
-/** Lets held requests run and, without a helper thread, runs every
- *  started request now (collective in effect). COLLIO_OK. */
+/** Runs now every started request that the helper thread will not run
+ *  (all of them without one; held ones), collective in effect where there
+ *  are any; the helper thread's go on in the background. COLLIO_OK. */
 int collio_progress(void);
 
 /** What one plan did, the statistics every strategy keeps: times in

@@ -280,7 +280,9 @@ static void history_case(tu_ctx *t, const char *strategy, int kind, int64_t gap,
         else
             TU_CHECK(t, merged >= 1 && merged <= NVAR, "request.merged %g", merged);
         double th = TU_STAT(t, p, "request.thread");
-        int helper = thread && t->thread_level == MPI_THREAD_MULTIPLE;
+        const char *env = getenv("COLLIO_PROGRESS_THREAD");
+        int helper = thread && !held_back && t->thread_level == MPI_THREAD_MULTIPLE
+                     && !(env != NULL && strcmp(env, "0") == 0);
         TU_CHECK(t, th == helper, "request.thread %g, want %d", th, helper);
     }
     TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close");

@@ -179,21 +179,18 @@ struct collio__job {
 /* Local (but see collio__jobs_drain): queues j, and starts the helper
  * thread at the first job that may use it. */
 void collio__jobs_submit(collio__job *j);
-/* Local: held jobs may run. */
-void collio__jobs_release(void);
 /* Collective in effect (it may run queued jobs in this thread): releases
  * every job and returns once j is done. */
 void collio__jobs_wait(const collio__job *j);
+/* Releases every job and runs those the helper thread will not (all of
+ * them without one): collective in effect where it runs any. */
+void collio__jobs_progress(void);
 /* Releases every job; 1 if j is done. Without a helper thread it runs
  * the queue up to j (collective in effect) and returns 1. */
 int collio__jobs_test(const collio__job *j);
 /* Collective in effect: every queued job is run. The start of every
  * collective entry of the library that is not a request's. */
 void collio__jobs_drain(void);
-/* 1 if MPI gives MPI_THREAD_MULTIPLE and COLLIO_PROGRESS_THREAD is not
- * "0"; collio__jobs_running_thread: the helper thread runs. */
-int collio__jobs_thread_available(void);
-int collio__jobs_running_thread(void);
 /* Local: j leaves the live list (its owner completed it). */
 void collio__jobs_retire(collio__job *j);
 /* Local: marks orphan every live job (submitted, not retired) on plan

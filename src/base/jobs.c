@@ -13,9 +13,9 @@
  * queued more than another when its runner looks.
  *
  * A job submitted held (released = 0) waits for the next completion call
- * (collio__jobs_release): so that requests waited for together are
- * taken together. One runner at a time: the helper thread and a waiting
- * application thread never run two jobs at once, and every other
+ * (collio__jobs_wait, _test, _progress, _drain), which runs it: so that
+ * requests waited for together are taken together. One runner at a time: the helper
+ * thread and a waiting application thread never run two jobs at once, and every other
  * collective entry of the library drains the queue first
  * (collio__jobs_drain), so that the background's collectives and the
  * application's never interleave on any rank.
@@ -136,7 +136,8 @@ static int at_finalize(MPI_Comm comm, int key, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
-int collio__jobs_thread_available(void)
+/* MPI gives MPI_THREAD_MULTIPLE, and COLLIO_PROGRESS_THREAD is not "0". */
+static int thread_available(void)
 {
     int level = MPI_THREAD_SINGLE;
     if (MPI_Query_thread(&level) != MPI_SUCCESS || level != MPI_THREAD_MULTIPLE)
@@ -148,7 +149,7 @@ int collio__jobs_thread_available(void)
 /* Under q.mu: the helper thread, started once (and the finalize hook). */
 static void start_thread(void)
 {
-    if (q.thread || q.stop)
+    if (q.thread || q.stop || !thread_available())
         return;
     int key;
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &key, NULL)
@@ -189,22 +190,18 @@ static void release_all(void)
     pthread_cond_broadcast(&q.work);
 }
 
-void collio__jobs_release(void)
-{
-    pthread_mutex_lock(&q.mu);
-    release_all();
-    pthread_mutex_unlock(&q.mu);
-}
-
-/* Until j is done (j NULL: until the queue is empty): the helper thread
- * runs what it may, this thread the rest. */
-static void run_until(const collio__job *j)
+/* Until j is done (j NULL: until the queue is empty; own_only: until the
+ * head is the helper thread's): the helper thread runs what it may, this
+ * thread the rest. */
+static void run_until(const collio__job *j, int own_only)
 {
     if (in_job)
         return; /* (a job's own call: the job is under way) */
     pthread_mutex_lock(&q.mu);
     release_all();
     while (j != NULL ? j->state != COLLIO__JOB_DONE : q.head != NULL) {
+        if (own_only && !q.busy && q.thread && q.head->worker_ok)
+            break;
         if (q.busy || (q.thread && q.head->worker_ok)) {
             pthread_cond_wait(&q.done, &q.mu);
             continue;
@@ -217,7 +214,12 @@ static void run_until(const collio__job *j)
 
 void collio__jobs_wait(const collio__job *j)
 {
-    run_until(j);
+    run_until(j, 0);
+}
+
+void collio__jobs_progress(void)
+{
+    run_until(NULL, 1);
 }
 
 int collio__jobs_test(const collio__job *j)
@@ -227,7 +229,7 @@ int collio__jobs_test(const collio__job *j)
     int done = j->state == COLLIO__JOB_DONE, helped = q.thread && j->worker_ok;
     pthread_mutex_unlock(&q.mu);
     if (!done && !helped) { /* nobody else will: run it now */
-        run_until(j);
+        run_until(j, 0);
         done = 1;
     }
     return done;
@@ -241,15 +243,7 @@ void collio__jobs_drain(void)
     int idle = q.head == NULL;
     pthread_mutex_unlock(&q.mu);
     if (!idle)
-        run_until(NULL);
-}
-
-int collio__jobs_running_thread(void)
-{
-    pthread_mutex_lock(&q.mu);
-    int t = q.thread;
-    pthread_mutex_unlock(&q.mu);
-    return t;
+        run_until(NULL, 0);
 }
 
 void collio__jobs_retire(collio__job *j)

@@ -175,8 +175,6 @@ int collio_testall(int n, collio_request *reqs[], int *done, int codes[])
 
 int collio_progress(void)
 {
-    collio__jobs_release();
-    if (!collio__jobs_running_thread())
-        collio__jobs_drain();
+    collio__jobs_progress();
     return COLLIO_OK;
 }

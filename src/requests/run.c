@@ -196,8 +196,12 @@ void collio__req_init_job(collio_request *r)
     r->job.plan = r->plan;
     r->job.file = r->file;
     r->job.comm = r->plan->comm;
-    r->job.worker_ok = collio__req_opt(r->plan, COLLIO__REQ_THREAD) != 0;
+    /* held ones run in the completion call that releases them: the caller
+     * waits then, and a hand-over to the helper thread would only add its
+     * wake-up */
     r->job.released = collio__req_opt(r->plan, COLLIO__REQ_START) == 0;
+    r->job.worker_ok =
+        collio__req_opt(r->plan, COLLIO__REQ_THREAD) != 0 && r->job.released;
     r->job.joins = joins;
     r->job.run = run;
 }

@@ -13,8 +13,8 @@ static const collio__option req_options[] = {
     [COLLIO__REQ_START] = {"start", COLLIO__OPT_NAME, 0, 0, 1, start_names, NULL,
                            "now: a request may run as soon as it is started (in the "
                            "background where a helper thread runs); wait: it is held "
-                           "until a completion call, so that requests waited for "
-                           "together run as one execution"},
+                           "until a completion call, which runs it, so that requests "
+                           "waited for together run as one execution"},
     [COLLIO__REQ_THREAD] = {"thread", COLLIO__OPT_BOOL, 1, 0, 1, NULL, NULL,
                             "run requests on a helper thread where MPI gives "
                             "MPI_THREAD_MULTIPLE (and COLLIO_PROGRESS_THREAD is not 0)"},
