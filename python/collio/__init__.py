@@ -59,7 +59,8 @@ from . import _collio
 
 __all__ = [
     "Error", "ArgumentError", "ArgumentTypeError", "ArgumentValueError",
-    "ArgumentOverflowError", "Layout", "File", "Plan", "strategies", "strategy_names",
+    "ArgumentOverflowError", "Layout", "File", "Plan", "Request", "waitall", "strategies",
+    "strategy_names",
     "exchange_names", "replicas_names", "option_values", "options", "statistics", "strerror",
     "describe_h5", "have_h5",
     "DIST_NONE", "DIST_BLOCK", "DIST_CYCLIC", "DARG_DEFAULT", "MAX_DIMS",
@@ -164,7 +165,7 @@ __version__ = "%d.%d.%d" % (_collio.VERSION_MAJOR, _collio.VERSION_MINOR,
 _OPS = ["Layout.block_cyclic", "Layout.darray", "Layout.index_list",
         "Layout.index_list_replicated", "File", "File.close/abort", "Plan",
         "Plan.write", "Plan.read", "Plan.free", "describe_h5", "Layout.extents",
-        "Plan.prepare"]
+        "Plan.prepare", "Plan.iwrite", "Plan.iread"]
 _OP_ID = {name: i + 1 for i, name in enumerate(_OPS)}
 
 
@@ -1113,6 +1114,30 @@ class Plan:
         _collio.plan_read(ph, fh, a, self._sizes, self._order, off)
         return a
 
+    def iwrite(self, file, array, offset=0):
+        """Collective: starts ``write(file, array, offset)`` and returns a
+        ``Request`` (collio_iwrite_at): the write may run in the background
+        (docs/requests.md) while the caller goes on; ``array`` is the
+        library's until the request completes (do not modify it; hint
+        ``request.snapshot=1`` copies it instead). Argument errors are
+        raised here on every rank, as ``write``'s; the others by the
+        request's ``wait()``."""
+        (ph, fh, off), _, _ = _agree(
+            self.comm, "Plan.iwrite",
+            lambda: self._check(file, array, True) + (_offset(offset),))
+        return Request(_collio.plan_iwrite(ph, fh, array, self._sizes, self._order, off),
+                       array)
+
+    def iread(self, file, array=None, offset=0):
+        """Collective: starts ``read(file, array, offset)`` and returns a
+        ``Request`` whose ``array`` (the one given, or a new one) holds the
+        data once it completes (collio_iread_at)."""
+        def prepare():
+            a = _empty(self._bytes, self._dtype) if array is None else array
+            return self._check(file, a, False) + (a, _offset(offset))
+        (ph, fh, a, off), _, _ = _agree(self.comm, "Plan.iread", prepare)
+        return Request(_collio.plan_iread(ph, fh, a, self._sizes, self._order, off), a)
+
     def predict(self, file, op="write"):
         """Local: what the plan would run for a write (``op`` "write") or a
         read ("read") of ``file``, without running anything
@@ -1216,6 +1241,53 @@ class Plan:
 
 
 # ---------------------------------------------------------------- HDF5
+
+class Request:
+    """A write or read started by ``Plan.iwrite`` / ``Plan.iread``
+    (collio_request; docs/requests.md). ``wait()`` returns once it has
+    run (raising its error, the same on every rank); ``test()`` completes
+    it if it has run and says whether it did; ``waitall(requests)``
+    completes many, running those of one plan on one file together.
+    ``array``: the request's buffer (a read's data, once completed).
+    Without the helper thread (MPI without MPI_THREAD_MULTIPLE) wait and
+    test run the request and are collective in effect."""
+
+    def __init__(self, handle, array):
+        self._h = handle
+        self.array = array
+
+    @property
+    def done(self):
+        """True once completed by wait, test or waitall."""
+        return self._h is None
+
+    def wait(self):
+        """Completes the request (collio_wait); returns its array."""
+        if self._h is not None:
+            h, self._h = self._h, None
+            _collio.request_wait(h)
+        return self.array
+
+    def test(self):
+        """Completes the request if it has run (collio_test): True, else
+        False."""
+        if self._h is None:
+            return True
+        if _collio.request_test(self._h):
+            self._h = None
+            return True
+        return False
+
+
+def waitall(requests):
+    """Completes every request of ``requests`` (collio_waitall): those of
+    one plan on one file that wait together run as one execution. Raises
+    the first failing request's error once all are completed."""
+    hs = [r._h for r in requests if r._h is not None]
+    for r in requests:
+        r._h = None
+    _collio.waitall(hs)
+
 
 def have_h5():
     """True if libcollio was built with HDF5 (describe_h5 works)."""

@@ -860,29 +860,30 @@ static PyObject *py_plan_strategy(PyObject *self, PyObject *cap)
     return PyUnicode_FromString(collio_plan_strategy(p));
 }
 
-/* write (writing = 1) or read: the buffer protocol on `obj` itself.
- * itemsizes: the array item sizes this layout accepts (a tuple); order:
- * the memory order the buffer must have, 'C' or 'F' (an array with at most
- * one axis longer than 1 is both), or 'A' (any contiguous buffer). */
-static PyObject *execute(PyObject *args, int writing)
+/* A call's buffer: the buffer protocol on `obj` itself. itemsizes: the
+ * array item sizes this layout accepts (a tuple); order: the memory order
+ * the buffer must have, 'C' or 'F' (an array with at most one axis longer
+ * than 1 is both), or 'A' (any contiguous buffer). A buffer that cannot be
+ * used is not raised here, on this rank alone: bytes becomes a size that
+ * cannot match, and `local` (512 bytes) says why, so that the library's
+ * error says it on every rank. b->have: b->view is held (release it).
+ * 0, or -1 with a Python error. */
+typedef struct call_buf {
+    Py_buffer view;
+    int have;
+    void *buf;
+    size_t bytes;
+} call_buf;
+
+static int buffer_of(PyObject *obj, PyObject *sizes, int order, int writing, call_buf *b,
+                     char *local)
 {
-    PyObject *pcap, *fcap, *obj, *sizes;
-    int order = 'A';
-    long long offset = 0;
-    if (!PyArg_ParseTuple(args, "OOOO|CL", &pcap, &fcap, &obj, &sizes, &order, &offset))
-        return NULL;
-    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
-    if (p == NULL)
-        return NULL;
-    collio_file *f = get_open(fcap, CAP_FILE, "file");
-    if (f == NULL)
-        return NULL;
-    char local[512] = "";
     static char dummy[1];
     Py_buffer v;
     int have = 0;
     void *buf = dummy;
     size_t bytes = 0;
+    local[0] = '\0';
     int flags = PyBUF_ANY_CONTIGUOUS | (writing ? 0 : PyBUF_WRITABLE);
     if (PyObject_GetBuffer(obj, &v, flags) < 0) {
         /* this rank's buffer is unusable: say so in collio's error on every
@@ -890,7 +891,7 @@ static PyObject *execute(PyObject *args, int writing)
         PyObject *t, *val, *tb;
         PyErr_Fetch(&t, &val, &tb);
         PyObject *s = val != NULL ? PyObject_Str(val) : NULL;
-        snprintf(local, sizeof local, "the array cannot be used as a %s buffer: %s",
+        snprintf(local, 512, "the array cannot be used as a %s buffer: %s",
                  writing ? "contiguous" : "writable contiguous",
                  s != NULL ? PyUnicode_AsUTF8(s) : "?");
         Py_XDECREF(s);
@@ -908,7 +909,7 @@ static PyObject *execute(PyObject *args, int writing)
         PyObject *fast = PySequence_Fast(sizes, "itemsizes must be a sequence");
         if (fast == NULL) {
             PyBuffer_Release(&v);
-            return NULL;
+            return -1;
         }
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
             Py_ssize_t sz = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fast, i));
@@ -920,28 +921,221 @@ static PyObject *execute(PyObject *args, int writing)
         Py_DECREF(fast);
         PyErr_Clear();
         if (!ok) {
-            snprintf(local, sizeof local,
+            snprintf(local, 512,
                      "the array's item size is %zd bytes, the layout's element %zd",
                      v.itemsize, first);
             bytes = (size_t)-1;
         } else if ((order == 'C' || order == 'F')
                    && !PyBuffer_IsContiguous(&v, (char)order)) {
-            snprintf(local, sizeof local,
+            snprintf(local, 512,
                      "the array is not %s-contiguous: the layout's element order is %s",
                      order == 'C' ? "C" : "Fortran", order == 'C' ? "C" : "Fortran");
             bytes = (size_t)-1;
         }
     }
+    b->view = v;
+    b->have = have;
+    b->buf = buf;
+    b->bytes = bytes;
+    return 0;
+}
+
+/* write (writing = 1) or read of plan on file from/into obj (buffer_of). */
+static PyObject *execute(PyObject *args, int writing)
+{
+    PyObject *pcap, *fcap, *obj, *sizes;
+    int order = 'A';
+    long long offset = 0;
+    if (!PyArg_ParseTuple(args, "OOOO|CL", &pcap, &fcap, &obj, &sizes, &order, &offset))
+        return NULL;
+    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    collio_file *f = get_open(fcap, CAP_FILE, "file");
+    if (f == NULL)
+        return NULL;
+    char local[512];
+    call_buf b;
+    if (buffer_of(obj, sizes, order, writing, &b, local) < 0)
+        return NULL;
     int rc;
     Py_BEGIN_ALLOW_THREADS;
-    rc = writing ? collio_write_at(p, f, offset, buf, bytes)
-                 : collio_read_at(p, f, offset, buf, bytes);
+    rc = writing ? collio_write_at(p, f, offset, b.buf, b.bytes)
+                 : collio_read_at(p, f, offset, b.buf, b.bytes);
     Py_END_ALLOW_THREADS;
-    if (have)
-        PyBuffer_Release(&v);
+    if (b.have)
+        PyBuffer_Release(&b.view);
     if (rc != COLLIO_OK)
         return raise_collio(rc, local);
     Py_RETURN_NONE;
+}
+
+/* ----------------------------------------------------------- requests */
+
+/* A request and what it holds until it completes: the caller's buffer
+ * (its view, so that the memory stays), and this rank's word on a buffer
+ * that could not be used. A request collected before its completion is
+ * left (leaked): completing it is collective, the Python layer's. */
+#define CAP_REQUEST "collio.request"
+typedef struct py_request {
+    collio_request *r;
+    call_buf b;
+    char local[512];
+} py_request;
+
+static void request_capsule_free(PyObject *cap)
+{
+    py_request *q = PyCapsule_GetPointer(cap, CAP_REQUEST);
+    if (q != NULL && q->r == NULL)
+        PyMem_Free(q);
+}
+
+static PyObject *start_request(PyObject *args, int writing)
+{
+    PyObject *pcap, *fcap, *obj, *sizes;
+    int order = 'A';
+    long long offset = 0;
+    if (!PyArg_ParseTuple(args, "OOOO|CL", &pcap, &fcap, &obj, &sizes, &order, &offset))
+        return NULL;
+    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
+    if (p == NULL)
+        return NULL;
+    collio_file *f = get_open(fcap, CAP_FILE, "file");
+    if (f == NULL)
+        return NULL;
+    py_request *q = PyMem_Calloc(1, sizeof *q);
+    if (q == NULL)
+        return PyErr_NoMemory();
+    if (buffer_of(obj, sizes, order, writing, &q->b, q->local) < 0) {
+        PyMem_Free(q);
+        return NULL;
+    }
+    int rc = writing ? collio_iwrite_at(p, f, offset, q->b.buf, q->b.bytes, &q->r)
+                     : collio_iread_at(p, f, offset, q->b.buf, q->b.bytes, &q->r);
+    PyObject *cap = rc == COLLIO_OK ? PyCapsule_New(q, CAP_REQUEST, request_capsule_free)
+                                    : NULL;
+    if (cap == NULL) { /* (started: the others' completes it; this one is left) */
+        if (rc != COLLIO_OK)
+            return raise_collio(rc, NULL);
+        return NULL;
+    }
+    return cap;
+}
+
+static PyObject *py_plan_iwrite(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return start_request(args, 1);
+}
+
+static PyObject *py_plan_iread(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return start_request(args, 0);
+}
+
+/* After a completion: the buffer goes back, the code raised or None. */
+static PyObject *request_done(py_request *q, int rc)
+{
+    if (q->b.have)
+        PyBuffer_Release(&q->b.view);
+    q->b.have = 0;
+    if (rc != COLLIO_OK)
+        return raise_collio(rc, q->local[0] != '\0' ? q->local : NULL);
+    Py_RETURN_NONE;
+}
+
+static py_request *get_request(PyObject *cap)
+{
+    py_request *q = PyCapsule_GetPointer(cap, CAP_REQUEST);
+    if (q != NULL && q->r == NULL) {
+        PyErr_SetString(PyExc_ValueError, "the request is completed");
+        return NULL;
+    }
+    return q;
+}
+
+static PyObject *py_request_wait(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    py_request *q = get_request(cap);
+    if (q == NULL)
+        return NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_wait(&q->r);
+    Py_END_ALLOW_THREADS;
+    return request_done(q, rc);
+}
+
+/* True (completed: raises its error if it failed) or False. */
+static PyObject *py_request_test(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    py_request *q = get_request(cap);
+    if (q == NULL)
+        return NULL;
+    int rc, done = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = collio_test(&q->r, &done);
+    Py_END_ALLOW_THREADS;
+    if (!done)
+        Py_RETURN_FALSE;
+    PyObject *r = request_done(q, rc);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    Py_RETURN_TRUE;
+}
+
+/* waitall(list of request capsules): None, or the first failing
+ * request's error raised (every request is completed either way). */
+static PyObject *py_waitall(PyObject *self, PyObject *list)
+{
+    (void)self;
+    PyObject *fast = PySequence_Fast(list, "requests must be a sequence");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    py_request **q = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof *q);
+    collio_request **r = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof *r);
+    int *codes = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof *codes);
+    PyObject *out = NULL;
+    if (q == NULL || r == NULL || codes == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        q[i] = get_request(PySequence_Fast_GET_ITEM(fast, i));
+        if (q[i] == NULL)
+            goto done;
+        r[i] = q[i]->r;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    collio_waitall((int)n, r, codes);
+    Py_END_ALLOW_THREADS;
+    int bad = COLLIO_OK;
+    char local[512] = "";
+    for (Py_ssize_t i = 0; i < n; i++) {
+        q[i]->r = NULL;
+        if (q[i]->b.have)
+            PyBuffer_Release(&q[i]->b.view);
+        q[i]->b.have = 0;
+        if (codes[i] != COLLIO_OK && bad == COLLIO_OK) {
+            bad = codes[i];
+            snprintf(local, sizeof local, "%s", q[i]->local);
+        }
+    }
+    if (bad != COLLIO_OK) /* the first failing request's */
+        raise_collio(bad, local[0] != '\0' ? local : NULL);
+    else
+        out = Py_None, Py_INCREF(out);
+done:
+    Py_DECREF(fast);
+    PyMem_Free(q);
+    PyMem_Free(r);
+    PyMem_Free(codes);
+    return out;
 }
 
 static PyObject *py_plan_write(PyObject *self, PyObject *args)
@@ -1130,6 +1324,11 @@ static PyMethodDef methods[] = {
     {"plan_strategy", py_plan_strategy, METH_O, NULL},
     {"plan_write", py_plan_write, METH_VARARGS, NULL},
     {"plan_read", py_plan_read, METH_VARARGS, NULL},
+    {"plan_iwrite", py_plan_iwrite, METH_VARARGS, NULL},
+    {"plan_iread", py_plan_iread, METH_VARARGS, NULL},
+    {"request_wait", py_request_wait, METH_O, NULL},
+    {"request_test", py_request_test, METH_O, NULL},
+    {"waitall", py_waitall, METH_O, NULL},
     {"plan_stats", py_plan_stats, METH_O, NULL},
     {"plan_stat", py_plan_stat, METH_VARARGS, NULL},
     {"plan_stat_values", py_plan_stat_values, METH_VARARGS, NULL},

@@ -376,6 +376,67 @@ def test_variables_at_offsets(comm, path, strategy):
                       "variable %d read back" % k)
 
 
+@pytest.mark.parametrize("start", ["now", "wait"])
+@pytest.mark.parametrize("strategy", ["auto", "multiphase", "independent"])
+def test_requests(comm, path, strategy, start):
+    """Requests (Plan.iwrite / iread, Request.wait / test, collio.waitall):
+    three variables at offsets started in any order and completed together
+    -- held until the waitall (request.start=wait) or started at once; the
+    file is the formula over 3n elements (canonical strategies), each
+    variable reads back through iread completed by wait and by test loops.
+    Held requests of a canonical strategy run as one execution
+    (request.merged)."""
+    n = 777
+    lay = collio.Layout.block_cyclic(comm, n, 5, dtype=np.float64)
+    idx = held_block_cyclic(n, 5, comm.size, comm.rank)
+    canonical = strategy in CANONICAL
+    with collio.Plan(comm, lay, strategy, request={"start": start}) as plan:
+        with collio.File(comm, path, "w") as f:
+            reqs = [plan.iwrite(f, expected(idx + k * n, np.float64), offset=k * n * 8)
+                    for k in (2, 0, 1)]
+            collio.waitall(reqs)
+            assert all(r.done for r in reqs)
+            if start == "wait" and canonical:
+                assert plan.stat("request.merged") == 3
+        if canonical:
+            check_file(comm, path, 3 * n, np.float64)
+        with collio.File(comm, path, "r") as f:
+            reqs = [plan.iread(f, offset=k * n * 8) for k in range(3)]
+            reqs[0].wait()
+            while not reqs[1].test():
+                pass
+            collio.waitall(reqs[2:])
+            for k in range(3):
+                agree(comm, np.array_equal(reqs[k].array, expected(idx + k * n,
+                                                                    np.float64)),
+                      "variable %d read back" % k)
+
+
+def test_request_errors(comm, path):
+    """A request whose file is closed before it completes: the close raises
+    ERR_STATE on every rank and commits nothing (the previous file stays);
+    the request's wait raises ERR_STATE. A wrong buffer is raised when the
+    request starts, on every rank."""
+    lay = collio.Layout.block_cyclic(comm, 100, 3, dtype=np.float32)
+    idx = held_block_cyclic(100, 3, comm.size, comm.rank)
+    data = expected(idx, np.float32)
+    with collio.Plan(comm, lay) as plan:
+        with collio.File(comm, path, "w") as f:
+            plan.write(f, data)  # the file to keep
+        f = collio.File(comm, path, "w")
+        r = plan.iwrite(f, data * 2)
+        with pytest.raises(collio.Error) as e:
+            f.close()
+        assert e.value.code == collio.ERR_STATE
+        with pytest.raises(collio.Error) as e:
+            r.wait()
+        assert e.value.code == collio.ERR_STATE
+        check_file(comm, path, 100, np.float32)
+        with collio.File(comm, path, "r") as f:
+            with pytest.raises(collio.ArgumentError):
+                plan.iread(f, np.zeros(3, dtype=np.float32))
+
+
 def test_offset_errors(comm, path):
     """A negative offset: ArgumentError on every rank, before the library;
     offsets that differ between ranks: the library's ERR_MISMATCH on every
