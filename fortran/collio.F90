@@ -113,6 +113,13 @@ module collio
     type(c_ptr) :: ptr = c_null_ptr
   end type collio_file
 
+  !> A request (collio_request *): a write or read started by
+  !> collio_iwrite_at / collio_iread_at, completed by collio_wait,
+  !> collio_test or collio_waitall (docs/requests.md).
+  type, public :: collio_request
+    type(c_ptr) :: ptr = c_null_ptr
+  end type collio_request
+
   !> A set of hints (collio_hints *, local): plan options as "SECTION.NAME"
   !> = value pairs (collio_hints_*), for collio_plan_create.
   type, public :: collio_hints
@@ -208,6 +215,7 @@ module collio
   public :: collio_plan_create, collio_plan_hints, collio_write, collio_read
   public :: collio_write_ptr, collio_read_ptr, collio_write_at, collio_read_at
   public :: collio_plan_predict, collio_plan_prepare
+  public :: collio_iwrite_at, collio_iread_at, collio_wait, collio_test, collio_waitall
   public :: collio_plan_stats, collio_plan_stat, collio_plan_stat_values
   public :: collio_plan_strategy, collio_plan_free
   public :: collio_fortran_check_types
@@ -690,6 +698,38 @@ module collio
       type(*), dimension(..), intent(inout) :: buf
       integer(c_int) :: rc
     end function c_read_at_desc
+
+    function c_istart(plan, f, offset, buf, writing, req) bind(C, name="collio_f_istart") &
+        result(rc)
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: plan, f
+      integer(c_int64_t), value :: offset
+      type(*), dimension(..), intent(in), asynchronous :: buf
+      integer(c_int), value :: writing
+      type(c_ptr), intent(out) :: req
+      integer(c_int) :: rc
+    end function c_istart
+
+    function c_wait(req) bind(C, name="collio_wait") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: req
+      integer(c_int) :: rc
+    end function c_wait
+
+    function c_test(req, done) bind(C, name="collio_test") result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: req
+      integer(c_int), intent(out) :: done
+      integer(c_int) :: rc
+    end function c_test
+
+    function c_waitall(n, reqs, codes) bind(C, name="collio_waitall") result(rc)
+      import :: c_int, c_ptr
+      integer(c_int), value :: n
+      type(c_ptr), intent(inout) :: reqs(*)
+      integer(c_int), intent(out) :: codes(*)
+      integer(c_int) :: rc
+    end function c_waitall
 
     function c_layout_extents(comm, n, off, len, esize, out) &
         bind(C, name="collio_f_layout_extents") result(rc)
@@ -1501,6 +1541,68 @@ contains
     integer(c_int) :: rc
     rc = c_read_at_desc(plan%ptr, file%ptr, offset, buf)
   end function collio_read_at
+
+  !> Starts collio_write_at(plan, file, offset, buf) and sets req
+  !> (collective; docs/requests.md): buf must be a contiguous array that
+  !> stays unmodified until the request completes (declare it
+  !> ASYNCHRONOUS); a non-contiguous one fails the request
+  !> (COLLIO_ERR_BUFSIZE) on every rank.
+  function collio_iwrite_at(plan, file, offset, buf, req) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    integer(c_int64_t), intent(in) :: offset
+    type(*), dimension(..), intent(in), asynchronous :: buf
+    type(collio_request), intent(out) :: req
+    integer(c_int) :: rc
+    rc = c_istart(plan%ptr, file%ptr, offset, buf, 1_c_int, req%ptr)
+  end function collio_iwrite_at
+
+  !> Starts collio_read_at(plan, file, offset, buf) (collective): buf is
+  !> filled once the request completes.
+  function collio_iread_at(plan, file, offset, buf, req) result(rc)
+    type(collio_plan), intent(in) :: plan
+    type(collio_file), intent(in) :: file
+    integer(c_int64_t), intent(in) :: offset
+    type(*), dimension(..), intent(inout), asynchronous :: buf
+    type(collio_request), intent(out) :: req
+    integer(c_int) :: rc
+    rc = c_istart(plan%ptr, file%ptr, offset, buf, 0_c_int, req%ptr)
+  end function collio_iread_at
+
+  !> Completes req (collio_wait): its code, the same on every rank.
+  function collio_wait(req) result(rc)
+    type(collio_request), intent(inout) :: req
+    integer(c_int) :: rc
+    rc = c_wait(req%ptr)
+  end function collio_wait
+
+  !> Completes req if it has run (done .true.; collio_test).
+  function collio_test(req, done) result(rc)
+    type(collio_request), intent(inout) :: req
+    logical, intent(out) :: done
+    integer(c_int) :: rc, d
+    rc = c_test(req%ptr, d)
+    done = d /= 0
+  end function collio_test
+
+  !> Completes every request of reqs (collio_waitall): those of one plan
+  !> on one file run together. codes (optional): each one's code.
+  function collio_waitall(reqs, codes) result(rc)
+    type(collio_request), intent(inout) :: reqs(:)
+    integer(c_int), intent(out), optional :: codes(:)
+    integer(c_int) :: rc
+    type(c_ptr) :: p(max(size(reqs), 1))
+    integer(c_int) :: c(max(size(reqs), 1))
+    integer :: i
+    do i = 1, size(reqs)
+      p(i) = reqs(i)%ptr
+    end do
+    rc = c_waitall(int(size(reqs), c_int), p, c)
+    do i = 1, size(reqs)
+      reqs(i)%ptr = p(i)
+    end do
+    if (present(codes)) codes(1:size(reqs)) = c(1:size(reqs))
+  end function collio_waitall
 
   !> What the plan would run for a write (writing .true.) or a read of
   !> file, without running anything (local): for strategy "auto" the

@@ -59,6 +59,8 @@ int collio_f_read(collio_plan *plan, collio_file *f, CFI_cdesc_t *buf);
 int collio_f_write_at(collio_plan *plan, collio_file *f, int64_t offset,
                       CFI_cdesc_t *buf);
 int collio_f_read_at(collio_plan *plan, collio_file *f, int64_t offset, CFI_cdesc_t *buf);
+int collio_f_istart(collio_plan *plan, collio_file *f, int64_t offset, CFI_cdesc_t *buf,
+                    int writing, collio_request **req);
 
 /* sizeof the structs the module mirrors (its self-check): 2 stats, 3
  * Fortran file options, 4 collio_option_info, 5 collio_stat_info; else 0. */
@@ -221,6 +223,19 @@ int collio_f_read_at(collio_plan *plan, collio_file *f, int64_t offset, CFI_cdes
 {
     size_t n = cfi_bytes(buf);
     return collio_read_at(plan, f, offset, n > 0 ? buf->base_addr : NULL, n);
+}
+
+/* A request keeps the buffer's address: a buffer that is not contiguous
+ * (a section the compiler would copy in and out around the call) cannot be
+ * used -- its size is made one that cannot match, so that the request
+ * fails with COLLIO_ERR_BUFSIZE on every rank instead of here alone. */
+int collio_f_istart(collio_plan *plan, collio_file *f, int64_t offset, CFI_cdesc_t *buf,
+                    int writing, collio_request **req)
+{
+    size_t n = CFI_is_contiguous(buf) ? cfi_bytes(buf) : (size_t)-1;
+    void *b = n > 0 ? buf->base_addr : NULL;
+    return writing ? collio_iwrite_at(plan, f, offset, b, n, req)
+                   : collio_iread_at(plan, f, offset, b, n, req);
 }
 
 int collio_f_layout_extents(MPI_Fint comm, int64_t n, const int64_t *off,

@@ -1012,8 +1012,8 @@ static PyObject *start_request(PyObject *args, int writing)
     }
     int rc = writing ? collio_iwrite_at(p, f, offset, q->b.buf, q->b.bytes, &q->r)
                      : collio_iread_at(p, f, offset, q->b.buf, q->b.bytes, &q->r);
-    PyObject *cap = rc == COLLIO_OK ? PyCapsule_New(q, CAP_REQUEST, request_capsule_free)
-                                    : NULL;
+    PyObject *cap =
+        rc == COLLIO_OK ? PyCapsule_New(q, CAP_REQUEST, request_capsule_free) : NULL;
     if (cap == NULL) { /* (started: the others' completes it; this one is left) */
         if (rc != COLLIO_OK)
             return raise_collio(rc, NULL);

@@ -463,6 +463,7 @@ contains
     rc = collio_read_at(p, f, -8_c_int64_t, back)
     call check_all(rc, COLLIO_ERR_ARG, "read_at: a negative offset")
     rc = collio_file_close(f)
+    call requests(p, idx, path)
     call collio_plan_free(p)
     call collio_layout_free(l)
 
@@ -539,6 +540,63 @@ contains
     call collio_layout_free(l)
     if (rank == 0) call remove_file(path)
   end subroutine bindings_parity
+
+  ! Requests: the three variables of bindings_parity again, started in
+  ! reverse order and completed by collio_waitall; read back by
+  ! collio_iread_at completed by collio_wait and collio_test loops.
+  subroutine requests(p, idx, path)
+    type(collio_plan), intent(in) :: p
+    integer(c_int64_t), intent(in) :: idx(:)
+    character(len=*), intent(in) :: path
+    integer(c_int64_t), parameter :: nx = 101
+    integer(c_int64_t), allocatable, asynchronous :: vars(:, :)
+    integer(c_int64_t), allocatable :: raw(:)
+    type(collio_request) :: r(0:2)
+    type(collio_file) :: f
+    integer(c_int) :: codes(3)
+    integer(c_int64_t) :: v, g
+    integer :: rc
+    logical :: done
+
+    allocate (vars(size(idx), 0:2))
+    do v = 0, 2
+      vars(:, v) = idx + v * nx
+    end do
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_CREATE, f)
+    do v = 2, 0, -1
+      rc = collio_iwrite_at(p, f, v * nx * 8, vars(:, v), r(v))
+      call check_all(rc, COLLIO_OK, "collio_iwrite_at")
+    end do
+    rc = collio_waitall(r, codes)
+    call check_all(rc, COLLIO_OK, "collio_waitall")
+    call check(rank, all(codes == COLLIO_OK), "collio_waitall: every code")
+    rc = collio_file_close(f)
+    call check_all(rc, COLLIO_OK, "close (requests)")
+    if (rank == 0) then
+      allocate (raw(3 * nx))
+      call read_raw(path, raw)
+      call check(rank, all(raw == [(g, g = 0, 3 * nx - 1)]), "requests: the file")
+    end if
+    vars = -1
+    rc = collio_file_open(MPI_COMM_WORLD, path, COLLIO_FILE_READ, f)
+    do v = 0, 2
+      rc = collio_iread_at(p, f, v * nx * 8, vars(:, v), r(v))
+      call check_all(rc, COLLIO_OK, "collio_iread_at")
+    end do
+    rc = collio_wait(r(0))
+    call check_all(rc, COLLIO_OK, "collio_wait")
+    done = .false.
+    do while (.not. done)
+      rc = collio_test(r(1), done)
+    end do
+    call check_all(rc, COLLIO_OK, "collio_test")
+    rc = collio_waitall(r(2:2))
+    call check_all(rc, COLLIO_OK, "collio_waitall (one)")
+    do v = 0, 2
+      call check(rank, all(vars(:, v) == idx + v * nx), "requests: read back")
+    end do
+    rc = collio_file_close(f)
+  end subroutine requests
 
   ! The value of key in h ("" if not set, or on error).
   function hint(h, key) result(s)
