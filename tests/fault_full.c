@@ -5,7 +5,10 @@
  * with COLLIO_ERR_IO on every rank (in collio_write, or at the latest in
  * collio_file_close), the previous file at the path must stay intact, and
  * no temporary may be left; then a write that fits succeeds in the same
- * directory, byte-exact. Usage: fault_full DIR.
+ * directory, byte-exact. The same again with the write as a request
+ * (collio_iwrite + collio_wait, on the helper thread: MPI_THREAD_MULTIPLE
+ * is asked for): the wait fails the same way on every rank. Usage:
+ * fault_full DIR.
  */
 #include "testutil.h"
 
@@ -38,10 +41,11 @@ static int plan_for(tu_ctx *t, int64_t nx, const char *strategy, collio_plan **p
     return TU_RC_ALL(t, rc, COLLIO_OK, "plan");
 }
 
-static void full_disk(tu_ctx *t, const char *dir, const char *strategy, collio_backend be)
+static void full_disk(tu_ctx *t, const char *dir, const char *strategy, collio_backend be,
+                      int request)
 {
     const char *bn = be == COLLIO_BACKEND_POSIX ? "posix" : "mpiio";
-    tu_case(t, "%s %s: full disk", strategy, bn);
+    tu_case(t, "%s %s: full disk%s", strategy, bn, request ? ", a request" : "");
     char path[1024];
     snprintf(path, sizeof path, "%s/full-%s-%s.dat", dir, strategy, bn);
     size_t pn = 0;
@@ -60,7 +64,14 @@ static void full_disk(tu_ctx *t, const char *dir, const char *strategy, collio_b
         collio_file *f = NULL;
         int rc = collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &fo, &f);
         if (TU_RC_ALL(t, rc, COLLIO_OK, "open")) {
-            rc = collio_write(p, f, buf, bytes);
+            if (request) {
+                collio_request *r = NULL;
+                rc = collio_iwrite(p, f, buf, bytes, &r);
+                TU_RC_ALL(t, rc, COLLIO_OK, "iwrite");
+                rc = collio_wait(&r);
+            } else {
+                rc = collio_write(p, f, buf, bytes);
+            }
             int wrc = rc;
             if (rc == COLLIO_OK)
                 rc = collio_file_close(&f);
@@ -114,7 +125,7 @@ static void full_disk(tu_ctx *t, const char *dir, const char *strategy, collio_b
 int main(int argc, char **argv)
 {
     tu_ctx t;
-    tu_init(&t, &argc, &argv, "fault_full");
+    tu_init_threads(&t, &argc, &argv, "fault_full");
     t.filter = NULL;
     if (argc < 2) {
         if (t.rank == 0)
@@ -125,8 +136,9 @@ int main(int argc, char **argv)
         const char *name = collio_strategy_name(s);
         if (collio_strategy_is_canonical(name) != 1)
             continue;
-        full_disk(&t, argv[1], name, COLLIO_BACKEND_POSIX);
-        full_disk(&t, argv[1], name, COLLIO_BACKEND_MPIIO);
+        full_disk(&t, argv[1], name, COLLIO_BACKEND_POSIX, 0);
+        full_disk(&t, argv[1], name, COLLIO_BACKEND_MPIIO, 0);
+        full_disk(&t, argv[1], name, COLLIO_BACKEND_POSIX, 1);
     }
     return tu_finish(&t);
 }
