@@ -286,10 +286,14 @@ static void case_learning(tu_ctx *t, const char *cal, const char *path)
     /* judged after its first call and 3 more: the fifth runs another */
     TU_CHECK(t, left_at == 4, "list I/O left at call %d, not the fifth", left_at);
     double why = same_stat(t, p, "auto.switch_why"), n = same_stat(t, p, "auto.switches");
-    /* back on list I/O only by a return: the one it switched to measured
-     * slower than list I/O's own calls (why 3), which the model no longer
-     * prices at a tenth */
-    TU_CHECK(t, choice != INDEPENDENT || (n > 1 && why == 3),
+    /* back on list I/O only after it left it, by a return (the one it
+     * switched to measured slower than list I/O's own calls, why 3) or by
+     * the model corrected again with both candidates' measured calls (why
+     * 1) -- on this 2-core machine with another test beside it, which of
+     * the two measures faster varies from run to run (both outcomes were
+     * seen here, also before requests existed); never by the wrong file's
+     * tenth */
+    TU_CHECK(t, choice != INDEPENDENT || (n > 1 && (why == 3 || why == 1)),
              "ended on list I/O (%g switches, the last why %g)", n, why);
     TU_CHECK(t, n >= 1 && n <= 4, "%g switches", n);
     /* the last switch: the first (the corrected model), or what a trial
@@ -302,7 +306,7 @@ static void case_learning(tu_ctx *t, const char *cal, const char *path)
     if (choice >= 0 && choice != truth)
         first_choice(t, &v, cal, path, choice, &tie_s, &truth_s);
     TU_CHECK(t,
-             choice == truth || (n > 1 && (why == 2 || why == 3))
+             choice == truth || (n > 1 && (why == 1 || why == 2 || why == 3))
                  || (truth_s > 0 && tie_s <= MODEL_ERROR * truth_s),
              "ended on %s (predicted %.3g s), the measured calibration picks %s (%.3g s) "
              "(last switch why %g)",
