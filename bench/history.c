@@ -32,6 +32,8 @@
  */
 #include "collio.h"
 
+#include "bench_mpi.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,25 +43,6 @@
 
 enum { M_MPIIO, M_BLOCKING, M_WAITALL, M__COUNT };
 static const char *const mode_names[] = {"mpiio", "blocking", "waitall"};
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
-    return *s;
-}
-
-static double maxed(double t)
-{
-    double m = 0;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double value(long v, int64_t g)
 {
@@ -96,7 +79,7 @@ static double record(int m, const decomp *d, collio_plan *plan, collio_plan *hel
         for (long v = 0; v < d->vars; v++)
             MPI_File_write_at_all(fh, (MPI_Offset)(v * d->mine), buf + v * d->mine,
                                   (int)d->mine, MPI_DOUBLE, MPI_STATUS_IGNORE);
-        double t = maxed(MPI_Wtime() - t0);
+        double t = bench_maxed(MPI_Wtime() - t0);
         MPI_File_close(&fh);
         return t;
     }
@@ -117,7 +100,7 @@ static double record(int m, const decomp *d, collio_plan *plan, collio_plan *hel
     }
     if (m == M_WAITALL)
         check(collio_waitall((int)d->vars, r, NULL), "collio_waitall");
-    double t = maxed(MPI_Wtime() - t0);
+    double t = bench_maxed(MPI_Wtime() - t0);
     check(collio_file_close(&f), "close");
     free(r);
     return t;
@@ -199,10 +182,11 @@ int main(int argc, char **argv)
     for (int q = 0; q < P; q++)
         left[q] = (int)pieces;
     for (int64_t k = 0, j = 0; k < (int64_t)pieces * P; k++) {
-        int len = run == 1 ? 1 : (int)(run / 2 + (int64_t)(rnd(&s) % (uint64_t)run) + 1);
+        int len =
+            run == 1 ? 1 : (int)(run / 2 + (int64_t)(bench_rnd(&s) % (uint64_t)run) + 1);
         int to = (int)(k % P);
         if (deal) {
-            to = (int)(rnd(&s) % (uint64_t)P);
+            to = (int)(bench_rnd(&s) % (uint64_t)P);
             while (left[to] == 0)
                 to = (to + 1) % P;
         }
@@ -256,18 +240,16 @@ int main(int argc, char **argv)
     for (int m = 0; m < M__COUNT; m++)
         bad += verify(&d, plan, buf, path[m]);
     double med[M__COUNT];
-    for (int m = 0; m < M__COUNT; m++) {
-        qsort(t[m], (size_t)reps, sizeof *t[m], cmp_double);
-        med[m] = t[m][reps / 2];
-    }
+    for (int m = 0; m < M__COUNT; m++)
+        med[m] = bench_median(t[m], (int)reps);
     double merged = 0, fig[2][3];
     collio_plan_stat(held, "request.merged", &merged);
     const char *keys[3] = {"total_s", "exchange_s", "file_s"};
     for (int k = 0; k < 3; k++) { /* the last execution's, the slowest rank's */
         collio_plan_stat(plan, keys[k], &fig[0][k]);
         collio_plan_stat(held, keys[k], &fig[1][k]);
-        fig[0][k] = maxed(fig[0][k]);
-        fig[1][k] = maxed(fig[1][k]);
+        fig[0][k] = bench_maxed(fig[0][k]);
+        fig[1][k] = bench_maxed(fig[1][k]);
     }
     if (rank == 0) {
         printf(

@@ -20,31 +20,14 @@
  * after a barrier), median_call_s, open_close_s. Exit 0, 1 on a
  * mismatch, 2 usage. Run it through scripts/mpirun N.
  */
+#include "bench_mpi.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
-    return *s;
-}
-
-static double maxed(double t)
-{
-    double m = 0;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The value of variable v at global element g: exact in a double. */
 static double value(int v, int64_t g)
@@ -93,7 +76,7 @@ int main(int argc, char **argv)
     uint64_t s = (uint64_t)seed * 0x9e3779b97f4a7c15ull + 1;
     int64_t nx = 0, mine = 0;
     for (int64_t k = 0, j = 0; k < nruns; k++) {
-        int len = (int)(run / 2 + (int64_t)(rnd(&s) % (uint64_t)run) + 1);
+        int len = (int)(run / 2 + (int64_t)(bench_rnd(&s) % (uint64_t)run) + 1);
         if (k % P == rank) {
             blen[j] = len, gdisp[j] = nx, bdisp[j] = (int)nx;
             mine += len, j++;
@@ -139,12 +122,12 @@ int main(int argc, char **argv)
             double tc = MPI_Wtime();
             MPI_File_write_at_all(fh, (MPI_Offset)(v * mine), buf + v * mine, (int)mine,
                                   MPI_DOUBLE, MPI_STATUS_IGNORE);
-            calls[v] = maxed(MPI_Wtime() - tc);
+            calls[v] = bench_maxed(MPI_Wtime() - tc);
             sum += calls[v];
         }
         MPI_File_close(&fh);
-        double oc = maxed(MPI_Wtime() - t0);
-        qsort(calls, (size_t)vars, sizeof *calls, cmp_double);
+        double oc = bench_maxed(MPI_Wtime() - t0);
+        qsort(calls, (size_t)vars, sizeof *calls, bench_cmp_double);
         if (rank == 0)
             printf("%ld,%ld,%ld,%d,%lld,%.6f,%.6f,%.6f\n", vars, pieces, run, P,
                    (long long)(nx * 8 * vars), sum, calls[vars / 2], oc);

@@ -27,6 +27,8 @@
  */
 #include "collio.h"
 
+#include "bench_mpi.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,25 +42,6 @@ static void check(int rc, const char *what)
         fprintf(stderr, "collio-overlap: %s: %s\n", what, collio_last_error());
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-}
-
-static double maxed(double t)
-{
-    double m = 0;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
 }
 
 /* The busy loop: n iterations of dependent arithmetic. */
@@ -157,9 +140,9 @@ int main(int argc, char **argv)
             double t0 = MPI_Wtime();
             check(collio_write_at(plan, f, 0, buf[0], bytes), "collio_write_at");
             if (i >= 0)
-                w[i] = maxed(MPI_Wtime() - t0);
+                w[i] = bench_maxed(MPI_Wtime() - t0);
         }
-        compute = median(w, 3);
+        compute = bench_median(w, 3);
     }
     double fig[2][F__COUNT], *v[F__COUNT];
     for (int k = 0; k < F__COUNT; k++)
@@ -187,7 +170,7 @@ int main(int argc, char **argv)
                 check(collio_wait(&r), "collio_wait");
                 tq = MPI_Wtime();
             }
-            double step_s = maxed(tq - t0);
+            double step_s = bench_maxed(tq - t0);
             if (s < 0)
                 continue;
             v[F_COMPUTE][s] = mode == 0 ? tc - t0 : tc - tw;
@@ -196,7 +179,7 @@ int main(int argc, char **argv)
             v[F_STEP][s] = step_s;
         }
         for (int k = 0; k < F__COUNT; k++)
-            fig[mode][k] = maxed(median(v[k], (int)steps));
+            fig[mode][k] = bench_maxed(bench_median(v[k], (int)steps));
     }
     double thread = 0;
     collio_plan_stat(plan, "request.thread", &thread);

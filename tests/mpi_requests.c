@@ -212,11 +212,8 @@ static void complete(tu_ctx *t, collio_request **r, int how, const char *what)
                 continue;
             }
             int done = 0, rc = COLLIO_OK;
-            long polls = 0;
-            while (!done && rc == COLLIO_OK) {
+            while (!done && rc == COLLIO_OK)
                 rc = collio_test(&r[v], &done);
-                polls++;
-            }
             TU_RC_ALL(t, rc, COLLIO_OK, what);
         }
     }

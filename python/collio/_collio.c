@@ -941,22 +941,40 @@ static int buffer_of(PyObject *obj, PyObject *sizes, int order, int writing, cal
 }
 
 /* write (writing = 1) or read of plan on file from/into obj (buffer_of). */
+/* The arguments of a write or read, blocking or not: (plan, file, obj,
+ * itemsizes[, order[, offset]]). 0, or -1 with a Python error. */
+typedef struct call_args {
+    collio_plan *p;
+    collio_file *f;
+    PyObject *obj, *sizes;
+    int order;
+    long long offset;
+} call_args;
+
+static int parse_call(PyObject *args, call_args *a)
+{
+    PyObject *pcap, *fcap;
+    a->order = 'A';
+    a->offset = 0;
+    if (!PyArg_ParseTuple(args, "OOOO|CL", &pcap, &fcap, &a->obj, &a->sizes, &a->order,
+                          &a->offset))
+        return -1;
+    a->p = get_open(pcap, CAP_PLAN, "plan");
+    a->f = a->p != NULL ? get_open(fcap, CAP_FILE, "file") : NULL;
+    return a->f != NULL ? 0 : -1;
+}
+
 static PyObject *execute(PyObject *args, int writing)
 {
-    PyObject *pcap, *fcap, *obj, *sizes;
-    int order = 'A';
-    long long offset = 0;
-    if (!PyArg_ParseTuple(args, "OOOO|CL", &pcap, &fcap, &obj, &sizes, &order, &offset))
+    call_args a;
+    if (parse_call(args, &a) < 0)
         return NULL;
-    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
-    if (p == NULL)
-        return NULL;
-    collio_file *f = get_open(fcap, CAP_FILE, "file");
-    if (f == NULL)
-        return NULL;
+    collio_plan *p = a.p;
+    collio_file *f = a.f;
+    long long offset = a.offset;
     char local[512];
     call_buf b;
-    if (buffer_of(obj, sizes, order, writing, &b, local) < 0)
+    if (buffer_of(a.obj, a.sizes, a.order, writing, &b, local) < 0)
         return NULL;
     int rc;
     Py_BEGIN_ALLOW_THREADS;
@@ -992,26 +1010,18 @@ static void request_capsule_free(PyObject *cap)
 
 static PyObject *start_request(PyObject *args, int writing)
 {
-    PyObject *pcap, *fcap, *obj, *sizes;
-    int order = 'A';
-    long long offset = 0;
-    if (!PyArg_ParseTuple(args, "OOOO|CL", &pcap, &fcap, &obj, &sizes, &order, &offset))
-        return NULL;
-    collio_plan *p = get_open(pcap, CAP_PLAN, "plan");
-    if (p == NULL)
-        return NULL;
-    collio_file *f = get_open(fcap, CAP_FILE, "file");
-    if (f == NULL)
+    call_args a;
+    if (parse_call(args, &a) < 0)
         return NULL;
     py_request *q = PyMem_Calloc(1, sizeof *q);
     if (q == NULL)
         return PyErr_NoMemory();
-    if (buffer_of(obj, sizes, order, writing, &q->b, q->local) < 0) {
+    if (buffer_of(a.obj, a.sizes, a.order, writing, &q->b, q->local) < 0) {
         PyMem_Free(q);
         return NULL;
     }
-    int rc = writing ? collio_iwrite_at(p, f, offset, q->b.buf, q->b.bytes, &q->r)
-                     : collio_iread_at(p, f, offset, q->b.buf, q->b.bytes, &q->r);
+    int rc = writing ? collio_iwrite_at(a.p, a.f, a.offset, q->b.buf, q->b.bytes, &q->r)
+                     : collio_iread_at(a.p, a.f, a.offset, q->b.buf, q->b.bytes, &q->r);
     PyObject *cap =
         rc == COLLIO_OK ? PyCapsule_New(q, CAP_REQUEST, request_capsule_free) : NULL;
     if (cap == NULL) { /* (started: the others' completes it; this one is left) */

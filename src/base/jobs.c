@@ -39,13 +39,8 @@ static struct {
     pthread_t tid;
 } q = {.mu = PTHREAD_MUTEX_INITIALIZER,
        .work = PTHREAD_COND_INITIALIZER,
-       .done = PTHREAD_COND_INITIALIZER};
-
-static void live_init(void)
-{
-    if (q.live.live_next == NULL)
-        q.live.live_next = q.live.live_prev = &q.live;
-}
+       .done = PTHREAD_COND_INITIALIZER,
+       .live = {.live_next = &q.live, .live_prev = &q.live}};
 
 /* 1 on the thread that runs a batch, while it does: the library's own
  * calls made by a job (auto's calibration creates plans and opens files)
@@ -162,7 +157,6 @@ static void start_thread(void)
 void collio__jobs_submit(collio__job *j)
 {
     pthread_mutex_lock(&q.mu);
-    live_init();
     j->state = COLLIO__JOB_QUEUED;
     j->next = NULL;
     j->orphan = 0;
@@ -260,7 +254,6 @@ void collio__jobs_retire(collio__job *j)
 int collio__jobs_forget(const void *plan, const void *file, void (*each)(collio__job *j))
 {
     pthread_mutex_lock(&q.mu);
-    live_init();
     int n = 0;
     for (collio__job *j = q.live.live_next; j != &q.live; j = j->live_next) {
         if (j->orphan || (plan != NULL && j->plan != plan)

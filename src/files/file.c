@@ -360,14 +360,14 @@ int collio_file_close(collio_file **fp)
     *fp = NULL;
     int writing = f->mode != COLLIO_FILE_READ;
     collio__jobs_drain(); /* its requests run; those not completed fail it */
-    int open = collio__jobs_forget(NULL, f, NULL);
+    int pending = collio__jobs_forget(NULL, f, NULL);
     rc = close_collective_handle(f);
-    if (rc == COLLIO_OK && open > 0) {
+    if (rc == COLLIO_OK && pending > 0) {
         rc = COLLIO_ERR_STATE;
         collio__error_set(rc,
                           "collio_file_close: %d request(s) on %s not completed "
                           "(collio_wait): not committed",
-                          open, f->path);
+                          pending, f->path);
     } else if (rc == COLLIO_OK && writing && f->failed) {
         rc = COLLIO_ERR_IO;
         collio__error_set(rc, "%s is not %s: an earlier call on it failed (%s)", f->path,

@@ -85,7 +85,7 @@ int collio_iread(collio_plan *plan, collio_file *f, void *buf, size_t buf_bytes,
 }
 
 /* Local, once r has run: its code and message, the waiting statistics on
- * its plan; frees r. waited_s: what the completion call blocked. */
+ * its plan; frees r. since: when the completion call began. */
 static int complete(collio_request **req, double since)
 {
     collio_request *r = *req;
