@@ -803,6 +803,19 @@ int collio_waitall(int n, collio_request *reqs[], int codes[]);
  *  else *done = 0, none is completed, COLLIO_OK. */
 int collio_testall(int n, collio_request *reqs[], int *done, int codes[]);
 
+/** Local. Asks that fn(arg) be called once req has run -- by the thread
+ *  that runs it, the helper thread in the background -- for a caller
+ *  whose own completion call is not collio's (the MPI-IO interposer
+ *  completes MPI generalized requests from it). fn must be short and must
+ *  not call collio; req is then completed as any other (collio_wait
+ *  returns at once). Returns COLLIO_OK when fn will be called (at once,
+ *  on this thread, if req has run already); COLLIO_ERR_STATE, and fn is
+ *  never called, where nothing runs req in the background (no helper
+ *  thread, or req or a request started before it is held by
+ *  request.start=wait): complete it with collio_wait or collio_test.
+ *  COLLIO_ERR_ARG: req or fn NULL. A second call replaces the first. */
+int collio_request_notify(collio_request *req, void (*fn)(void *arg), void *arg);
+
 /** Runs now every started request that the helper thread will not run
  *  (all of them without one; held ones), collective in effect where there
  *  are any; the helper thread's go on in the background. COLLIO_OK. */

@@ -75,6 +75,8 @@
 #define CMIO_RESAMPLE_MAX 16384
 #define CMIO_MEASURE_BYTES ((int64_t)1 << 20)
 
+struct cmio_async;
+
 /* COLLIO_MPIIO / info key "collio_mpiio". */
 typedef enum cmio_mode { CMIO_AUTO = 0, CMIO_OFF, CMIO_FORCE } cmio_mode;
 
@@ -146,9 +148,10 @@ typedef struct cmio_file {
     int nodes;           /* 0 not known yet, 1 one node, 2 several (take.c) */
     cmio_extents fx, mx; /* the last access's extents (arrays reused) */
     struct cmio_file *next;
-    /* a split collective in progress (_begin taken: its status) */
+    /* a split collective in progress (_begin taken: its status, or the
+     * access still running: nonblocking.c) */
     int split_taken;
-    MPI_Status split_status;
+    struct cmio_async *split_async;
     /* policy.c, per write (0) and read (1): the file's collective data
      * calls (the same count on every rank: collective calls come in one
      * order), and how many of the last went to MPI in a row */
@@ -178,9 +181,51 @@ cmio_mode cmio_env_mode(void);
  * at < 0: the individual file pointer). Returns 1 when collio did it (*err
  * then the MPI error code, the same on every rank), 0 when the caller must
  * hand the call to the MPI library -- through CMIO_PASS, which times it
- * where the policy measures MPI's calls. Collective over s->comm. */
+ * where the policy measures MPI's calls. Collective over s->comm.
+ * async not NULL: a non-blocking call (MPI_File_iwrite_all, a split
+ * _begin): taken, it is started (*async, nonblocking.c; st unused) and
+ * the caller completes it; passed, the caller hands it to MPI untimed
+ * (its time is not the access's), and no trial of MPI's is made. */
 int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
-                    MPI_Datatype dt, MPI_Status *st, int writing, int *err);
+                    MPI_Datatype dt, MPI_Status *st, int writing, int *err,
+                    struct cmio_async **async);
+
+/* nonblocking.c: collio's side of the non-blocking calls it takes. A
+ * taken call is a collio request (collio_iwrite_at / collio_iread_at on
+ * the pattern's plan) run by collio's helper thread where MPI gives
+ * MPI_THREAD_MULTIPLE (COLLIO_MPIIO_THREAD_MULTIPLE=1 asks for it at
+ * MPI_Init), else at once, in the starting call; its completion --
+ * the application's MPI_Wait / MPI_Test on a generalized request, or a
+ * split collective's _end -- fills the status with the bytes moved. */
+typedef struct cmio_async {
+    collio_request *req; /* collio's; NULL once completed */
+    int rc;              /* MPI's code, once completed */
+    MPI_Count bytes;     /* the status's count (bytes) when it succeeds */
+    void *buf;           /* the application's buffer */
+    char *staged;        /* the packed copy of a non-contiguous buffer (owned) */
+    cmio_extents mx;     /* a staged read's memory extents (owned) */
+    int writing;
+    MPI_File fh;                    /* for its error handler */
+    const cmio_entry *e;            /* its pattern (cmio_async_settle) */
+    const collio_file *cf;          /* collio's open of the file */
+    MPI_Request greq;               /* the application's, if any */
+    struct cmio_async *next, *prev; /* the outstanding ones */
+} cmio_async;
+/* Local: a started access, tracked until completed (a owned by the
+ * tracker from here). */
+void cmio_async_track(cmio_async *a);
+/* Returns an MPI request the application completes (a generalized
+ * request; the run completes it from collio's helper thread, or here). */
+int cmio_async_grequest(cmio_async *a, MPI_Request *req);
+/* A split collective's _begin: kept on s until _end (cmio_async_end). */
+void cmio_async_split(cmio_file *s, cmio_async *a);
+/* _end: completes s's split access, its status; MPI's code. */
+int cmio_async_end(cmio_file *s, MPI_Status *st);
+/* Local (collective in effect where one has not run): completes every
+ * access started on plan e's pattern (e not NULL) or collio's open cf
+ * (cf not NULL), or all (both NULL) -- before e's plan or cf is freed;
+ * the application's requests then complete with their codes. */
+void cmio_async_settle(const cmio_entry *e, const collio_file *cf);
 
 /* policy.c: what take.c asks of the policy. */
 /* Local (agreed by construction): 1 when s's call of operation op goes
@@ -212,6 +257,10 @@ void cmio_policy_predicted(cmio_file *s, cmio_entry *e, int op);
  * model takes goes to MPI (a trial of MPI's, or measured slower); arms
  * the timing of the call. made: the plan was made in this call. */
 cmio_why cmio_policy_route(cmio_file *s, cmio_entry *e, int op, int made);
+/* Local: the same for a non-blocking call, which is never a trial nor
+ * timed: MPI's where the pattern's calls measured MPI faster, else
+ * collio's. */
+cmio_why cmio_policy_route_untimed(const cmio_entry *e, int op);
 /* Local: a taken call ended, secs after it began (this rank), made: its
  * plan was made in it (not timed for judging). */
 void cmio_policy_taken(cmio_file *s, const cmio_entry *e, int op, int made, double secs);
@@ -234,6 +283,9 @@ void cmio_cache_clear(void);
 /* report.c */
 void cmio_count(int writing, cmio_why why, const char *strategy, int first,
                 double seconds);
+/* A taken non-blocking call: run by collio's helper thread (background
+ * 1) or in the starting call (0). */
+void cmio_count_async(int writing, int background);
 /* The file costs strategy auto priced a taken call with (its stats
  * auto.calibrated and auto.networked): counted for the report. */
 typedef enum {

@@ -73,6 +73,10 @@ int cmio_foreign(void)
     X(MPI_File_read_all_end)                                                             \
     X(MPI_File_read_at_all_begin)                                                        \
     X(MPI_File_read_at_all_end)                                                          \
+    X(MPI_File_iwrite_all)                                                               \
+    X(MPI_File_iwrite_at_all)                                                            \
+    X(MPI_File_iread_all)                                                                \
+    X(MPI_File_iread_at_all)                                                             \
     CMIO_LARGE_COUNT_ENTRY_POINTS(X)
 #if MPI_VERSION >= 4
 #define CMIO_LARGE_COUNT_ENTRY_POINTS(X)                                                 \
@@ -83,7 +87,11 @@ int cmio_foreign(void)
     X(MPI_File_write_all_begin_c)                                                        \
     X(MPI_File_write_at_all_begin_c)                                                     \
     X(MPI_File_read_all_begin_c)                                                         \
-    X(MPI_File_read_at_all_begin_c)
+    X(MPI_File_read_at_all_begin_c)                                                      \
+    X(MPI_File_iwrite_all_c)                                                             \
+    X(MPI_File_iwrite_at_all_c)                                                          \
+    X(MPI_File_iread_all_c)                                                              \
+    X(MPI_File_iread_at_all_c)
 #else
 #define CMIO_LARGE_COUNT_ENTRY_POINTS(X)
 #endif

@@ -266,6 +266,11 @@ cmio_why cmio_policy_route(cmio_file *s, cmio_entry *e, int op, int made)
     }
 }
 
+cmio_why cmio_policy_route_untimed(const cmio_entry *e, int op)
+{
+    return e->verdict[op] == CMIO_KEEP_MPI ? CMIO_WHY_MEASURED : CMIO_TAKEN;
+}
+
 void cmio_policy_taken(cmio_file *s, const cmio_entry *e, int op, int made, double secs)
 {
     if (e->verdict[op] == CMIO_JUDGING && !made)

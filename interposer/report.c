@@ -7,7 +7,8 @@
  * passed to the MPI library and why, and the time in each (the slowest
  * rank's); and which file costs strategy auto priced the taken calls
  * with (a calibration entry or the built-in ones), so that a user sees
- * where calibrating would help. Nothing is printed unless asked.
+ * where calibrating would help; and where the non-blocking calls taken
+ * ran (in the background, or in the starting call). Nothing is printed unless asked.
  */
 #include "cmio.h"
 
@@ -26,6 +27,9 @@ static int nnames = 0;
 /* taken calls under strategy auto, by the file costs it priced them with
  * (cmio_priced) */
 static double n_priced[CMIO_NPRICED];
+/* taken non-blocking calls (split collectives included) per operation:
+ * run in the starting call (0) or by collio's helper thread (1) */
+static double n_async[2][2];
 
 const char *cmio_why_text(cmio_why why)
 {
@@ -70,6 +74,11 @@ void cmio_count(int writing, cmio_why why, const char *strategy, int first,
         n_ran[op][k][first ? 0 : 1] += 1;
         s_ran[op][k][first ? 0 : 1] += seconds;
     }
+}
+
+void cmio_count_async(int writing, int background)
+{
+    n_async[writing ? 0 : 1][background ? 1 : 0] += 1;
 }
 
 void cmio_priced(cmio_priced_by by)
@@ -119,6 +128,14 @@ void cmio_report(MPI_Comm comm)
             if (n_why[op][w] > 0)
                 fprintf(out, "    passed to MPI: %6.0f  %10.6f s  %s\n", n_why[op][w],
                         s1[op][w], cmio_why_text((cmio_why)w));
+        if (n_async[op][0] + n_async[op][1] > 0)
+            fprintf(out,
+                    "    non-blocking (split included) taken: %.0f by collio's helper "
+                    "thread, in the background; %.0f in the starting call%s\n",
+                    n_async[op][1], n_async[op][0],
+                    n_async[op][0] > 0 ? " (no MPI_THREAD_MULTIPLE: "
+                                         "COLLIO_MPIIO_THREAD_MULTIPLE=1 asks for it)"
+                                       : "");
     }
     double priced = 0;
     for (int k = 0; k < CMIO_NPRICED; k++)

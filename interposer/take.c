@@ -228,6 +228,7 @@ static cmio_entry *lookup(cmio_file *s, uint64_t key, int *made)
     if (e == NULL)
         e = victim;
     if (!all) {
+        cmio_async_settle(e, NULL); /* (its accesses' requests, before the plan) */
         collio_plan_free(&e->plan);
         memset(e, 0, sizeof *e);
         e->key = key;
@@ -239,6 +240,7 @@ static cmio_entry *lookup(cmio_file *s, uint64_t key, int *made)
 
 void cmio_cache_clear(void)
 {
+    cmio_async_settle(NULL, NULL);
     for (int i = 0; i < CMIO_CACHE_MAX; i++) {
         collio_plan_free(&cache[i].plan);
         memset(&cache[i], 0, sizeof cache[i]);
@@ -386,6 +388,58 @@ static int execute(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off
     return MPI_SUCCESS;
 }
 
+/* A non-blocking access taken: collio's request started on the pattern's
+ * plan, what its completion needs kept (nonblocking.c). The individual
+ * file pointer moves now, as MPI moves it when the call starts. */
+static int execute_async(cmio_file *s, cmio_entry *e, MPI_Offset pos, int explicit_off,
+                         void *buf, int writing, int64_t base, cmio_async **out)
+{
+    const int64_t nb = s->fx.bytes;
+    cmio_async *a = calloc(1, sizeof *a);
+    const int direct = s->mx.n <= 1;
+    char *packed = NULL;
+    if (direct)
+        packed = s->mx.n == 1 ? (char *)buf + s->mx.off[0] : (char *)buf;
+    else if (a != NULL)
+        packed = a->staged = malloc((size_t)(nb > 0 ? nb : 1));
+    /* (short of memory on this rank: its request fails when it runs, on
+     * every rank, as a blocking call's would) */
+    const int ok = a != NULL && packed != NULL;
+    if (ok && writing && !direct)
+        copy_mem(&s->mx, buf, packed, 1);
+    collio_request *r = NULL;
+    if (writing)
+        collio_iwrite_at(e->plan, s->cf, base, ok ? packed : NULL,
+                         ok ? (size_t)nb : (size_t)-1, &r);
+    else
+        collio_iread_at(e->plan, s->cf, base, ok ? packed : NULL,
+                        ok ? (size_t)nb : (size_t)-1, &r);
+    if (!explicit_off)
+        PMPI_File_seek(s->fh, pos + (MPI_Offset)(nb / (s->esize > 0 ? s->esize : 1)),
+                       MPI_SEEK_SET);
+    if (a == NULL) { /* nothing to track it with: done now (failing) */
+        collio_wait(&r);
+        PMPI_File_call_errhandler(s->fh, MPI_ERR_NO_MEM);
+        *out = NULL;
+        return MPI_ERR_NO_MEM;
+    }
+    a->req = r;
+    a->bytes = (MPI_Count)nb;
+    a->buf = buf;
+    a->writing = writing;
+    a->fh = s->fh;
+    a->e = e;
+    a->cf = s->cf;
+    a->greq = MPI_REQUEST_NULL;
+    if (!writing && !direct) { /* the read's unpacking, at its completion */
+        a->mx = s->mx;
+        memset(&s->mx, 0, sizeof s->mx);
+    }
+    cmio_async_track(a);
+    *out = a;
+    return MPI_SUCCESS;
+}
+
 /* The file costs strategy auto priced a taken call with, for the report. */
 static void count_priced(const collio_plan *p)
 {
@@ -407,7 +461,8 @@ static int pass(cmio_file *s, int writing, cmio_why why, int made, double t0)
 }
 
 int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
-                    MPI_Datatype dt, MPI_Status *st, int writing, int *err)
+                    MPI_Datatype dt, MPI_Status *st, int writing, int *err,
+                    cmio_async **async)
 {
     if (s->mode == CMIO_OFF) { /* the same everywhere: no message */
         cmio_count(writing, CMIO_WHY_OFF, NULL, 0, 0);
@@ -450,7 +505,8 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
      * was set on all of them) */
     if (made && g.large) {
         e->deferred = 1;
-        cmio_policy_arm_mpi(s, e, op); /* MPI's call, timed */
+        if (async == NULL)
+            cmio_policy_arm_mpi(s, e, op); /* MPI's call, timed */
         return pass(s, writing, CMIO_WHY_FIRST, 0, t0);
     }
     if (!made && e->deferred) {
@@ -465,9 +521,20 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
         e->why[op] = decide(s, e, writing);
         e->decided_on[op] = s->serial;
     }
-    why = e->why[op] != CMIO_TAKEN ? e->why[op] : cmio_policy_route(s, e, op, made);
+    /* (a non-blocking call is neither a trial of MPI's nor timed: its
+     * start is not its access; it goes where the verdict so far says) */
+    why = e->why[op] != CMIO_TAKEN ? e->why[op]
+          : async != NULL          ? cmio_policy_route_untimed(e, op)
+                                   : cmio_policy_route(s, e, op, made);
     if (why != CMIO_TAKEN)
         return pass(s, writing, why, made, t0);
+    if (async != NULL) {
+        *err = execute_async(s, e, pos, at >= 0, buf, writing, g.lo, async);
+        cmio_policy_outcome(s, op, 0);
+        cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
+        count_priced(e->plan);
+        return 1;
+    }
     *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
     /* collio's whole call, the pattern's agreement in it: with MPI keeping
      * the pattern, the calls go straight there (streak), without it */
@@ -480,6 +547,8 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
 
 void cmio_release(cmio_file *s)
 {
+    if (s->cf != NULL) /* (MPI: completed before the close; if not, here) */
+        cmio_async_settle(NULL, s->cf);
     if (s->cf != NULL)
         collio_file_close(&s->cf);
     cmio_extents_free(&s->fx);

@@ -13,9 +13,11 @@
  * wrapper.
  *
  * The collective data calls -- write_all, write_at_all, read_all,
- * read_at_all and their split _begin/_end forms -- ask take.c whether
- * collio does them; a split collective does the whole access in _begin
- * and hands its status to _end (MPI allows either).
+ * read_at_all, their split _begin/_end forms and their non-blocking
+ * forms (iwrite_all ...) -- ask take.c whether collio does them; a split
+ * collective or a non-blocking call taken is started in the call and
+ * completed by _end, or by the application's MPI_Wait / MPI_Test on the
+ * request returned (nonblocking.c).
  *
  * collio's own MPI-IO calls inside a taken call (collio_file_open, the
  * MPI-IO collective handle of strategy two_phase) never come here: the
@@ -117,16 +119,31 @@ cmio_mode cmio_env_mode(void)
     return mode_of(getenv("COLLIO_MPIIO"));
 }
 
-/* MPI_Init: nothing of collio's; an entry point so that under another MPI
- * (entry.c) the program's own runs untouched from its first call. */
+/* COLLIO_MPIIO_THREAD_MULTIPLE=1: MPI_Init and MPI_Init_thread ask MPI
+ * for MPI_THREAD_MULTIPLE, so that collio's helper thread runs the
+ * non-blocking calls it takes while the program computes
+ * (nonblocking.c); the program is told the level MPI gave, at least the
+ * one it asked for. Not by default: every MPI call of the program may
+ * then pay for the thread safety (docs/mpiio.md, "Non-blocking calls"). */
+static int want_multiple(void)
+{
+    const char *v = getenv("COLLIO_MPIIO_THREAD_MULTIPLE");
+    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+/* (Also an entry point so that under another MPI (entry.c) the program's
+ * own runs untouched from its first call.) */
 int CMIO_NAME(MPI_Init)(int *argc, char ***argv)
 {
-    return PMPI_Init(argc, argv);
+    int provided = 0;
+    return want_multiple() ? PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided)
+                           : PMPI_Init(argc, argv);
 }
 
 int CMIO_NAME(MPI_Init_thread)(int *argc, char ***argv, int required, int *provided)
 {
-    return PMPI_Init_thread(argc, argv, required, provided);
+    return PMPI_Init_thread(argc, argv, want_multiple() ? MPI_THREAD_MULTIPLE : required,
+                            provided);
 }
 
 static cmio_file *find(MPI_File fh)
@@ -291,7 +308,8 @@ int CMIO_NAME(MPI_File_set_view)(MPI_File fh, MPI_Offset disp, MPI_Datatype etyp
         cmio_file *s_ = find(fh);                                                        \
         int err_ = MPI_SUCCESS;                                                          \
         if (s_ != NULL && (at) >= -1                                                     \
-            && cmio_collective(s_, (at), (buf), (count), (dt), (st), (writing), &err_))  \
+            && cmio_collective(s_, (at), (buf), (count), (dt), (st), (writing), &err_,   \
+                               NULL))                                                    \
             return err_;                                                                 \
         return CMIO_PASS(s_, call);                                                      \
     } while (0)
@@ -324,17 +342,21 @@ int CMIO_NAME(MPI_File_read_at_all)(MPI_File fh, MPI_Offset off, void *buf, int 
               PMPI_File_read_at_all(fh, off, buf, count, dt, st));
 }
 
-/* Split collectives: collio does the access in _begin; _end returns its
- * status. A passed _begin is the MPI library's, and so is its _end. */
+/* Split collectives: collio starts the access in _begin (run by its
+ * helper thread where there is one, else there and then); _end completes
+ * it and returns its status (nonblocking.c). A passed _begin is the MPI
+ * library's, and so is its _end. */
 static int split_begin(MPI_File fh, MPI_Offset at, void *buf, int64_t count,
                        MPI_Datatype dt, int writing)
 {
     cmio_file *s = find(fh);
     int err = MPI_SUCCESS;
+    cmio_async *a = NULL;
     if (s == NULL || (at < -1))
         return -1;
-    if (cmio_collective(s, at, buf, count, dt, &s->split_status, writing, &err)) {
-        s->split_taken = 1;
+    if (cmio_collective(s, at, buf, count, dt, NULL, writing, &err, &a)) {
+        if (a != NULL)
+            cmio_async_split(s, a);
         return err;
     }
     return -1;
@@ -345,10 +367,7 @@ static int split_end(MPI_File fh, MPI_Status *st)
     cmio_file *s = find(fh);
     if (s == NULL || !s->split_taken)
         return -1;
-    s->split_taken = 0;
-    if (st != MPI_STATUS_IGNORE)
-        *st = s->split_status;
-    return MPI_SUCCESS;
+    return cmio_async_end(s, st);
 }
 
 /* A split _begin: collio's, or the MPI library's (its time not a
@@ -409,6 +428,58 @@ int CMIO_NAME(MPI_File_read_at_all_end)(MPI_File fh, void *buf, MPI_Status *st)
     return rc >= 0 ? rc : PMPI_File_read_at_all_end(fh, buf, st);
 }
 
+/* Non-blocking collectives: collio's request behind a generalized
+ * request the application completes (nonblocking.c), or the MPI
+ * library's call, untimed. */
+static int start(MPI_File fh, MPI_Offset at, void *buf, int64_t count, MPI_Datatype dt,
+                 int writing, MPI_Request *req)
+{
+    cmio_file *s = find(fh);
+    int err = MPI_SUCCESS;
+    cmio_async *a = NULL;
+    if (s == NULL || at < -1 || req == NULL)
+        return -1;
+    if (!cmio_collective(s, at, buf, count, dt, NULL, writing, &err, &a))
+        return -1;
+    if (a == NULL) {
+        *req = MPI_REQUEST_NULL;
+        return err;
+    }
+    return cmio_async_grequest(a, req);
+}
+
+#define START(at, buf, count, dt, writing, req, call)                                    \
+    do {                                                                                 \
+        int rc_ = start(fh, (at), (buf), (count), (dt), (writing), (req));               \
+        return rc_ >= 0 ? rc_ : (call);                                                  \
+    } while (0)
+
+int CMIO_NAME(MPI_File_iwrite_all)(MPI_File fh, const void *buf, int count,
+                                   MPI_Datatype dt, MPI_Request *req)
+{
+    START(-1, BUF(buf), count, dt, 1, req, PMPI_File_iwrite_all(fh, buf, count, dt, req));
+}
+
+int CMIO_NAME(MPI_File_iwrite_at_all)(MPI_File fh, MPI_Offset off, const void *buf,
+                                      int count, MPI_Datatype dt, MPI_Request *req)
+{
+    START(AT(off), BUF(buf), count, dt, 1, req,
+          PMPI_File_iwrite_at_all(fh, off, buf, count, dt, req));
+}
+
+int CMIO_NAME(MPI_File_iread_all)(MPI_File fh, void *buf, int count, MPI_Datatype dt,
+                                  MPI_Request *req)
+{
+    START(-1, buf, count, dt, 0, req, PMPI_File_iread_all(fh, buf, count, dt, req));
+}
+
+int CMIO_NAME(MPI_File_iread_at_all)(MPI_File fh, MPI_Offset off, void *buf, int count,
+                                     MPI_Datatype dt, MPI_Request *req)
+{
+    START(AT(off), buf, count, dt, 0, req,
+          PMPI_File_iread_at_all(fh, off, buf, count, dt, req));
+}
+
 #if MPI_VERSION >= 4
 /* MPI-4's large-count forms (MPI_Count counts), where the MPI library has
  * them: taken as their classic forms are. */
@@ -464,6 +535,34 @@ int CMIO_NAME(MPI_File_read_at_all_begin_c)(MPI_File fh, MPI_Offset off, void *b
 {
     SPLIT_BEGIN(AT(off), buf, count, dt, 0,
                 PMPI_File_read_at_all_begin_c(fh, off, buf, count, dt));
+}
+
+int CMIO_NAME(MPI_File_iwrite_all_c)(MPI_File fh, const void *buf, MPI_Count count,
+                                     MPI_Datatype dt, MPI_Request *req)
+{
+    START(-1, BUF(buf), count, dt, 1, req,
+          PMPI_File_iwrite_all_c(fh, buf, count, dt, req));
+}
+
+int CMIO_NAME(MPI_File_iwrite_at_all_c)(MPI_File fh, MPI_Offset off, const void *buf,
+                                        MPI_Count count, MPI_Datatype dt,
+                                        MPI_Request *req)
+{
+    START(AT(off), BUF(buf), count, dt, 1, req,
+          PMPI_File_iwrite_at_all_c(fh, off, buf, count, dt, req));
+}
+
+int CMIO_NAME(MPI_File_iread_all_c)(MPI_File fh, void *buf, MPI_Count count,
+                                    MPI_Datatype dt, MPI_Request *req)
+{
+    START(-1, buf, count, dt, 0, req, PMPI_File_iread_all_c(fh, buf, count, dt, req));
+}
+
+int CMIO_NAME(MPI_File_iread_at_all_c)(MPI_File fh, MPI_Offset off, void *buf,
+                                       MPI_Count count, MPI_Datatype dt, MPI_Request *req)
+{
+    START(AT(off), buf, count, dt, 0, req,
+          PMPI_File_iread_at_all_c(fh, off, buf, count, dt, req));
 }
 #endif
 

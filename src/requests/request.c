@@ -173,6 +173,24 @@ int collio_testall(int n, collio_request *reqs[], int *done, int codes[])
     return all ? collio_waitall(n, reqs, codes) : COLLIO_OK;
 }
 
+int collio_request_notify(collio_request *req, void (*fn)(void *arg), void *arg)
+{
+    collio__error_begin();
+    if (req == NULL || fn == NULL) {
+        collio__error_set(COLLIO_ERR_ARG, "collio_request_notify: %s is NULL",
+                          req == NULL ? "req" : "fn");
+        return COLLIO_ERR_ARG;
+    }
+    if (!collio__jobs_notify(&req->job, fn, arg)) {
+        collio__error_set(COLLIO_ERR_STATE,
+                          "collio_request_notify: nothing runs the request in the "
+                          "background (no helper thread, or it is held): complete it "
+                          "with collio_wait or collio_test");
+        return COLLIO_ERR_STATE;
+    }
+    return COLLIO_OK;
+}
+
 int collio_progress(void)
 {
     collio__jobs_progress();

@@ -1,0 +1,174 @@
+/*
+ * nonblocking.c -- the non-blocking collective calls collio takes
+ * (MPI_File_iwrite_all, iwrite_at_all, iread_all, iread_at_all and the
+ * split collectives' _begin/_end), completed where the application
+ * completes them (docs/mpiio.md, "Non-blocking calls").
+ *
+ * take.c starts a taken call as a collio request on the pattern's plan
+ * (collio_iwrite_at / collio_iread_at) and hands it here (a cmio_async).
+ * Where collio's helper thread runs it (MPI gives MPI_THREAD_MULTIPLE),
+ * the access moves while the application computes:
+ *  - a non-blocking call returns an MPI generalized request
+ *    (MPI_Grequest_start) that the helper thread completes
+ *    (MPI_Grequest_complete, from collio_request_notify's callback) when
+ *    the run ends; the application's MPI_Wait / MPI_Test / MPI_Waitall
+ *    then call query_fn, which completes collio's request (it has run:
+ *    collio_wait returns at once), unpacks a staged read and gives the
+ *    status -- the bytes moved, as MPI's own call's status counts them --
+ *    and the code;
+ *  - a split collective keeps its access on the file; _end completes it.
+ * Where nothing runs it in the background (no helper thread), the access
+ * runs in the starting call -- every rank's, in the same order: a
+ * completion call of MPI's cannot run collio's collectives -- and the
+ * request is complete when the call returns.
+ *
+ * Every access started is on a list until it is completed, so that a plan
+ * evicted from take.c's cache, a file closed and MPI_Finalize complete
+ * theirs first (MPI requires the application to have done so before the
+ * close; if it has not, collio's close would otherwise fail).
+ */
+#include "cmio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static cmio_async outstanding = {.next = &outstanding, .prev = &outstanding};
+
+void cmio_async_track(cmio_async *a)
+{
+    a->next = &outstanding;
+    a->prev = outstanding.prev;
+    outstanding.prev->next = a;
+    outstanding.prev = a;
+}
+
+/* Local (collio's request has run, or runs here): completes a -- its
+ * code, a staged read unpacked, the staging freed; off the list. */
+static void finish(cmio_async *a)
+{
+    if (a->req == NULL)
+        return;
+    int rc = collio_wait(&a->req);
+    if (rc == COLLIO_OK && !a->writing && a->staged != NULL) {
+        int64_t at = 0;
+        for (int64_t i = 0; i < a->mx.n; i++) {
+            memcpy((char *)a->buf + a->mx.off[i], a->staged + at, (size_t)a->mx.len[i]);
+            at += a->mx.len[i];
+        }
+    }
+    free(a->staged);
+    a->staged = NULL;
+    cmio_extents_free(&a->mx);
+    a->next->prev = a->prev;
+    a->prev->next = a->next;
+    a->next = a->prev = a;
+    a->e = NULL;
+    a->cf = NULL;
+    /* (agreed by collio: the same class on every rank) */
+    a->rc = rc == COLLIO_OK ? MPI_SUCCESS : MPI_ERR_IO;
+    if (rc != COLLIO_OK)
+        PMPI_File_call_errhandler(a->fh, MPI_ERR_IO);
+}
+
+void cmio_async_settle(const cmio_entry *e, const collio_file *cf)
+{
+    cmio_async *a = outstanding.next;
+    while (a != &outstanding) {
+        cmio_async *next = a->next;
+        if ((e == NULL && cf == NULL) || (e != NULL && a->e == e)
+            || (cf != NULL && a->cf == cf))
+            finish(a);
+        a = next;
+    }
+}
+
+/* ------------------------------------------------ generalized requests */
+
+static void set_status(const cmio_async *a, MPI_Status *st)
+{
+    MPI_Status_set_elements_x(st, MPI_BYTE, a->rc == MPI_SUCCESS ? a->bytes : 0);
+    MPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+}
+
+static int query_fn(void *extra, MPI_Status *st)
+{
+    cmio_async *a = extra;
+    finish(a); /* (the first call; it has run: collio_wait returns at once) */
+    set_status(a, st);
+    return a->rc;
+}
+
+static int free_fn(void *extra)
+{
+    cmio_async *a = extra;
+    finish(a); /* (freed without a query: MPI_Request_free) */
+    free(a);
+    return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *extra, int complete)
+{
+    (void)extra, (void)complete; /* a collective access is not cancelled */
+    return MPI_SUCCESS;
+}
+
+/* collio_request_notify's callback, on the thread that ran the request:
+ * nothing of collio's, only MPI's completion. */
+static void ran(void *arg)
+{
+    MPI_Grequest_complete(((cmio_async *)arg)->greq);
+}
+
+int cmio_async_grequest(cmio_async *a, MPI_Request *req)
+{
+    int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, a, &a->greq);
+    if (rc != MPI_SUCCESS) { /* (MPI's own failure: the access still completes) */
+        finish(a);
+        free(a);
+        *req = MPI_REQUEST_NULL;
+        return rc;
+    }
+    *req = a->greq;
+    const int writing = a->writing; /* (a may be completed and freed at once) */
+    const int background = collio_request_notify(a->req, ran, a) == COLLIO_OK;
+    if (!background) {
+        finish(a); /* nothing runs it in the background: now */
+        MPI_Grequest_complete(a->greq);
+    }
+    cmio_count_async(writing, background);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------ split collectives */
+
+static void nothing(void *arg)
+{
+    (void)arg;
+}
+
+void cmio_async_split(cmio_file *s, cmio_async *a)
+{
+    s->split_taken = 1;
+    s->split_async = a;
+    const int background = collio_request_notify(a->req, nothing, NULL) == COLLIO_OK;
+    if (!background)
+        finish(a); /* nothing runs it in the background: now */
+    cmio_count_async(a->writing, background);
+}
+
+int cmio_async_end(cmio_file *s, MPI_Status *st)
+{
+    cmio_async *a = s->split_async;
+    s->split_taken = 0;
+    s->split_async = NULL;
+    if (a == NULL) /* (no memory for it at _begin: that failed) */
+        return MPI_ERR_NO_MEM;
+    finish(a);
+    int rc = a->rc;
+    if (st != MPI_STATUS_IGNORE)
+        set_status(a, st);
+    free(a);
+    return rc;
+}
