@@ -13,12 +13,24 @@
  * file is read back (read_at_all per variable) and every element
  * compared.
  *
+ * --nonblocking: each variable is one MPI_File_iwrite_at_all instead, all
+ * started before one MPI_Waitall -- as PnetCDF's iput + wait_all asks;
+ * with --compute S, every rank computes for S seconds (a busy loop)
+ * between the starts and the Waitall, the time a simulation's next step
+ * would take: what the write costs the step is then the record's time
+ * beyond S. --threads: MPI_Init_thread(MPI_THREAD_MULTIPLE) (the
+ * interposer's helper thread needs it; the plain run then asks the same).
+ *
  * usage: collio-mpiio-history [--vars N] [--pieces N] [--run N] [--reps N]
- *                             [--dir DIR] [--seed S]
+ *                             [--dir DIR] [--seed S] [--nonblocking]
+ *                             [--compute S] [--threads]
  * One CSV line per record on stdout: vars,pieces,run,nprocs,bytes,
- * seconds (the record's write calls, summed: each the slowest rank's
- * after a barrier), median_call_s, open_close_s. Exit 0, 1 on a
- * mismatch, 2 usage. Run it through scripts/mpirun N.
+ * seconds (blocking: the record's write calls, summed, each the slowest
+ * rank's after a barrier; non-blocking: from the first start to the
+ * Waitall's return, the compute included, the slowest rank's),
+ * median_call_s (non-blocking: seconds / vars), open_close_s, mode
+ * (blocking, nonblocking), compute_s. Exit 0, 1 on a mismatch, 2 usage.
+ * Run it through scripts/mpirun N.
  */
 #include "bench_mpi.h"
 
@@ -35,16 +47,38 @@ static double value(int v, int64_t g)
     return (double)(v + 1) * 1e9 + (double)g;
 }
 
+/* Every rank busy for secs (the simulation's next step). */
+static double compute(double secs)
+{
+    double x = 0, t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < secs)
+        for (int i = 0; i < 1000; i++)
+            x += 1e-9 * i;
+    return x;
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int threads = 0, nonblocking = 0;
+    for (int i = 1; i < argc; i++) {
+        threads |= strcmp(argv[i], "--threads") == 0;
+        nonblocking |= strcmp(argv[i], "--nonblocking") == 0;
+    }
+    int provided = 0;
+    if (threads)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     long vars = 20, pieces = 5000, run = 100, reps = 3, seed = 7;
     const char *dir = ".";
+    double busy = 0;
     int ok = 1;
     for (int i = 1; i < argc && ok; i++) {
+        if (strcmp(argv[i], "--threads") == 0 || strcmp(argv[i], "--nonblocking") == 0)
+            continue;
         const char *o = argv[i], *v = i + 1 < argc ? argv[++i] : NULL;
         long *to = strcmp(o, "--vars") == 0     ? &vars
                    : strcmp(o, "--pieces") == 0 ? &pieces
@@ -56,14 +90,18 @@ int main(int argc, char **argv)
             *to = atol(v);
         else if (v != NULL && strcmp(o, "--dir") == 0)
             dir = v;
+        else if (v != NULL && strcmp(o, "--compute") == 0)
+            busy = atof(v);
         else
             ok = 0;
     }
-    if (!ok || vars < 1 || pieces < 1 || run < 2 || reps < 1) {
+    if (!ok || vars < 1 || pieces < 1 || run < 2 || reps < 1 || busy < 0
+        || (busy > 0 && !nonblocking)) {
         if (rank == 0)
             fprintf(stderr,
                     "usage: collio-mpiio-history [--vars N] [--pieces N] [--run N] "
-                    "[--reps N] [--dir DIR] [--seed S]\n");
+                    "[--reps N] [--dir DIR] [--seed S] [--nonblocking] [--compute S] "
+                    "[--threads]\n");
         MPI_Finalize();
         return 2;
     }
@@ -104,8 +142,10 @@ int main(int argc, char **argv)
     MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/collio-mpiio-history-%ld.dat", dir, pid);
     if (rank == 0)
-        printf("vars,pieces,run,nprocs,bytes,seconds,median_call_s,open_close_s\n");
+        printf("vars,pieces,run,nprocs,bytes,seconds,median_call_s,open_close_s,mode,"
+               "compute_s\n");
     double *calls = malloc((size_t)vars * sizeof *calls);
+    MPI_Request *rq = malloc((size_t)vars * sizeof *rq);
     for (long r = 0; r < reps; r++) {
         if (rank == 0)
             unlink(path);
@@ -117,7 +157,20 @@ int main(int argc, char **argv)
             != MPI_SUCCESS)
             MPI_Abort(MPI_COMM_WORLD, 1);
         MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL);
-        for (long v = 0; v < vars; v++) {
+        if (nonblocking) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double tc = MPI_Wtime();
+            for (long v = 0; v < vars; v++)
+                MPI_File_iwrite_at_all(fh, (MPI_Offset)(v * mine), buf + v * mine,
+                                       (int)mine, MPI_DOUBLE, &rq[v]);
+            compute(busy);
+            if (MPI_Waitall((int)vars, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            sum = bench_maxed(MPI_Wtime() - tc);
+            for (long v = 0; v < vars; v++)
+                calls[v] = sum / (double)vars;
+        }
+        for (long v = 0; v < vars && !nonblocking; v++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double tc = MPI_Wtime();
             MPI_File_write_at_all(fh, (MPI_Offset)(v * mine), buf + v * mine, (int)mine,
@@ -129,8 +182,9 @@ int main(int argc, char **argv)
         double oc = bench_maxed(MPI_Wtime() - t0);
         qsort(calls, (size_t)vars, sizeof *calls, bench_cmp_double);
         if (rank == 0)
-            printf("%ld,%ld,%ld,%d,%lld,%.6f,%.6f,%.6f\n", vars, pieces, run, P,
-                   (long long)(nx * 8 * vars), sum, calls[vars / 2], oc);
+            printf("%ld,%ld,%ld,%d,%lld,%.6f,%.6f,%.6f,%s,%.6f\n", vars, pieces, run, P,
+                   (long long)(nx * 8 * vars), sum, calls[vars / 2], oc,
+                   nonblocking ? "nonblocking" : "blocking", busy);
     }
     /* the last record read back and compared */
     MPI_File fh;
@@ -154,7 +208,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "collio-mpiio-history: %lld elements read back wrong\n", all);
     }
     MPI_Type_free(&ft);
-    free(buf), free(back), free(calls), free(blen), free(bdisp), free(gdisp);
+    free(buf), free(back), free(calls), free(rq), free(blen), free(bdisp), free(gdisp);
     MPI_Finalize();
     return all ? 1 : 0;
 }

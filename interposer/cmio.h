@@ -217,6 +217,10 @@ void cmio_async_track(cmio_async *a);
 /* Returns an MPI request the application completes (a generalized
  * request; the run completes it from collio's helper thread, or here). */
 int cmio_async_grequest(cmio_async *a, MPI_Request *req);
+/* Local: completes (asleep, where collio's helper thread runs them) the
+ * accesses of collio's among the n requests, before the program's
+ * MPI_Wait / MPI_Waitall hands them to MPI. */
+void cmio_async_sleep(const MPI_Request *reqs, int n);
 /* A split collective's _begin: kept on s until _end (cmio_async_end). */
 void cmio_async_split(cmio_file *s, cmio_async *a);
 /* _end: completes s's split access, its status; MPI's code. */

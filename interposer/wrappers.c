@@ -480,6 +480,23 @@ int CMIO_NAME(MPI_File_iread_at_all)(MPI_File fh, MPI_Offset off, void *buf, int
           PMPI_File_iread_at_all(fh, off, buf, count, dt, req));
 }
 
+/* The program's waits: collio's requests among them waited for asleep
+ * first (nonblocking.c: MPI's own wait would spin on cores collio's
+ * helper thread needs), then the call is MPI's. */
+int CMIO_NAME(MPI_Wait)(MPI_Request *req, MPI_Status *st)
+{
+    if (req != NULL)
+        cmio_async_sleep(req, 1);
+    return PMPI_Wait(req, st);
+}
+
+int CMIO_NAME(MPI_Waitall)(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+    if (reqs != NULL && n > 0)
+        cmio_async_sleep(reqs, n);
+    return PMPI_Waitall(n, reqs, sts);
+}
+
 #if MPI_VERSION >= 4
 /* MPI-4's large-count forms (MPI_Count counts), where the MPI library has
  * them: taken as their classic forms are. */
