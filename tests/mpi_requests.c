@@ -20,7 +20,10 @@
  * ran as one execution.
  *
  * A snapshot (request.snapshot=1): the buffer is overwritten right after
- * the start; the file holds what it held at the start.
+ * the start; the file holds what it held at the start. A notice
+ * (collio_request_notify): called once after the request ran, where the
+ * helper thread runs it; refused (COLLIO_ERR_STATE) and never called
+ * where nothing runs it in the background.
  *
  * Errors: a file closed with a request not completed (COLLIO_ERR_STATE on
  * every rank, the previous file stays byte for byte, the request's wait
@@ -31,6 +34,7 @@
  */
 #include "testutil.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +330,12 @@ static void previous_file(tu_ctx *t, collio_plan *p, const held *h, const char *
     TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "previous: close");
 }
 
+/* collio_request_notify's callback. */
+static void bump(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
 static void error_cases(tu_ctx *t, int thread)
 {
     collio_layout *l = NULL;
@@ -434,6 +444,34 @@ static void error_cases(tu_ctx *t, int thread)
         free(got);
     }
     collio_plan_free(&s);
+
+    /* a notice once the request has run: from the helper thread, once;
+     * without one, refused (STATE) and never called */
+    tu_case(t, "notify thread=%d", thread);
+    collio_hints *hn = TU_HINTS(t, "request.thread=%d", thread);
+    collio_plan *n = NULL;
+    TU_RC_ALL(t, collio_plan_create(t->comm, l, NULL, hn, &n), COLLIO_OK, "plan");
+    collio_hints_free(&hn);
+    fill(&h, buf, 0);
+    TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_CREATE, &fo, &f), COLLIO_OK,
+              "open");
+    TU_RC_ALL(t, collio_iwrite(n, f, buf, bytes, &r), COLLIO_OK, "iwrite");
+    atomic_int told = 0;
+    const char *env = getenv("COLLIO_PROGRESS_THREAD");
+    int helper = thread && t->thread_level == MPI_THREAD_MULTIPLE
+                 && !(env != NULL && strcmp(env, "0") == 0);
+    TU_CHECK(t,
+             collio_request_notify(NULL, bump, &told) == COLLIO_ERR_ARG
+                 && collio_request_notify(r, NULL, NULL) == COLLIO_ERR_ARG,
+             "collio_request_notify: NULL arguments not refused");
+    TU_RC_ALL(t, collio_request_notify(r, bump, &told),
+              helper ? COLLIO_OK : COLLIO_ERR_STATE, "collio_request_notify");
+    TU_RC_ALL(t, collio_wait(&r), COLLIO_OK, "wait");
+    TU_CHECK(t, atomic_load(&told) == helper, "the notice came %d times, want %d",
+             atomic_load(&told), helper);
+    TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close");
+    collio_plan_free(&n);
+
     collio_plan_free(&p);
     collio_layout_free(&l);
     held_free(&h);

@@ -174,8 +174,9 @@ struct collio__job {
     /* the queue's */
     int state, orphan; /* orphan: its plan or file went first */
     double t_start, t_end;
-    void (*notify)(void *arg); /* collio__jobs_notify's, called once it is done */
+    void (*notify)(void *arg); /* collio__jobs_notify's, called once it has run */
     void *notify_arg;
+    int ran; /* it has run (its notice taken), done or not yet */
     collio__job *next, *live_next, *live_prev;
 };
 /* Local (but see collio__jobs_drain): queues j, and starts the helper
@@ -193,11 +194,11 @@ int collio__jobs_test(const collio__job *j);
 /* Collective in effect: every queued job is run. The start of every
  * collective entry of the library that is not a request's. */
 void collio__jobs_drain(void);
-/* Local: fn(arg) is to be called once j is done, by the thread that
- * runs it (after the queue's lock is released), or at once here if it is
- * done already: returns 1. Returns 0, and registers nothing, where
- * nothing runs j without a completion call (no helper thread, or j or a
- * job before it is held or the helper thread's not). */
+/* Local: fn(arg) is to be called once j has run, by the thread that
+ * ran it (without the queue's lock, before j counts as done: a wait for j
+ * returns after it), or at once here if it has run already: returns 1. Returns 0, and
+ * registers nothing, where nothing runs j without a completion call (no helper thread, or
+ * j or a job before it is held or the helper thread's not). */
 int collio__jobs_notify(collio__job *j, void (*fn)(void *arg), void *arg);
 /* Local: j leaves the live list (its owner completed it). */
 void collio__jobs_retire(collio__job *j);

@@ -79,7 +79,30 @@ static void run_head(int on_thread)
     batch[0]->run(batch, agreed, on_thread);
     in_job = 0;
     double t1 = collio__now();
+    /* the notices, before the jobs count as done (a completion call then
+     * returns after them), called without the lock: one may call into MPI
+     * (MPI_Grequest_complete), whose own lock another thread may hold
+     * while it waits for this queue's */
+    struct {
+        void (*fn)(void *);
+        void *arg;
+    } told[MAX_BATCH];
+    int nt = 0;
     pthread_mutex_lock(&q.mu);
+    for (int i = 0; i < agreed; i++) {
+        batch[i]->ran = 1; /* (a notice asked from now on is called at once) */
+        if (batch[i]->notify != NULL) {
+            told[nt].fn = batch[i]->notify;
+            told[nt++].arg = batch[i]->notify_arg;
+            batch[i]->notify = NULL;
+        }
+    }
+    if (nt > 0) {
+        pthread_mutex_unlock(&q.mu);
+        for (int i = 0; i < nt; i++)
+            told[i].fn(told[i].arg);
+        pthread_mutex_lock(&q.mu);
+    }
     for (int i = 0; i < agreed; i++) {
         q.head = batch[i]->next;
         batch[i]->t_end = t1;
@@ -88,28 +111,8 @@ static void run_head(int on_thread)
     if (q.head == NULL)
         q.tail = NULL;
     q.busy = 0;
-    /* the notices, called without the lock: one may call into MPI
-     * (MPI_Grequest_complete), whose own lock another thread may hold
-     * while it waits for this queue's */
-    struct {
-        void (*fn)(void *);
-        void *arg;
-    } told[MAX_BATCH];
-    int nt = 0;
-    for (int i = 0; i < agreed; i++)
-        if (batch[i]->notify != NULL) {
-            told[nt].fn = batch[i]->notify;
-            told[nt++].arg = batch[i]->notify_arg;
-            batch[i]->notify = NULL;
-        }
     pthread_cond_broadcast(&q.done);
     pthread_cond_broadcast(&q.work);
-    if (nt > 0) {
-        pthread_mutex_unlock(&q.mu);
-        for (int i = 0; i < nt; i++)
-            told[i].fn(told[i].arg);
-        pthread_mutex_lock(&q.mu);
-    }
 }
 
 /* Under q.mu: the head may be run by the helper thread now. */
@@ -181,6 +184,7 @@ void collio__jobs_submit(collio__job *j)
     j->next = NULL;
     j->orphan = 0;
     j->notify = NULL;
+    j->ran = 0;
     if (j->worker_ok)
         start_thread();
     j->worker_ok = j->worker_ok && q.thread;
@@ -264,7 +268,7 @@ void collio__jobs_drain(void)
 int collio__jobs_notify(collio__job *j, void (*fn)(void *arg), void *arg)
 {
     pthread_mutex_lock(&q.mu);
-    int done = j->state == COLLIO__JOB_DONE, background = q.thread;
+    int done = j->state == COLLIO__JOB_DONE || j->ran, background = q.thread;
     for (const collio__job *k = q.head; !done && background && k != NULL; k = k->next) {
         background = k->released && k->worker_ok;
         if (k == j)
