@@ -146,6 +146,7 @@ int main(int argc, char **argv)
                "compute_s\n");
     double *calls = malloc((size_t)vars * sizeof *calls);
     MPI_Request *rq = malloc((size_t)vars * sizeof *rq);
+    MPI_Status *sts = malloc((size_t)vars * sizeof *sts);
     for (long r = 0; r < reps; r++) {
         if (rank == 0)
             unlink(path);
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
                 MPI_File_iwrite_at_all(fh, (MPI_Offset)(v * mine), buf + v * mine,
                                        (int)mine, MPI_DOUBLE, &rq[v]);
             compute(busy);
-            if (MPI_Waitall((int)vars, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            if (MPI_Waitall((int)vars, rq, sts) != MPI_SUCCESS)
                 MPI_Abort(MPI_COMM_WORLD, 1);
             sum = bench_maxed(MPI_Wtime() - tc);
             for (long v = 0; v < vars; v++)
@@ -208,7 +209,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "collio-mpiio-history: %lld elements read back wrong\n", all);
     }
     MPI_Type_free(&ft);
-    free(buf), free(back), free(calls), free(rq), free(blen), free(bdisp), free(gdisp);
+    free(buf), free(back), free(calls), free(rq), free(sts), free(blen), free(bdisp),
+        free(gdisp);
     MPI_Finalize();
     return all ? 1 : 0;
 }

@@ -393,6 +393,82 @@ void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fi
     set_ierr(ierr, rc);
 }
 
+/* ---------------------------------------------------- non-blocking calls */
+
+/* The request handed back: MPI's own, or collio's generalized one
+ * (nonblocking.c), as the Fortran integer. */
+static void f_request(int rc, MPI_Request creq, MPI_Fint *req)
+{
+    if (rc == MPI_SUCCESS)
+        *req = MPI_Request_c2f(creq);
+}
+
+void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
+                          MPI_Fint *req, MPI_Fint *ierr);
+void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
+                          MPI_Fint *req, MPI_Fint *ierr)
+{
+    FOREIGN(mpi_file_iwrite_all_,
+            (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, count, dt, req, ierr));
+    fortran_init();
+    MPI_Request creq = MPI_REQUEST_NULL;
+    int rc = MPI_File_iwrite_all(MPI_File_f2c(*fh), c_buf(buf), (int)*count,
+                                 MPI_Type_f2c(*dt), &creq);
+    f_request(rc, creq, req);
+    set_ierr(ierr, rc);
+}
+
+void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                             MPI_Fint *dt, MPI_Fint *req, MPI_Fint *ierr);
+void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                             MPI_Fint *dt, MPI_Fint *req, MPI_Fint *ierr)
+{
+    FOREIGN(mpi_file_iwrite_at_all_,
+            (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+             MPI_Fint *),
+            (fh, offset, buf, count, dt, req, ierr));
+    fortran_init();
+    MPI_Request creq = MPI_REQUEST_NULL;
+    int rc = MPI_File_iwrite_at_all(MPI_File_f2c(*fh), *offset, c_buf(buf), (int)*count,
+                                    MPI_Type_f2c(*dt), &creq);
+    f_request(rc, creq, req);
+    set_ierr(ierr, rc);
+}
+
+void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
+                         MPI_Fint *req, MPI_Fint *ierr);
+void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dt,
+                         MPI_Fint *req, MPI_Fint *ierr)
+{
+    FOREIGN(mpi_file_iread_all_,
+            (MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *),
+            (fh, buf, count, dt, req, ierr));
+    fortran_init();
+    MPI_Request creq = MPI_REQUEST_NULL;
+    int rc = MPI_File_iread_all(MPI_File_f2c(*fh), c_buf(buf), (int)*count,
+                                MPI_Type_f2c(*dt), &creq);
+    f_request(rc, creq, req);
+    set_ierr(ierr, rc);
+}
+
+void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                            MPI_Fint *dt, MPI_Fint *req, MPI_Fint *ierr);
+void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count,
+                            MPI_Fint *dt, MPI_Fint *req, MPI_Fint *ierr)
+{
+    FOREIGN(mpi_file_iread_at_all_,
+            (MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+             MPI_Fint *),
+            (fh, offset, buf, count, dt, req, ierr));
+    fortran_init();
+    MPI_Request creq = MPI_REQUEST_NULL;
+    int rc = MPI_File_iread_at_all(MPI_File_f2c(*fh), *offset, c_buf(buf), (int)*count,
+                                   MPI_Type_f2c(*dt), &creq);
+    f_request(rc, creq, req);
+    set_ierr(ierr, rc);
+}
+
 /* ----------------------------------------------------------------- finalize */
 
 void mpi_finalize_(MPI_Fint *ierr);
@@ -424,6 +500,10 @@ F08_ALIAS(ompi_file_read_all_begin_f, mpi_file_read_all_begin_)
 F08_ALIAS(ompi_file_read_all_end_f, mpi_file_read_all_end_)
 F08_ALIAS(ompi_file_read_at_all_begin_f, mpi_file_read_at_all_begin_)
 F08_ALIAS(ompi_file_read_at_all_end_f, mpi_file_read_at_all_end_)
+F08_ALIAS(ompi_file_iwrite_all_f, mpi_file_iwrite_all_)
+F08_ALIAS(ompi_file_iwrite_at_all_f, mpi_file_iwrite_at_all_)
+F08_ALIAS(ompi_file_iread_all_f, mpi_file_iread_all_)
+F08_ALIAS(ompi_file_iread_at_all_f, mpi_file_iread_at_all_)
 F08_ALIAS(ompi_finalize_f, mpi_finalize_)
 #endif
 

@@ -17,9 +17,12 @@
 ! checks.
 !
 ! usage: io_fortran FILE [--nx N] [--bx B] [--type darray|vector]
-!                        [--mode all|split|f77] [--disp BYTES]
+!                        [--mode all|split|iall|f77] [--disp BYTES]
 !   all    `use mpi`: WRITE_ALL, WRITE_AT_ALL, READ_ALL, READ_AT_ALL
 !   split  `use mpi`: their split forms (_BEGIN / _END)
+!   iall   `use mpi`: their non-blocking forms (IWRITE_ALL and
+!          IWRITE_AT_ALL outstanding together, one MPI_WAITALL; each read
+!          completed by MPI_WAIT)
 !   f77    the same calls as all from a subroutine with include 'mpif.h'
 !          (io_f77, io_fortran_f77.f90), the writes' statuses
 !          MPI_STATUS_IGNORE, the second half written from MPI_BOTTOM
@@ -83,7 +86,7 @@ program io_fortran
   integer(i8) :: nx, bx, dispi, nblocks, b, k
   integer(kind=MPI_OFFSET_KIND) :: disp, off
   integer :: rank, nproc, ierr, i, n, n1, fh, ft
-  integer :: st(MPI_STATUS_SIZE)
+  integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2), rq(2)
   integer(i8), allocatable :: g(:)
   real, allocatable :: buf(:), rbuf(:)
 
@@ -94,7 +97,7 @@ program io_fortran
 
   call args_msg(path, nx, bx, dispi, mode, ftype, arg)
   if (arg == 'usage') call fail('usage: io_fortran FILE [--nx N] [--bx B] '// &
-    '[--type darray|vector] [--mode all|split|f77] [--disp BYTES]')
+    '[--type darray|vector] [--mode all|split|iall|f77] [--disp BYTES]')
   if (arg /= '') call fail(trim(arg))
   disp = dispi
   nblocks = (nx + bx - 1) / bx
@@ -112,7 +115,7 @@ program io_fortran
     call io_f77(path, disp, ft, buf, rbuf, n, n1, ierr)
     call check(ierr, 'io_f77')
     call check_values(rbuf, n, 0, g, 'f77 MPI_FILE_READ_ALL')
-  else if (trim(mode) == 'all' .or. trim(mode) == 'split') then
+  else if (trim(mode) == 'all' .or. trim(mode) == 'split' .or. trim(mode) == 'iall') then
     call MPI_FILE_OPEN(MPI_COMM_WORLD, trim(path), MPI_MODE_CREATE + MPI_MODE_RDWR, &
                        MPI_INFO_NULL, fh, ierr)
     call check(ierr, 'MPI_FILE_OPEN '//trim(path))
@@ -139,6 +142,32 @@ program io_fortran
       call check(ierr, 'MPI_FILE_READ_AT_ALL')
       call check_count(st, n - n1, 'MPI_FILE_READ_AT_ALL')
       call check_values(rbuf, n - n1, n1, g, 'MPI_FILE_READ_AT_ALL')
+    else if (trim(mode) == 'iall') then
+      ! both writes outstanding at once, completed together
+      call MPI_FILE_IWRITE_ALL(fh, buf, n1, MPI_REAL, rq(1), ierr)
+      call check(ierr, 'MPI_FILE_IWRITE_ALL')
+      call MPI_FILE_IWRITE_AT_ALL(fh, off, buf(n1 + 1), n - n1, MPI_REAL, rq(2), ierr)
+      call check(ierr, 'MPI_FILE_IWRITE_AT_ALL')
+      call MPI_WAITALL(2, rq, sts, ierr)
+      call check(ierr, 'MPI_WAITALL')
+      call check_count(sts(:, 1), n1, 'MPI_FILE_IWRITE_ALL')
+      call check_count(sts(:, 2), n - n1, 'MPI_FILE_IWRITE_AT_ALL')
+      call MPI_FILE_SEEK(fh, 0_MPI_OFFSET_KIND, MPI_SEEK_SET, ierr)
+      call check(ierr, 'MPI_FILE_SEEK')
+      rbuf = -1.0
+      call MPI_FILE_IREAD_ALL(fh, rbuf, n, MPI_REAL, rq(1), ierr)
+      call check(ierr, 'MPI_FILE_IREAD_ALL')
+      call MPI_WAIT(rq(1), st, ierr)
+      call check(ierr, 'MPI_WAIT')
+      call check_count(st, n, 'MPI_FILE_IREAD_ALL')
+      call check_values(rbuf, n, 0, g, 'MPI_FILE_IREAD_ALL')
+      rbuf = -1.0
+      call MPI_FILE_IREAD_AT_ALL(fh, off, rbuf, n - n1, MPI_REAL, rq(2), ierr)
+      call check(ierr, 'MPI_FILE_IREAD_AT_ALL')
+      call MPI_WAIT(rq(2), st, ierr)
+      call check(ierr, 'MPI_WAIT')
+      call check_count(st, n - n1, 'MPI_FILE_IREAD_AT_ALL')
+      call check_values(rbuf, n - n1, n1, g, 'MPI_FILE_IREAD_AT_ALL')
     else
       call MPI_FILE_WRITE_ALL_BEGIN(fh, buf, n1, MPI_REAL, ierr)
       call check(ierr, 'MPI_FILE_WRITE_ALL_BEGIN')
