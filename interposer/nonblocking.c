@@ -40,17 +40,42 @@
  */
 #include "cmio.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The outstanding accesses, under mu: the program's MPI_Wait may come from
+ * any of its threads (MPI_THREAD_MULTIPLE); n_outstanding lets every other
+ * wait of the program pass with one load. */
 static cmio_async outstanding = {.next = &outstanding, .prev = &outstanding};
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int n_outstanding = 0;
 
 void cmio_async_track(cmio_async *a)
 {
+    pthread_mutex_lock(&mu);
     a->next = &outstanding;
     a->prev = outstanding.prev;
     outstanding.prev->next = a;
     outstanding.prev = a;
+    atomic_fetch_add(&n_outstanding, 1);
+    pthread_mutex_unlock(&mu);
+}
+
+/* Takes a off the list (once); 1 if it was on it. */
+static int untrack(cmio_async *a)
+{
+    pthread_mutex_lock(&mu);
+    int on = a->next != a && a->next != NULL;
+    if (on) {
+        a->next->prev = a->prev;
+        a->prev->next = a->next;
+        a->next = a->prev = a;
+        atomic_fetch_sub(&n_outstanding, 1);
+    }
+    pthread_mutex_unlock(&mu);
+    return on;
 }
 
 /* Local (collio's request has run, or runs here): completes a -- its
@@ -70,9 +95,7 @@ static void finish(cmio_async *a)
     free(a->staged);
     a->staged = NULL;
     cmio_extents_free(&a->mx);
-    a->next->prev = a->prev;
-    a->prev->next = a->next;
-    a->next = a->prev = a;
+    untrack(a);
     a->e = NULL;
     a->cf = NULL;
     /* (agreed by collio: the same class on every rank) */
@@ -81,16 +104,68 @@ static void finish(cmio_async *a)
         PMPI_File_call_errhandler(a->fh, MPI_ERR_IO);
 }
 
+/* Local: the outstanding accesses that match (under mu), into *out (up
+ * to max); how many. match(a, ctx) decides. */
+static int collect(int (*match)(const cmio_async *a, const void *ctx), const void *ctx,
+                   cmio_async **out, int max)
+{
+    int n = 0;
+    pthread_mutex_lock(&mu);
+    for (cmio_async *a = outstanding.next; a != &outstanding && n < max; a = a->next)
+        if (match(a, ctx))
+            out[n++] = a;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+typedef struct {
+    const cmio_entry *e;
+    const collio_file *cf;
+} settle_ctx;
+
+static int settle_match(const cmio_async *a, const void *ctx)
+{
+    const settle_ctx *c = ctx;
+    return (c->e == NULL && c->cf == NULL) || (c->e != NULL && a->e == c->e)
+           || (c->cf != NULL && a->cf == c->cf);
+}
+
+enum { BATCH = 64 };
+
 void cmio_async_settle(const cmio_entry *e, const collio_file *cf)
 {
-    cmio_async *a = outstanding.next;
-    while (a != &outstanding) {
-        cmio_async *next = a->next;
-        if ((e == NULL && cf == NULL) || (e != NULL && a->e == e)
-            || (cf != NULL && a->cf == cf))
-            finish(a);
-        a = next;
-    }
+    const settle_ctx c = {e, cf};
+    cmio_async *got[BATCH];
+    int n;
+    while ((n = collect(settle_match, &c, got, BATCH)) > 0)
+        for (int i = 0; i < n; i++)
+            finish(got[i]); /* (each leaves the list) */
+}
+
+typedef struct {
+    const MPI_Request *reqs;
+    int n;
+} sleep_ctx;
+
+static int sleep_match(const cmio_async *a, const void *ctx)
+{
+    const sleep_ctx *c = ctx;
+    for (int i = 0; i < c->n && a->greq != MPI_REQUEST_NULL; i++)
+        if (c->reqs[i] == a->greq)
+            return 1;
+    return 0;
+}
+
+void cmio_async_sleep(const MPI_Request *reqs, int n)
+{
+    if (atomic_load(&n_outstanding) == 0)
+        return; /* (the program's every other wait: one load) */
+    const sleep_ctx c = {reqs, n};
+    cmio_async *got[BATCH];
+    int k;
+    while ((k = collect(sleep_match, &c, got, BATCH)) > 0)
+        for (int i = 0; i < k; i++)
+            finish(got[i]);
 }
 
 /* ------------------------------------------------ generalized requests */
@@ -125,22 +200,6 @@ static int cancel_fn(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
-void cmio_async_sleep(const MPI_Request *reqs, int n)
-{
-    if (outstanding.next == &outstanding)
-        return; /* (the program's every other wait: one test) */
-    cmio_async *a = outstanding.next;
-    while (a != &outstanding) {
-        cmio_async *next = a->next;
-        for (int i = 0; i < n && a->greq != MPI_REQUEST_NULL; i++)
-            if (reqs[i] == a->greq) {
-                finish(a);
-                break;
-            }
-        a = next;
-    }
-}
-
 /* collio_request_notify's callback, on the thread that ran the request:
  * nothing of collio's, only MPI's completion. */
 static void ran(void *arg)
@@ -150,7 +209,11 @@ static void ran(void *arg)
 
 int cmio_async_grequest(cmio_async *a, MPI_Request *req)
 {
-    int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, a, &a->greq);
+    MPI_Request greq = MPI_REQUEST_NULL;
+    int rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, a, &greq);
+    pthread_mutex_lock(&mu); /* (another thread's wait may be looking: collect) */
+    a->greq = greq;
+    pthread_mutex_unlock(&mu);
     if (rc != MPI_SUCCESS) { /* (MPI's own failure: the access still completes) */
         finish(a);
         free(a);

@@ -9,7 +9,11 @@
  * (which also drives the transfer) and, once a burst of polls found
  * nothing, sleeps a few microseconds between polls (backing off to at most
  * ~0.25 ms), so the working ranks get the cores. On a node with a core per
- * rank it is plain MPI_Waitall.
+ * rank it is plain MPI_Waitall -- through the profiling layer
+ * (PMPI_Wait, PMPI_Waitall), as every MPI call of collio's that the
+ * MPI-IO interposer stands in for: the interposer waits for its own
+ * requests there (interposer/nonblocking.c), and collio's waits, on the
+ * helper thread too, must never come back into it.
  */
 #include "base/base.h"
 
@@ -55,7 +59,7 @@ int collio__waitall(int n, MPI_Request *rq, int oversubscribed)
     MPI_Status *st = malloc((size_t)n * sizeof *st);
     if (st == NULL) { /* still complete the requests: the peers need them */
         for (int i = 0; i < n; i++)
-            if (MPI_Wait(&rq[i], small) != MPI_SUCCESS)
+            if (PMPI_Wait(&rq[i], small) != MPI_SUCCESS)
                 return COLLIO_ERR_MPI;
         return COLLIO_OK;
     }
@@ -67,7 +71,7 @@ int collio__waitall(int n, MPI_Request *rq, int oversubscribed)
 static int waitall_polite(int n, MPI_Request *rq, int oversubscribed, MPI_Status *st)
 {
     if (!oversubscribed)
-        return MPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
+        return PMPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
     long nap_ns = 1000;
     for (int idle = 0;;) {
         int done = 0;

@@ -55,11 +55,11 @@ static int phase_types(collio__mp_phase *ph, size_t esize)
 }
 
 /* (a real status array: MPICH's MPI_STATUSES_IGNORE sentinel trips gcc's
- * -Wstringop-overflow) */
+ * -Wstringop-overflow; PMPI_: base/progress.c) */
 static int waitall(MPI_Request *rq, int n)
 {
     MPI_Status st[4];
-    return MPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
+    return PMPI_Waitall(n, rq, st) == MPI_SUCCESS ? COLLIO_OK : COLLIO_ERR_MPI;
 }
 
 /* Collective step of one phase at plan time, for n passes at once: the
