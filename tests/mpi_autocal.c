@@ -238,6 +238,12 @@ static int first_choice(tu_ctx *t, vec *v, const char *cal, const char *path, in
     return c;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void case_learning(tu_ctx *t, const char *cal, const char *path)
 {
     /* a layout where the wrong file makes list I/O the choice and the
@@ -267,12 +273,51 @@ static void case_learning(tu_ctx *t, const char *cal, const char *path)
     }
     setenv("COLLIO_CALIBRATION", wrong, 1);
     collio_plan *p = auto_plan(t, &v, "auto.learn=0");
-    for (int i = 0; p != NULL && i < LEARN_BOUND; i++) /* learn=0: list I/O to the end */
-        write_checked(t, p, &v, path);
+    /* learn=0: list I/O to the end; its calls' times (the slowest rank's,
+     * after the first, which makes its buffers) against the wrong file's
+     * prediction of them */
+    double secs[LEARN_BOUND];
+    int ncalls = 0;
+    for (int i = 0; p != NULL && i < LEARN_BOUND; i++) {
+        if (!write_checked(t, p, &v, path))
+            break;
+        double mine = TU_STAT(t, p, "total_s"), slowest = mine;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, t->comm);
+        if (i > 0)
+            secs[ncalls++] = slowest;
+    }
     TU_CHECK(t, same_stat(t, p, "auto.write_choice") == INDEPENDENT,
              "auto.learn=0 moved");
     TU_CHECK(t, same_stat(t, p, "auto.switches") == 0, "auto.learn=0 switched");
+    char key[96];
+    snprintf(key, sizeof key, "auto.predicted_%s_s", tu_candidate_name(INDEPENDENT));
+    double pred = p != NULL ? same_stat(t, p, key) : 0;
     collio_plan_free(&p);
+    qsort(secs, (size_t)ncalls, sizeof *secs, cmp_double);
+    double med = ncalls > 0 ? secs[ncalls / 2] : 0;
+    /* Learning corrects a model whose calls depart from its prediction by
+     * more than its typical error. The wrong file prices list I/O's
+     * requests at a tenth, but what that does to a call's time depends on
+     * how much of it the requests are on this machine at this moment
+     * (another test beside this one, the page cache): where the calls
+     * measured within twice the prediction either way, the premise is not
+     * there and learning rightly stays -- a failure here once in many CI
+     * runs, 0 switches -- so the case is skipped, saying so. (Twice: beyond
+     * MODEL_ERROR, as the test times the calls a little otherwise than the
+     * learner does.) */
+    const double premise = 2.0;
+    if (!(med > premise * pred || med * premise < pred)) {
+        char why[256];
+        snprintf(
+            why, sizeof why,
+            "list I/O's calls measured %.3g s against the wrong prediction's %.3g s: "
+            "within twice of it, nothing for learning to correct",
+            med, pred);
+        tu_skip(t, why);
+        tu_remove(t, wrong);
+        vec_free(&v);
+        return;
+    }
 
     p = auto_plan(t, &v, "");
     int left_at = -1, choice = -1;
