@@ -15,7 +15,13 @@
  * elements; else RUN/2 .. 3*RUN/2 elements, lengths from a seeded
  * generator), dealt round-robin, --pieces runs per rank -- the same as
  * collio-mpiio-history's -- or with --random 1 each to a random rank (still
- * --pieces per rank): a random index list. The rank's runs are a collio_layout_extents.
+ * --pieces per rank): a random index list; or with --map FILE [--decomp D]
+ * decomposition D (default 1) of an E3SM-IO decomposition map in its HDF5
+ * form (bench/e3sm_map.h: the elements each process of an E3SM run wrote,
+ * dealt to this run's ranks as E3SM-IO deals them; --pieces and --run
+ * then unused; --expect-held N: exit 1 unless the ranks hold N elements
+ * in all, a test's check of the map's reading). The rank's runs are a
+ * collio_layout_extents.
  * Each record is a new file; the modes alternate record by record (the
  * first record of each is a warm-up, not counted: it opens the plans and,
  * without a calibration, measures the file system). The time of a record:
@@ -25,7 +31,7 @@
  *
  * usage: collio-history [--vars N] [--pieces N] [--run N] [--reps N]
  *                       [--dir DIR] [--seed S] [--random 0|1] [--strategy S]
- *                       [--hints H]
+ *                       [--hints H] [--map FILE [--decomp D]] [--expect-held N]
  * Prints a table (mode, median seconds, ratio to waitall) on rank 0 and
  * a CSV line per mode with . Exit 0, 1 on a mismatch or a failed
  * call, 2 usage. Run it through scripts/mpirun N.
@@ -33,6 +39,7 @@
 #include "collio.h"
 
 #include "bench_mpi.h"
+#include "e3sm_map.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -136,18 +143,21 @@ int main(int argc, char **argv)
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    long vars = 20, pieces = 4000, run = 1, reps = 5, seed = 7, deal = 0;
-    const char *dir = ".", *hints = "", *strategy = NULL;
+    long vars = 20, pieces = 4000, run = 1, reps = 5, seed = 7, deal = 0, dnum = 1,
+         expect = -1;
+    const char *dir = ".", *hints = "", *strategy = NULL, *map = NULL;
     int ok = 1;
     for (int i = 1; i < argc && ok; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[++i] : NULL;
-        long *to = strcmp(o, "--vars") == 0     ? &vars
-                   : strcmp(o, "--pieces") == 0 ? &pieces
-                   : strcmp(o, "--run") == 0    ? &run
-                   : strcmp(o, "--reps") == 0   ? &reps
-                   : strcmp(o, "--seed") == 0   ? &seed
-                   : strcmp(o, "--random") == 0 ? &deal
-                                                : NULL;
+        long *to = strcmp(o, "--vars") == 0          ? &vars
+                   : strcmp(o, "--pieces") == 0      ? &pieces
+                   : strcmp(o, "--run") == 0         ? &run
+                   : strcmp(o, "--reps") == 0        ? &reps
+                   : strcmp(o, "--seed") == 0        ? &seed
+                   : strcmp(o, "--random") == 0      ? &deal
+                   : strcmp(o, "--decomp") == 0      ? &dnum
+                   : strcmp(o, "--expect-held") == 0 ? &expect
+                                                     : NULL;
         if (v != NULL && to != NULL)
             *to = atol(v);
         else if (v != NULL && strcmp(o, "--dir") == 0)
@@ -156,32 +166,66 @@ int main(int argc, char **argv)
             hints = v;
         else if (v != NULL && strcmp(o, "--strategy") == 0)
             strategy = v;
+        else if (v != NULL && strcmp(o, "--map") == 0)
+            map = v;
         else
             ok = 0;
     }
-    if (!ok || vars < 1 || pieces < 1 || run < 1 || reps < 1) {
+    if (!ok || vars < 1 || pieces < 1 || run < 1 || reps < 1 || dnum < 1) {
         if (rank == 0)
             fprintf(stderr, "usage: collio-history [--vars N] [--pieces N] [--run N] "
                             "[--reps N] [--dir DIR] [--seed S] [--random 0|1] "
-                            "[--strategy S] [--hints H]\n");
+                            "[--strategy S] [--hints H] [--map FILE [--decomp D]] "
+                            "[--expect-held N]\n");
         MPI_Finalize();
         return 2;
+    }
+    int64_t mnx = 0, mn = 0, *moff = NULL, *mlen = NULL;
+    if (map != NULL) { /* every rank reads it; any rank's failure stops all */
+        char why[512] = "";
+        int bad = e3sm_map_read(map, (int)dnum, rank, P, &mnx, &mn, &moff, &mlen, why,
+                                sizeof why)
+                  != 0,
+            any = 0;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any) {
+            if (bad)
+                fprintf(stderr, "collio-history: rank %d: --map: %s\n", rank, why);
+            MPI_Finalize();
+            return 2;
+        }
+        if (mnx > INT32_MAX) { /* (the MPI-IO mode's int displacements) */
+            if (rank == 0)
+                fprintf(stderr, "collio-history: --map: %lld elements: too many\n",
+                        (long long)mnx);
+            MPI_Finalize();
+            return 2;
+        }
+        pieces = (long)mn;
     }
     decomp d = {vars,
                 pieces,
                 0,
                 0,
-                malloc((size_t)pieces * sizeof(int64_t)),
-                malloc((size_t)pieces * sizeof(int64_t))};
-    int *blen = malloc((size_t)pieces * sizeof *blen),
-        *bdisp = malloc((size_t)pieces * sizeof *bdisp);
+                malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof(int64_t)),
+                malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof(int64_t))};
+    int *blen = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *blen),
+        *bdisp = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *bdisp);
     uint64_t s = (uint64_t)seed * 0x9e3779b97f4a7c15ull + 1;
     /* run k to rank k mod P, or (--random 1) to a random rank whose
      * pieces are not all dealt yet */
     int *left = malloc((size_t)P * sizeof *left);
     for (int q = 0; q < P; q++)
         left[q] = (int)pieces;
-    for (int64_t k = 0, j = 0; k < (int64_t)pieces * P; k++) {
+    for (int64_t j = 0; map != NULL && j < mn; j++) { /* the map's runs */
+        d.off[j] = moff[j], d.len[j] = mlen[j];
+        blen[j] = (int)mlen[j], bdisp[j] = (int)moff[j];
+        d.mine += mlen[j];
+    }
+    if (map != NULL)
+        d.nx = mnx;
+    free(moff), free(mlen);
+    for (int64_t k = 0, j = 0; map == NULL && k < (int64_t)pieces * P; k++) {
         int len =
             run == 1 ? 1 : (int)(run / 2 + (int64_t)(bench_rnd(&s) % (uint64_t)run) + 1);
         int to = (int)(k % P);
@@ -239,6 +283,14 @@ int main(int argc, char **argv)
     long long bad = 0;
     for (int m = 0; m < M__COUNT; m++)
         bad += verify(&d, plan, buf, path[m]);
+    long long nheld = 0, mine = (long long)d.mine;
+    MPI_Allreduce(&mine, &nheld, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (expect >= 0 && nheld != expect) { /* (--expect-held: a test's check of the map) */
+        if (rank == 0)
+            fprintf(stderr, "collio-history: the ranks hold %lld elements, not %ld\n",
+                    nheld, expect);
+        bad++;
+    }
     double med[M__COUNT];
     for (int m = 0; m < M__COUNT; m++)
         med[m] = bench_median(t[m], (int)reps);
@@ -252,10 +304,15 @@ int main(int argc, char **argv)
         fig[1][k] = bench_maxed(fig[1][k]);
     }
     if (rank == 0) {
-        printf(
-            "history: %ld float64 variables of %lld elements, %ld runs of %ld per rank, "
-            "%d ranks, %ld records (median)\n",
-            vars, (long long)d.nx, pieces, run, P, reps);
+        if (map != NULL)
+            printf(
+                "history: %ld float64 variables of %lld elements, decomposition %ld of "
+                "%s, %d ranks, %ld records (median)\n",
+                vars, (long long)d.nx, dnum, map, P, reps);
+        else
+            printf("history: %ld float64 variables of %lld elements, %ld runs of %ld per "
+                   "rank, %d ranks, %ld records (median)\n",
+                   vars, (long long)d.nx, pieces, run, P, reps);
         printf("%-9s %12s %10s\n", "mode", "seconds", "/waitall");
         for (int m = 0; m < M__COUNT; m++)
             printf("%-9s %12.6f %10.2f\n", mode_names[m], med[m],
