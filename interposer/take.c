@@ -530,15 +530,13 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
         return pass(s, writing, why, made, t0);
     if (async != NULL) {
         *err = execute_async(s, e, pos, at >= 0, buf, writing, g.lo, async);
-        cmio_policy_outcome(s, op, 0);
-        cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
-        count_priced(e->plan);
-        return 1;
+    } else {
+        *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
+        /* collio's whole call, the pattern's agreement in it: with MPI
+         * keeping the pattern, the calls go straight there (streak),
+         * without it */
+        cmio_policy_taken(s, e, op, made, MPI_Wtime() - t0);
     }
-    *err = execute(s, e, pos, at >= 0, buf, st, writing, g.lo);
-    /* collio's whole call, the pattern's agreement in it: with MPI keeping
-     * the pattern, the calls go straight there (streak), without it */
-    cmio_policy_taken(s, e, op, made, MPI_Wtime() - t0);
     cmio_policy_outcome(s, op, 0);
     cmio_count(writing, CMIO_TAKEN, ran(e->plan, writing), made, MPI_Wtime() - t0);
     count_priced(e->plan);
@@ -547,10 +545,11 @@ int cmio_collective(cmio_file *s, MPI_Offset at, void *buf, int64_t count,
 
 void cmio_release(cmio_file *s)
 {
-    if (s->cf != NULL) /* (MPI: completed before the close; if not, here) */
-        cmio_async_settle(NULL, s->cf);
-    if (s->cf != NULL)
+    if (s->cf != NULL) {
+        cmio_async_settle(NULL,
+                          s->cf); /* (MPI: completed before the close; if not, here) */
         collio_file_close(&s->cf);
+    }
     cmio_extents_free(&s->fx);
     cmio_extents_free(&s->mx);
 }
