@@ -17,7 +17,9 @@
  * on one file are waited for together and may stack (a canonical
  * strategy other than the MPI library's collective, a dense unreplicated
  * layout, offsets apart by whole elements), request.merged must say they
- * ran as one execution.
+ * ran as one execution; and requests of several plans (layouts of
+ * different kinds and sizes, one strategy and its options) on one file
+ * too, where a plan with options of its own splits the batch.
  *
  * A snapshot (request.snapshot=1): the buffer is overwritten right after
  * the start; the file holds what it held at the start. A notice
@@ -313,6 +315,111 @@ static void history_case(tu_ctx *t, const char *strategy, int kind, int64_t gap,
         free(buf[v]);
 }
 
+/* Variables of different plans in one file: variable v of layout kind v
+ * (block-cyclic 1 and 7, a shuffled list, a darray: sizes that differ),
+ * each its own plan, at off[v] past BASE, `gap` bytes apart; started in
+ * reverse order, held (request.start=wait) and waited for together. Plans
+ * that merge (one strategy, its options) run as one execution where the
+ * strategy stacks; with `odd`, variable 1's plan has an option of its own
+ * (plan.keep_buffers=0) and does not merge: the batch splits around it.
+ * The file against the reference, then read back the same way. */
+static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
+{
+    tu_case(t, "mixed plans strategy=%s gap=%lld odd=%d", strategy, (long long)gap, odd);
+    if (!tu_case_enabled(t))
+        return;
+    held h[NVAR];
+    collio_layout *l[NVAR] = {0};
+    collio_plan *p[NVAR] = {0};
+    unsigned char *buf[NVAR];
+    size_t bytes[NVAR];
+    int64_t off[NVAR], end = 0;
+    for (int v = 0; v < NVAR; v++) {
+        TU_RC_ALL(t, make_layout(t, v, &l[v], &h[v]), COLLIO_OK, "layout");
+        collio_hints *hi = TU_HINTS(t, "request.start=wait%s",
+                                    odd && v == 1 ? ",plan.keep_buffers=0" : "");
+        TU_RC_ALL(t, collio_plan_create(t->comm, l[v], strategy, hi, &p[v]), COLLIO_OK,
+                  "plan");
+        collio_hints_free(&hi);
+        bytes[v] = collio_layout_buffer_bytes(l[v]);
+        buf[v] = malloc(bytes[v] + 1);
+        fill(&h[v], buf[v], v);
+        off[v] = end;
+        end += h[v].nglobal * (int64_t)ES + gap;
+    }
+    int64_t fbytes = BASE + end;
+    char path[1024];
+    tu_temp_path(t, "mixed", path, sizeof path);
+    put_background(t, path, fbytes);
+    collio_file_options fo;
+    collio_file_options_init(&fo);
+    fo.base_offset = BASE;
+    collio_file *f = NULL;
+    TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_INPLACE, &fo, &f), COLLIO_OK,
+              "open");
+    int ok = f != NULL;
+    for (int v = 0; v < NVAR; v++)
+        ok = ok && p[v] != NULL;
+    collio_request *r[NVAR] = {0};
+    int codes[NVAR];
+    for (int v = NVAR - 1; v >= 0 && ok; v--)
+        TU_RC_ALL(t, collio_iwrite_at(p[v], f, off[v], buf[v], bytes[v], &r[v]),
+                  COLLIO_OK, "collio_iwrite_at");
+    if (ok) {
+        TU_RC_ALL(t, collio_waitall(NVAR, r, codes), COLLIO_OK, "waitall (writes)");
+        int stacks =
+            !collio_strategy_is_mpi_collective(strategy) && gap % (int64_t)ES == 0;
+        for (int v = 0; v < NVAR; v++) {
+            /* started 3, 2, 1, 0: with odd, batches {3, 2}, {1}, {0} */
+            int want = !stacks ? 1 : !odd ? NVAR : v >= 2 ? 2 : 1;
+            double merged = TU_STAT(t, p[v], "request.merged");
+            TU_CHECK(t, tu_all(t, merged == want),
+                     "variable %d: request.merged %g, want %d", v, merged, want);
+        }
+    }
+    TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close");
+    size_t n = 0;
+    unsigned char *got = tu_posix_get(t, path, &n);
+    int64_t bad = -1;
+    for (int64_t i = 0; got && i < fbytes && bad < 0; i++) {
+        unsigned char want = bg_byte(i);
+        for (int v = 0; v < NVAR; v++) {
+            int64_t rel = i - BASE - off[v];
+            if (rel >= 0 && rel < h[v].nglobal * (int64_t)ES)
+                want = data_byte(rel / (int64_t)ES, (size_t)(rel % (int64_t)ES), v);
+        }
+        if (got[i] != want)
+            bad = i;
+    }
+    TU_CHECK(t, got && (int64_t)n == fbytes && bad < 0,
+             "file: %zu bytes (want %lld), first difference at byte %lld", n,
+             (long long)fbytes, (long long)bad);
+    free(got);
+    TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_READ, &fo, &f), COLLIO_OK,
+              "open for reading");
+    for (int v = 0; v < NVAR; v++)
+        memset(buf[v], 0, bytes[v]);
+    ok = ok && f != NULL;
+    for (int v = NVAR - 1; v >= 0 && ok; v--)
+        TU_RC_ALL(t, collio_iread_at(p[v], f, off[v], buf[v], bytes[v], &r[v]), COLLIO_OK,
+                  "collio_iread_at");
+    if (ok)
+        TU_RC_ALL(t, collio_waitall(NVAR, r, codes), COLLIO_OK, "waitall (reads)");
+    for (int v = 0; v < NVAR; v++) {
+        int64_t wrong = mismatches(&h[v], buf[v], v);
+        TU_CHECK(t, wrong == 0, "variable %d read back: %lld bytes differ", v,
+                 (long long)wrong);
+    }
+    TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close after reading");
+    tu_remove(t, path);
+    for (int v = 0; v < NVAR; v++) {
+        collio_plan_free(&p[v]);
+        collio_layout_free(&l[v]);
+        held_free(&h[v]);
+        free(buf[v]);
+    }
+}
+
 /* One variable (v = 0) at BASE through a blocking write: the previous
  * file of the error cases. */
 static void previous_file(tu_ctx *t, collio_plan *p, const held *h, const char *path,
@@ -508,6 +615,16 @@ int main(int argc, char **argv)
                         }
         }
         error_cases(&t, thread);
+    }
+    for (int i = 0; i < collio_strategy_count(); i++) {
+        const char *s = collio_strategy_name(i);
+        if (!collio_strategy_is_canonical(s))
+            continue;
+        mixed_case(&t, s, 16, 0);
+        if (strcmp(s, "auto") == 0) {
+            mixed_case(&t, s, 0, 1);
+            mixed_case(&t, s, 13, 0);
+        }
     }
     return tu_finish(&t);
 }

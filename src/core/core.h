@@ -235,10 +235,12 @@ struct collio_plan {
      * anyway (agree_target): a strategy learns its calls' times from it
      * without a message of its own. -1: none. */
     double exec_s, exec_prev_max_s, exec_skip_s;
-    /* The plan of k of its executions stacked in one (src/requests/), for
-     * the offsets whose digest is stack_key; freed with the plan. */
+    /* The plan of k executions stacked in one (src/requests/): k of its
+     * own, or its own first and other plans' after it, for the plans and
+     * offsets whose digest is stack_key; freed with the plan. */
     collio_plan *stack;
     uint64_t stack_key;
+    uint64_t serial; /* this process's number for the plan: never reused */
 };
 
 /* A strategy's own option i (its table's index) and stat i. */

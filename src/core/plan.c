@@ -141,8 +141,10 @@ static int plan_create(MPI_Comm comm, const collio_layout *layout, const char *s
         collio__error_set(COLLIO_ERR_ARG, "collio_plan_create: comm is MPI_COMM_NULL");
         return COLLIO_ERR_ARG;
     }
+    static _Atomic uint64_t serials;
     collio_plan *p = calloc(1, sizeof *p);
     if (p != NULL) {
+        p->serial = ++serials;
         p->comm = MPI_COMM_NULL;
         p->exec_s = p->exec_prev_max_s = -1;
         p->statv = calloc((size_t)collio__nstats_all() + 1, sizeof *p->statv);

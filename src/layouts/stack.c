@@ -1,13 +1,14 @@
 /*
- * stack.c -- k copies of one layout at k places of the file, as one
- * layout: what k requests of one plan at k offsets are, so that they move
- * in one execution (src/requests/). Copy i holds the layout's data shifted
- * by shift[i] file elements; in the stream copy i follows copy i - 1 (the
- * k user buffers one after the other). Where the copies leave gaps
- * (a header, another variable between them) the result is a sparse
- * layout whose holes are those gaps (layouts/extents.c's form), so that
- * they are never written. Local: every rank knows the whole of a dense
- * layout's coverage ([0, nglobal)), so the held runs need no message.
+ * stack.c -- k layouts at k places of the file, as one layout: what k
+ * requests at k offsets are -- of one plan, or of several plans on one
+ * file -- so that they move in one execution (src/requests/). Copy i
+ * holds layout i's data shifted by shift[i] file elements; in the stream
+ * copy i follows copy i - 1 (the k user buffers one after the other).
+ * Where the copies leave gaps (a header, another variable between them)
+ * the result is a sparse layout whose holes are those gaps
+ * (layouts/extents.c's form), so that they are never written. Local:
+ * every rank knows the whole of a dense layout's coverage ([0, nglobal)),
+ * so the held runs need no message.
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
@@ -26,9 +27,10 @@ static int by_at(const void *a, const void *b)
 }
 
 /* The held runs of the copies (sorted as `order`): intervals
- * [at, at + n) coalesced; pos[i]: copy i's first packed element. */
-static int stack_runs(const placed *order, int k, int64_t n, collio__holes *h,
-                      int64_t *pos)
+ * [at, at + l[i]->nglobal) coalesced; pos[i]: copy i's first packed
+ * element. */
+static int stack_runs(const placed *order, int k, const collio_layout *const l[],
+                      collio__holes *h, int64_t *pos)
 {
     h->off = malloc((size_t)k * sizeof *h->off);
     h->len = malloc((size_t)k * sizeof *h->len);
@@ -38,7 +40,7 @@ static int stack_runs(const placed *order, int k, int64_t n, collio__holes *h,
     h->n = 0;
     int64_t held = 0;
     for (int c = 0; c < k; c++) {
-        int64_t at = order[c].at;
+        int64_t at = order[c].at, n = l[order[c].i]->nglobal;
         if (h->n > 0 && h->off[h->n - 1] + h->len[h->n - 1] == at)
             h->len[h->n - 1] += n; /* continues the run */
         else {
@@ -55,46 +57,59 @@ static int stack_runs(const placed *order, int k, int64_t n, collio__holes *h,
     return COLLIO_OK;
 }
 
-int collio__layout_stack(MPI_Comm comm, const collio_layout *l, int k,
+/* The copies can stack: dense, unreplicated, one element size. */
+static int stackable(int k, const collio_layout *const l[])
+{
+    for (int i = 0; i < k; i++)
+        if (l[i]->holes != NULL || l[i]->owned != NULL || l[i]->nglobal < 1
+            || l[i]->esize != l[0]->esize)
+            return 0;
+    return 1;
+}
+
+int collio__layout_stack(MPI_Comm comm, int k, const collio_layout *const l[],
                          const int64_t shift[], collio_layout **out)
 {
     *out = NULL;
-    if (k < 1 || l->holes != NULL || l->owned != NULL || l->nglobal < 1)
+    if (k < 1 || !stackable(k, l))
         return COLLIO_ERR_ARG;
-    int64_t n = l->nglobal, end;
+    int64_t end;
     placed *order = malloc((size_t)k * sizeof *order);
     int64_t *pos = malloc((size_t)k * sizeof *pos);
     collio__holes *h = calloc(1, sizeof *h);
     int rc = order && pos && h ? COLLIO_OK : COLLIO_ERR_NOMEM;
     for (int i = 0; i < k && rc == COLLIO_OK; i++) {
         order[i] = (placed){shift[i], i};
-        if (shift[i] < 0 || collio__add_i64(shift[i], n, &end))
+        if (shift[i] < 0 || collio__add_i64(shift[i], l[i]->nglobal, &end))
             rc = COLLIO_ERR_OVERFLOW;
     }
     if (rc == COLLIO_OK) {
         qsort(order, (size_t)k, sizeof *order, by_at);
         for (int c = 1; c < k && rc == COLLIO_OK; c++)
-            if (order[c].at < order[c - 1].at + n)
+            if (order[c].at < order[c - 1].at + l[order[c - 1].i]->nglobal)
                 rc = COLLIO_ERR_OVERLAP; /* two copies share elements */
     }
     if (rc == COLLIO_OK)
-        rc = stack_runs(order, k, n, h, pos);
+        rc = stack_runs(order, k, l, h, pos);
     collio_layout *s = NULL;
     if (rc == COLLIO_OK)
-        rc = collio__layout_new(comm, COLLIO__LAYOUT_EXTENTS, h->held, l->esize, &s);
+        rc = collio__layout_new(comm, COLLIO__LAYOUT_EXTENTS, h->held, l[0]->esize, &s);
     collio__segvec sv = {0};
-    for (int i = 0; i < k && rc == COLLIO_OK; i++)
-        for (int64_t g = 0; g < l->nsegs && rc == COLLIO_OK; g++) {
-            collio__seg seg = l->segs[g];
+    int64_t mem = 0; /* copy i's first element in the stream */
+    for (int i = 0; i < k && rc == COLLIO_OK; i++) {
+        for (int64_t g = 0; g < l[i]->nsegs && rc == COLLIO_OK; g++) {
+            collio__seg seg = l[i]->segs[g];
             seg.off += pos[i];
-            seg.mem += (int64_t)i * l->nlocal;
+            seg.mem += mem;
             rc = collio__segvec_push_seg(&sv, &seg);
         }
+        mem += l[i]->nlocal;
+    }
     if (rc == COLLIO_OK) {
         s->segs = sv.v;
         s->nsegs = sv.n;
         sv.v = NULL;
-        h->esize = l->esize;
+        h->esize = l[0]->esize;
         if (h->n > 1 || h->off[0] > 0) {
             s->holes = h; /* the layout frees it from here on */
             h = NULL;

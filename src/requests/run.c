@@ -1,11 +1,13 @@
 /*
  * run.c -- running a batch of requests (base/jobs.c hands it over):
- * alone, each is collio_write_at / collio_read_at; k requests of one plan
- * on one file at k offsets run as ONE execution of a plan of the stacked
- * layout (layouts/stack.c: the plan's layout k times, at the offsets),
- * made once per pattern of offsets and kept on the plan -- one exchange
- * and one file pass for all of them, the k buffers one after the other
- * in its stream. Its inspector costs about k plans' (5 s for ten of a
+ * alone, each is collio_write_at / collio_read_at; k requests on one file
+ * at k offsets -- of one plan, or of plans that merge (the same strategy,
+ * options, element size and ranks: different decompositions, say) -- run
+ * as ONE execution of a plan of the stacked layout (layouts/stack.c: the
+ * requests' layouts at their offsets), made once per pattern of plans and
+ * offsets and kept on the first request's plan -- one exchange and one
+ * file pass for all of them, the k buffers one after the other in its
+ * stream. Its inspector costs about k plans' (5 s for ten of a
  * history file's variables of 5,000 pieces per rank at 16 ranks, on 2
  * cores), so it is made for a batch the caller declares -- held together
  * by hint request.start=wait until a completion call, a history file's
@@ -40,13 +42,30 @@ static int stackable(const collio_plan *p)
            && p->layout->nglobal > 0;
 }
 
-/* j stacks with head: both held together (above), on one plan and file. */
+/* Plan q's requests may run in plan p's stacked plan: the same strategy
+ * and options, one element size, the same ranks in the same order (the
+ * stacked plan runs on p's communicator). What every rank decides alike:
+ * the plans were made collectively, their options agreed. */
+static int merges(const collio_plan *p, const collio_plan *q)
+{
+    if (p == q)
+        return 1;
+    int cmp = MPI_UNEQUAL;
+    return p->strategy == q->strategy && p->layout->esize == q->layout->esize
+           && collio__optvals_digest(&p->opts) == collio__optvals_digest(&q->opts)
+           && MPI_Comm_compare(p->comm, q->comm, &cmp) == MPI_SUCCESS
+           && (cmp == MPI_IDENT || cmp == MPI_CONGRUENT);
+}
+
+/* j stacks with head: both held together (above), on one file, plans
+ * that merge. */
 static int joins(const collio__job *head, const collio__job *j)
 {
     const collio_request *a = (const collio_request *)head,
                          *b = (const collio_request *)j;
-    if (a->plan != b->plan || a->file != b->file || a->writing != b->writing
-        || !stackable(a->plan) || collio__req_opt(a->plan, COLLIO__REQ_START) == 0)
+    if (a->file != b->file || a->writing != b->writing || !stackable(a->plan)
+        || !stackable(b->plan) || collio__req_opt(a->plan, COLLIO__REQ_START) == 0
+        || collio__req_opt(b->plan, COLLIO__REQ_START) == 0 || !merges(a->plan, b->plan))
         return 0;
     int64_t d = a->offset - b->offset, es = (int64_t)a->plan->layout->esize;
     return d % es == 0;
@@ -70,8 +89,9 @@ static void run_one(collio_request *r)
         r->plan->stats.work_bytes += (int64_t)r->bytes;
 }
 
-/* The plan of r[0..k)'s offsets stacked (p->stack, made or kept), or an
- * error (OVERLAP: they cannot stack). Collective; agreed code. */
+/* The plan of r[0..k)'s layouts at their offsets stacked (p->stack, made
+ * or kept; p: r[0]'s plan), or an error (OVERLAP: they cannot stack).
+ * key: the digest of the plans and offsets. Collective; agreed code. */
 static int stack_plan(collio_plan *p, collio_request **r, int k, int64_t base,
                       uint64_t key)
 {
@@ -80,13 +100,17 @@ static int stack_plan(collio_plan *p, collio_request **r, int k, int64_t base,
     collio__plan_destroy(p->stack);
     p->stack = NULL;
     int64_t *shift = malloc((size_t)k * sizeof *shift);
-    int rc = shift != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
-    for (int i = 0; i < k && rc == COLLIO_OK; i++)
+    const collio_layout **ls = malloc((size_t)k * sizeof *ls);
+    int rc = shift != NULL && ls != NULL ? COLLIO_OK : COLLIO_ERR_NOMEM;
+    for (int i = 0; i < k && rc == COLLIO_OK; i++) {
         shift[i] = (r[i]->offset - base) / (int64_t)p->layout->esize;
+        ls[i] = r[i]->plan->layout;
+    }
     collio_layout *l = NULL;
     if (rc == COLLIO_OK)
-        rc = collio__layout_stack(p->comm, p->layout, k, shift, &l);
+        rc = collio__layout_stack(p->comm, k, ls, shift, &l);
     free(shift);
+    free(ls);
     rc = collio__agree(p->comm, rc);
     if (rc == COLLIO_OK) {
         collio_hints *h = NULL;
@@ -113,9 +137,33 @@ static void take_stats(collio_plan *p, const collio_plan *s, int64_t stream_byte
     memcpy(p->statv, s->statv, (size_t)collio__nstats_all() * sizeof *p->statv);
 }
 
-/* r[0..k) of plan p as one execution. */
-static int run_stacked(collio_plan *p, collio_request **r, int k)
+/* Request i's data in the stream: its plan's local elements, packed. */
+static size_t chunk_of(const collio_request *r)
 {
+    const collio_layout *u = r->plan->layout;
+    return (size_t)u->nlocal * u->esize;
+}
+
+/* Request r's data between its buffer and its place in the stream. */
+static int move_chunk(collio_request *r, char *at, int writing)
+{
+    const collio_layout *u = r->plan->layout;
+    if (u->mem_kind == COLLIO__MEM_PACKED) {
+        if (writing)
+            memcpy(at, r->buf, chunk_of(r));
+        else
+            memcpy(r->buf, at, chunk_of(r));
+        return COLLIO_OK;
+    }
+    return writing ? collio__layout_pack(u, r->buf, at)
+                   : collio__layout_unpack(u, at, r->buf);
+}
+
+/* r[0..k) (plans that merge, on one file) as one execution of r[0]'s
+ * plan's stacked plan. */
+static int run_stacked(collio_request **r, int k)
+{
+    collio_plan *p = r[0]->plan;
     collio_file *f = r[0]->file;
     const int writing = r[0]->writing;
     const char *fn = "collio_waitall";
@@ -123,47 +171,44 @@ static int run_stacked(collio_plan *p, collio_request **r, int k)
     for (int i = 1; i < k; i++)
         if (r[i]->offset < base)
             base = r[i]->offset;
-    uint64_t key = collio__hash_mix(0x5eed, (uint64_t)k);
+    /* agreed: the offsets and sizes; this rank's own: which plans */
+    uint64_t key = collio__hash_mix(0x5eed, (uint64_t)k), mine = key;
     int rc = COLLIO_OK;
+    size_t total = 0;
     for (int i = 0; i < k; i++) {
         key = collio__hash_mix(key, (uint64_t)(r[i]->offset - base));
+        key = collio__hash_mix(key, (uint64_t)r[i]->plan->layout->nglobal);
+        mine = collio__hash_mix(mine, r[i]->plan->serial);
+        total += chunk_of(r[i]);
         if (rc == COLLIO_OK)
             rc = r[i]->pre_rc != COLLIO_OK
                      ? r[i]->pre_rc
-                     : collio__exec_check(p, f, r[i]->offset, r[i]->buf, r[i]->bytes,
-                                          writing, r[i]->fn);
+                     : collio__exec_check(r[i]->plan, f, r[i]->offset, r[i]->buf,
+                                          r[i]->bytes, writing, r[i]->fn);
     }
     int64_t v;
     memcpy(&v, &key, sizeof v);
     rc = collio__agree_same(p->comm, rc, v, "the requests' offsets", NULL);
     if (rc == COLLIO_OK)
-        rc = stack_plan(p, r, k, base, key);
+        rc = stack_plan(p, r, k, base, collio__hash_mix(key, mine));
     if (rc == COLLIO_ERR_OVERLAP) { /* they cannot stack: one after the other */
         collio__error_begin();
         for (int i = 0; i < k; i++)
             run_one(r[i]);
         return -1;
     }
-    const collio_layout *u = p->layout;
-    size_t chunk = (size_t)u->nlocal * u->esize, total = chunk * (size_t)k;
     char *stream = rc == COLLIO_OK ? collio__bigbuf_alloc(total > 0 ? total : 1) : NULL;
     if (rc == COLLIO_OK && stream == NULL)
         rc = COLLIO_ERR_NOMEM;
-    for (int i = 0; i < k && rc == COLLIO_OK && writing; i++) {
-        if (u->mem_kind == COLLIO__MEM_PACKED)
-            memcpy(stream + i * chunk, r[i]->buf, chunk);
-        else
-            rc = collio__layout_pack(u, r[i]->buf, stream + i * chunk);
-    }
+    size_t at = 0;
+    for (int i = 0; i < k && rc == COLLIO_OK && writing; at += chunk_of(r[i]), i++)
+        rc = move_chunk(r[i], stream + at, 1);
     rc = collio__agree(p->comm, rc);
     if (rc == COLLIO_OK)
         rc = collio__exec_at(p->stack, f, base, stream, total, writing, fn);
-    for (int i = 0; i < k && rc == COLLIO_OK && !writing; i++) {
-        if (u->mem_kind == COLLIO__MEM_PACKED)
-            memcpy(r[i]->buf, stream + i * chunk, chunk);
-        else
-            rc = collio__layout_unpack(u, stream + i * chunk, r[i]->buf);
-    }
+    at = 0;
+    for (int i = 0; i < k && rc == COLLIO_OK && !writing; at += chunk_of(r[i]), i++)
+        rc = move_chunk(r[i], stream + at, 0);
     if (!writing) /* (a local unpack cannot fail but on a bug: agreed all the same) */
         rc = collio__agree(p->comm, rc);
     collio__bigbuf_free(stream);
@@ -180,12 +225,11 @@ static int run_stacked(collio_plan *p, collio_request **r, int k)
 static void run(collio__job **jobs, int n, int on_thread)
 {
     collio_request **r = (collio_request **)jobs;
-    collio_plan *p = r[0]->plan;
     int merged = n;
     if (n == 1) {
         run_one(r[0]);
     } else {
-        int rc = run_stacked(p, r, n);
+        int rc = run_stacked(r, n);
         merged = rc == -1 ? 1 : n;
         if (rc != -1) { /* (-1: each ran alone, with its own code) */
             char why[sizeof r[0]->why];
@@ -197,8 +241,10 @@ static void run(collio__job **jobs, int n, int on_thread)
             }
         }
     }
-    collio__req_stat_set(p, COLLIO__REQ_ST_MERGED, merged);
-    collio__req_stat_set(p, COLLIO__REQ_ST_THREAD, on_thread);
+    for (int i = 0; i < n; i++) { /* every plan of the batch */
+        collio__req_stat_set(r[i]->plan, COLLIO__REQ_ST_MERGED, merged);
+        collio__req_stat_set(r[i]->plan, COLLIO__REQ_ST_THREAD, on_thread);
+    }
 }
 
 void collio__req_init_job(collio_request *r)
