@@ -412,6 +412,38 @@ def test_requests(comm, path, strategy, start):
                       "variable %d read back" % k)
 
 
+@pytest.mark.parametrize("strategy", ["auto", "multiphase"])
+def test_requests_of_two_plans(comm, path, strategy):
+    """Held requests of two plans of different layouts (block-cyclic of 777
+    elements by 5, of 500 by 3; one strategy and options) on one file,
+    waited for together: one execution (request.merged 2 on both plans);
+    the file is the formula over both variables, each reads back."""
+    sizes, bxs = (777, 500), (5, 3)
+    lays = [collio.Layout.block_cyclic(comm, n, bx, dtype=np.float64)
+            for n, bx in zip(sizes, bxs)]
+    idx = [held_block_cyclic(n, bx, comm.size, comm.rank) for n, bx in zip(sizes, bxs)]
+    plans = [collio.Plan(comm, lay, strategy, request={"start": "wait"}) for lay in lays]
+    first = (0, sizes[0])  # variable k's first element in the file
+    try:
+        with collio.File(comm, path, "w") as f:
+            reqs = [plans[k].iwrite(f, expected(idx[k] + first[k], np.float64),
+                                    offset=first[k] * 8) for k in (1, 0)]
+            collio.waitall(reqs)
+            for k in range(2):
+                assert plans[k].stat("request.merged") == 2
+        check_file(comm, path, sum(sizes), np.float64)
+        with collio.File(comm, path, "r") as f:
+            reqs = [plans[k].iread(f, offset=first[k] * 8) for k in range(2)]
+            collio.waitall(reqs)
+            for k in range(2):
+                agree(comm, np.array_equal(reqs[k].array,
+                                           expected(idx[k] + first[k], np.float64)),
+                      "variable %d read back" % k)
+    finally:
+        for plan in plans:
+            plan.free()
+
+
 def test_request_errors(comm, path):
     """A request whose file is closed before it completes: the close raises
     ERR_STATE on every rank and commits nothing (the previous file stays);
