@@ -15,11 +15,12 @@
  * pattern: a header, the gaps and a sparse layout's holes keep it), and
  * read back with requests into zeroed buffers. Where requests of one plan
  * on one file are waited for together and may stack (a canonical
- * strategy other than the MPI library's collective, a dense unreplicated
+ * strategy other than the MPI library's collective, an unreplicated
  * layout, offsets apart by whole elements), request.merged must say they
- * ran as one execution; and requests of several plans (layouts of
- * different kinds and sizes, one strategy and its options) on one file
- * too, where a plan with options of its own splits the batch.
+ * ran as one execution (sparse ones too); and requests of several
+ * plans (layouts of different kinds and sizes, a sparse one among them,
+ * one strategy and its options) on one file too, where a plan with
+ * options of its own splits the batch.
  *
  * A snapshot (request.snapshot=1): the buffer is overwritten right after
  * the start; the file holds what it held at the start. A notice
@@ -68,7 +69,7 @@ typedef struct held {
     const char *name;
     int64_t nglobal, nloc, *idx;
     unsigned char *owned, *held;
-    int canonical_dense; /* may stack: dense, held once */
+    int may_stack; /* held once (dense or sparse, not replicated) */
 } held;
 
 static void held_free(held *h)
@@ -110,7 +111,7 @@ static int make_layout(tu_ctx *t, int kind, collio_layout **l, held *h)
         tu_desc_free(&d);
         h->held = malloc((size_t)h->nglobal);
         memset(h->held, 1, (size_t)h->nglobal);
-        h->canonical_dense = 1;
+        h->may_stack = 1;
         return rc;
     }
     int64_t lo = n * me / P, hi = n * (me + 1) / P;
@@ -119,6 +120,7 @@ static int make_layout(tu_ctx *t, int kind, collio_layout **l, held *h)
     h->idx = malloc((size_t)(hi - lo + 1) * sizeof *h->idx);
     if (kind == L_SPARSE) { /* runs of 3 in every other 5 of this rank's block */
         h->name = "sparse";
+        h->may_stack = 1;
         int64_t off[64], len[64], m = 0;
         for (int64_t a = lo; a < hi && m < 64; a += 10) {
             off[m] = a;
@@ -275,7 +277,7 @@ static void history_case(tu_ctx *t, const char *strategy, int kind, int64_t gap,
     if (p && f) {
         complete(t, r, how, "write completion");
         int stacks = canonical && !collio_strategy_is_mpi_collective(strategy)
-                     && h.canonical_dense && gap % (int64_t)ES == 0;
+                     && h.may_stack && gap % (int64_t)ES == 0;
         double merged = TU_STAT(t, p, "request.merged");
         if (how == C_WAITALL && held_back && stacks)
             TU_CHECK(t, tu_all(t, merged == NVAR), "request.merged %g, want %d", merged,
@@ -315,14 +317,17 @@ static void history_case(tu_ctx *t, const char *strategy, int kind, int64_t gap,
         free(buf[v]);
 }
 
-/* Variables of different plans in one file: variable v of layout kind v
- * (block-cyclic 1 and 7, a shuffled list, a darray: sizes that differ),
+/* Variables of different plans in one file: variable v of layout kind
+ * mixed_kinds[v] (block-cyclic, a shuffled list, a darray, a sparse one
+ * with holes: sizes that differ),
  * each its own plan, at off[v] past BASE, `gap` bytes apart; started in
  * reverse order, held (request.start=wait) and waited for together. Plans
  * that merge (one strategy, its options) run as one execution where the
  * strategy stacks; with `odd`, variable 1's plan has an option of its own
  * (plan.keep_buffers=0) and does not merge: the batch splits around it.
  * The file against the reference, then read back the same way. */
+static const int mixed_kinds[NVAR] = {L_BC1, L_LIST, L_DARRAY, L_SPARSE};
+
 static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
 {
     tu_case(t, "mixed plans strategy=%s gap=%lld odd=%d", strategy, (long long)gap, odd);
@@ -335,7 +340,7 @@ static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
     size_t bytes[NVAR];
     int64_t off[NVAR], end = 0;
     for (int v = 0; v < NVAR; v++) {
-        TU_RC_ALL(t, make_layout(t, v, &l[v], &h[v]), COLLIO_OK, "layout");
+        TU_RC_ALL(t, make_layout(t, mixed_kinds[v], &l[v], &h[v]), COLLIO_OK, "layout");
         collio_hints *hi = TU_HINTS(t, "request.start=wait%s",
                                     odd && v == 1 ? ",plan.keep_buffers=0" : "");
         TU_RC_ALL(t, collio_plan_create(t->comm, l[v], strategy, hi, &p[v]), COLLIO_OK,
@@ -385,7 +390,8 @@ static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
         unsigned char want = bg_byte(i);
         for (int v = 0; v < NVAR; v++) {
             int64_t rel = i - BASE - off[v];
-            if (rel >= 0 && rel < h[v].nglobal * (int64_t)ES)
+            if (rel >= 0 && rel < h[v].nglobal * (int64_t)ES
+                && h[v].held[rel / (int64_t)ES])
                 want = data_byte(rel / (int64_t)ES, (size_t)(rel % (int64_t)ES), v);
         }
         if (got[i] != want)

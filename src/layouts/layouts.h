@@ -186,13 +186,13 @@ int collio__layout_validate(MPI_Comm comm, const collio_layout *l);
 int collio__layout_pack(const collio_layout *l, const void *buf, void *stream);
 int collio__layout_unpack(const collio_layout *l, const void *stream, void *buf);
 
-/* Local (layouts/stack.c): dense, unreplicated layouts l[0..k) of one
- * element size (the same layout again, or others on the same ranks),
- * copy i shifted by shift[i] >= 0 file elements (one of them 0), in the
- * stream one after the other, as one layout on comm (their ranks):
- * sparse where the copies leave gaps. COLLIO_ERR_OVERLAP if two copies
- * share an element, COLLIO_ERR_ARG for a sparse or replicated layout or
- * element sizes that differ. */
+/* Local (layouts/stack.c): unreplicated layouts l[0..k), dense or
+ * sparse, of one element size (the same layout again, or others on the
+ * same ranks), copy i shifted by shift[i] >= 0 file elements (one of
+ * them 0), in the stream one after the other, as one layout on comm
+ * (their ranks): sparse where the copies leave gaps. COLLIO_ERR_OVERLAP
+ * if two copies' file spans meet, COLLIO_ERR_ARG for a replicated layout
+ * or element sizes that differ. */
 int collio__layout_stack(MPI_Comm comm, int k, const collio_layout *const l[],
                          const int64_t shift[], collio_layout **out);
 

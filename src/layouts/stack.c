@@ -4,11 +4,12 @@
  * file -- so that they move in one execution (src/requests/). Copy i
  * holds layout i's data shifted by shift[i] file elements; in the stream
  * copy i follows copy i - 1 (the k user buffers one after the other).
- * Where the copies leave gaps (a header, another variable between them)
- * the result is a sparse layout whose holes are those gaps
- * (layouts/extents.c's form), so that they are never written. Local:
- * every rank knows the whole of a dense layout's coverage ([0, nglobal)),
- * so the held runs need no message.
+ * Where the copies leave gaps (a header, another variable between them,
+ * a sparse layout's own holes) the result is a sparse layout whose holes
+ * are those gaps (layouts/extents.c's form), so that they are never
+ * written. Local: every rank knows the whole of a layout's coverage
+ * ([0, nglobal) for a dense one, the held runs of a sparse one), so the
+ * stacked runs need no message.
  */
 #include "base/base.h"
 #include "layouts/layouts.h"
@@ -26,43 +27,61 @@ static int by_at(const void *a, const void *b)
     return x->at < y->at ? -1 : x->at > y->at ? 1 : x->i - y->i;
 }
 
-/* The held runs of the copies (sorted as `order`): intervals
- * [at, at + l[i]->nglobal) coalesced; pos[i]: copy i's first packed
- * element. */
+/* Copy i's held runs in its own file elements: [0, nglobal) for a dense
+ * layout, its holes' runs for a sparse one. */
+static int64_t runs_of(const collio_layout *l, int64_t r, int64_t *len)
+{
+    if (l->holes == NULL) {
+        *len = l->nglobal;
+        return 0;
+    }
+    *len = l->holes->len[r];
+    return l->holes->off[r];
+}
+
+/* The held runs of the copies (sorted as `order`): each copy's runs
+ * shifted by its place, coalesced where they meet; pos[i]: copy i's
+ * first packed element. */
 static int stack_runs(const placed *order, int k, const collio_layout *const l[],
                       collio__holes *h, int64_t *pos)
 {
-    h->off = malloc((size_t)k * sizeof *h->off);
-    h->len = malloc((size_t)k * sizeof *h->len);
-    h->cum = malloc((size_t)k * sizeof *h->cum);
+    int64_t nruns = 0;
+    for (int i = 0; i < k; i++)
+        nruns += l[i]->holes != NULL ? l[i]->holes->n : 1;
+    h->off = malloc((size_t)nruns * sizeof *h->off);
+    h->len = malloc((size_t)nruns * sizeof *h->len);
+    h->cum = malloc((size_t)nruns * sizeof *h->cum);
     if (!h->off || !h->len || !h->cum)
         return COLLIO_ERR_NOMEM;
     h->n = 0;
     int64_t held = 0;
     for (int c = 0; c < k; c++) {
-        int64_t at = order[c].at, n = l[order[c].i]->nglobal;
-        if (h->n > 0 && h->off[h->n - 1] + h->len[h->n - 1] == at)
-            h->len[h->n - 1] += n; /* continues the run */
-        else {
-            h->off[h->n] = at;
-            h->len[h->n] = n;
-            h->cum[h->n] = held;
-            h->n++;
-        }
+        const collio_layout *u = l[order[c].i];
         pos[order[c].i] = held;
-        held += n;
+        for (int64_t r = 0; r < (u->holes != NULL ? u->holes->n : 1); r++) {
+            int64_t n, at = order[c].at + runs_of(u, r, &n);
+            if (h->n > 0 && h->off[h->n - 1] + h->len[h->n - 1] == at)
+                h->len[h->n - 1] += n; /* continues the run */
+            else {
+                h->off[h->n] = at;
+                h->len[h->n] = n;
+                h->cum[h->n] = held;
+                h->n++;
+            }
+            held += n;
+        }
     }
     h->held = held;
     h->span = h->off[h->n - 1] + h->len[h->n - 1];
     return COLLIO_OK;
 }
 
-/* The copies can stack: dense, unreplicated, one element size. */
+/* The copies can stack: unreplicated, holding elements, one element
+ * size. */
 static int stackable(int k, const collio_layout *const l[])
 {
     for (int i = 0; i < k; i++)
-        if (l[i]->holes != NULL || l[i]->owned != NULL || l[i]->nglobal < 1
-            || l[i]->esize != l[0]->esize)
+        if (l[i]->owned != NULL || l[i]->nglobal < 1 || l[i]->esize != l[0]->esize)
             return 0;
     return 1;
 }
@@ -80,14 +99,16 @@ int collio__layout_stack(MPI_Comm comm, int k, const collio_layout *const l[],
     int rc = order && pos && h ? COLLIO_OK : COLLIO_ERR_NOMEM;
     for (int i = 0; i < k && rc == COLLIO_OK; i++) {
         order[i] = (placed){shift[i], i};
-        if (shift[i] < 0 || collio__add_i64(shift[i], l[i]->nglobal, &end))
+        if (shift[i] < 0
+            || collio__add_i64(shift[i], collio__layout_file_span(l[i]), &end))
             rc = COLLIO_ERR_OVERFLOW;
     }
     if (rc == COLLIO_OK) {
         qsort(order, (size_t)k, sizeof *order, by_at);
         for (int c = 1; c < k && rc == COLLIO_OK; c++)
-            if (order[c].at < order[c - 1].at + l[order[c - 1].i]->nglobal)
-                rc = COLLIO_ERR_OVERLAP; /* two copies share elements */
+            if (order[c].at
+                < order[c - 1].at + collio__layout_file_span(l[order[c - 1].i]))
+                rc = COLLIO_ERR_OVERLAP; /* two copies' spans meet */
     }
     if (rc == COLLIO_OK)
         rc = stack_runs(order, k, l, h, pos);

@@ -15,8 +15,9 @@
  * happened to queue up behind a running one: how many do varies from
  * one record to the next, and each new pattern would pay the inspector.
  * Those run one after the other. Only where the stacked file is the k files placed side
- * by side: a canonical strategy, a dense layout held once (no replicas),
- * offsets apart by whole elements that do not overlap -- and where the
+ * by side: a canonical strategy, layouts held once (dense or sparse, no
+ * replicas), offsets apart by whole elements, the variables' file spans
+ * apart -- and where the
  * strategy's own (not the MPI library's) collective runs it; otherwise
  * the batch runs one request after the other.
  */
@@ -38,8 +39,7 @@
 static int stackable(const collio_plan *p)
 {
     return p->strategy->canonical && !p->strategy->mpi_collective && p->repl == NULL
-           && p->layout->holes == NULL && p->layout->owned == NULL
-           && p->layout->nglobal > 0;
+           && p->layout->owned == NULL && p->layout->nglobal > 0;
 }
 
 /* Plan q's requests may run in plan p's stacked plan: the same strategy
