@@ -3,8 +3,8 @@
  * E3SM-IO's map files (bench/e3sm_map.h), for collio-history --map's
  * tests: an independent generator, not the reader under test.
  *
- * usage: e3sm_map_make FILE NPROCS
- *   D1: a 1-D array of 5003 elements (attribute D1.dims), every 7th left
+ * usage: e3sm_map_make FILE NPROCS [N1]
+ *   D1: a 1-D array of N1 elements (default 5003; attribute D1.dims), every 7th left
  *       out (held by no process), the rest shuffled and dealt round-robin
  *       to NPROCS processes, in the raw form: D1.raw_nreqs per process,
  *       D1.raw_offsets 1-based with a 0 (no element) after every 5th;
@@ -55,9 +55,10 @@ static int dims(hid_t f, const char *name, const int *v, hsize_t n)
 
 int main(int argc, char **argv)
 {
-    int np = argc == 3 ? atoi(argv[2]) : 0;
-    if (np < 1) {
-        fprintf(stderr, "usage: e3sm_map_make FILE NPROCS\n");
+    int np = argc == 3 || argc == 4 ? atoi(argv[2]) : 0;
+    const int n1 = argc == 4 ? atoi(argv[3]) : 5003;
+    if (np < 1 || n1 < 7) {
+        fprintf(stderr, "usage: e3sm_map_make FILE NPROCS [N1 >= 7]\n");
         return 2;
     }
     hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -67,7 +68,6 @@ int main(int argc, char **argv)
     int bad = 0;
 
     /* D1: raw offsets */
-    const int n1 = 5003;
     int *el = malloc(n1 * sizeof *el), m = 0;
     for (int g = 0; g < n1; g++)
         if (g % 7 != 3)
