@@ -1,7 +1,8 @@
 /*
  * bench_mpi.h -- what the small MPI benchmark programs share
- * (collio-history, collio-overlap, collio-mpiio-history): the slowest
- * rank's time, medians, and the seeded generator of their decompositions.
+ * (collio-history, collio-overlap, collio-mpiio-history): their command
+ * lines, the slowest rank's time, medians, and the seeded generator of
+ * their decompositions.
  * Header-only: collio-mpiio-history is built from MPI alone.
  */
 #ifndef COLLIO_BENCH_MPI_H
@@ -10,6 +11,45 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* An option of a command line: "NAME VALUE" into *l (atol), *d (atof) or
+ * *s, or a flag NAME alone setting *flag to 1 -- one of the four. */
+typedef struct bench_opt {
+    const char *name;
+    long *l;
+    double *d;
+    const char **s;
+    int *flag;
+} bench_opt;
+
+/* argv[1..argc) against opts[0..n): 1, or 0 at a word that is no option
+ * or an option without its value. */
+static inline int bench_parse(int argc, char **argv, const bench_opt *opts, int n)
+{
+    for (int i = 1; i < argc; i++) {
+        const bench_opt *o = NULL;
+        for (int k = 0; k < n && o == NULL; k++)
+            if (strcmp(argv[i], opts[k].name) == 0)
+                o = &opts[k];
+        if (o == NULL)
+            return 0;
+        if (o->flag != NULL) {
+            *o->flag = 1;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return 0;
+        const char *v = argv[++i];
+        if (o->l != NULL)
+            *o->l = atol(v);
+        else if (o->d != NULL)
+            *o->d = atof(v);
+        else
+            *o->s = v;
+    }
+    return 1;
+}
 
 /* xorshift64: the decompositions' run lengths and owners. */
 static inline uint64_t bench_rnd(uint64_t *s)

@@ -296,33 +296,15 @@ int main(int argc, char **argv)
     long vars = 20, pieces = 4000, run = 1, reps = 5, seed = 7, deal = 0, nmade = 1,
          expect = -1;
     const char *dir = ".", *hints = "", *strategy = NULL, *map = NULL, *dlist = "1";
-    int ok = 1;
-    for (int i = 1; i < argc && ok; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[++i] : NULL;
-        long *to = strcmp(o, "--vars") == 0          ? &vars
-                   : strcmp(o, "--pieces") == 0      ? &pieces
-                   : strcmp(o, "--run") == 0         ? &run
-                   : strcmp(o, "--reps") == 0        ? &reps
-                   : strcmp(o, "--seed") == 0        ? &seed
-                   : strcmp(o, "--random") == 0      ? &deal
-                   : strcmp(o, "--decomps") == 0     ? &nmade
-                   : strcmp(o, "--expect-held") == 0 ? &expect
-                                                     : NULL;
-        if (v != NULL && to != NULL)
-            *to = atol(v);
-        else if (v != NULL && strcmp(o, "--dir") == 0)
-            dir = v;
-        else if (v != NULL && strcmp(o, "--hints") == 0)
-            hints = v;
-        else if (v != NULL && strcmp(o, "--strategy") == 0)
-            strategy = v;
-        else if (v != NULL && strcmp(o, "--map") == 0)
-            map = v;
-        else if (v != NULL && strcmp(o, "--decomp") == 0)
-            dlist = v;
-        else
-            ok = 0;
-    }
+    const bench_opt opts[] = {
+        {"--vars", .l = &vars},         {"--pieces", .l = &pieces},
+        {"--run", .l = &run},           {"--reps", .l = &reps},
+        {"--seed", .l = &seed},         {"--random", .l = &deal},
+        {"--decomps", .l = &nmade},     {"--expect-held", .l = &expect},
+        {"--dir", .s = &dir},           {"--hints", .s = &hints},
+        {"--strategy", .s = &strategy}, {"--map", .s = &map},
+        {"--decomp", .s = &dlist}};
+    int ok = bench_parse(argc, argv, opts, (int)(sizeof opts / sizeof *opts));
     int dn[MAX_DECOMPS], nmap = parse_decomps(dlist, dn);
     if (!ok || vars < 1 || pieces < 1 || run < 1 || reps < 1 || nmap < 1 || nmade < 1
         || nmade > MAX_DECOMPS) {

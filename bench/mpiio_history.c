@@ -75,26 +75,16 @@ int main(int argc, char **argv)
     long vars = 20, pieces = 5000, run = 100, reps = 3, seed = 7;
     const char *dir = ".";
     double busy = 0;
-    int ok = 1;
-    for (int i = 1; i < argc && ok; i++) {
-        if (strcmp(argv[i], "--threads") == 0 || strcmp(argv[i], "--nonblocking") == 0)
-            continue;
-        const char *o = argv[i], *v = i + 1 < argc ? argv[++i] : NULL;
-        long *to = strcmp(o, "--vars") == 0     ? &vars
-                   : strcmp(o, "--pieces") == 0 ? &pieces
-                   : strcmp(o, "--run") == 0    ? &run
-                   : strcmp(o, "--reps") == 0   ? &reps
-                   : strcmp(o, "--seed") == 0   ? &seed
-                                                : NULL;
-        if (v != NULL && to != NULL)
-            *to = atol(v);
-        else if (v != NULL && strcmp(o, "--dir") == 0)
-            dir = v;
-        else if (v != NULL && strcmp(o, "--compute") == 0)
-            busy = atof(v);
-        else
-            ok = 0;
-    }
+    const bench_opt opts[] = {{"--vars", .l = &vars},
+                              {"--pieces", .l = &pieces},
+                              {"--run", .l = &run},
+                              {"--reps", .l = &reps},
+                              {"--seed", .l = &seed},
+                              {"--dir", .s = &dir},
+                              {"--compute", .d = &busy},
+                              {"--threads", .flag = &threads},
+                              {"--nonblocking", .flag = &nonblocking}};
+    int ok = bench_parse(argc, argv, opts, (int)(sizeof opts / sizeof *opts));
     if (!ok || vars < 1 || pieces < 1 || run < 2 || reps < 1 || busy < 0
         || (busy > 0 && !nonblocking)) {
         if (rank == 0)

@@ -87,26 +87,14 @@ int main(int argc, char **argv)
     long nx = 2 * 1024 * 1024, bx = 4096, steps = 8;
     double compute = -1;
     const char *dir = ".", *hints = "", *strategy = NULL;
-    int ok = 1;
-    for (int i = 1; i < argc && ok; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[++i] : NULL;
-        long *to = strcmp(o, "--nx") == 0      ? &nx
-                   : strcmp(o, "--bx") == 0    ? &bx
-                   : strcmp(o, "--steps") == 0 ? &steps
-                                               : NULL;
-        if (v != NULL && to != NULL)
-            *to = atol(v);
-        else if (v != NULL && strcmp(o, "--compute") == 0)
-            compute = atof(v);
-        else if (v != NULL && strcmp(o, "--dir") == 0)
-            dir = v;
-        else if (v != NULL && strcmp(o, "--hints") == 0)
-            hints = v;
-        else if (v != NULL && strcmp(o, "--strategy") == 0)
-            strategy = v;
-        else
-            ok = 0;
-    }
+    const bench_opt opts[] = {{"--nx", .l = &nx},
+                              {"--bx", .l = &bx},
+                              {"--steps", .l = &steps},
+                              {"--compute", .d = &compute},
+                              {"--dir", .s = &dir},
+                              {"--hints", .s = &hints},
+                              {"--strategy", .s = &strategy}};
+    int ok = bench_parse(argc, argv, opts, (int)(sizeof opts / sizeof *opts));
     if (!ok || nx < 1 || bx < 1 || steps < 2) {
         if (rank == 0)
             fprintf(stderr, "usage: collio-overlap [--nx N] [--bx N] [--steps N] "

@@ -189,19 +189,44 @@ static void put_background(tu_ctx *t, const char *path, int64_t bytes)
     free(bg);
 }
 
+/* The first byte of path in [from, bytes) other than want(i, ctx), or -1
+ * (-2: the file unreadable); *n: its size. */
+static int64_t first_difference(tu_ctx *t, const char *path, int64_t from, int64_t bytes,
+                                unsigned char (*want)(int64_t i, const void *ctx),
+                                const void *ctx, size_t *n)
+{
+    *n = 0;
+    unsigned char *got = tu_posix_get(t, path, n);
+    int64_t bad = got != NULL ? -1 : -2;
+    for (int64_t i = from; got && i < bytes && bad < 0; i++)
+        if (got[i] != want(i, ctx))
+            bad = i;
+    free(got);
+    return bad;
+}
+
+/* The history file of one layout: nvar variables `stride` bytes apart. */
+typedef struct history_ref {
+    const held *h;
+    int64_t stride;
+    int nvar;
+} history_ref;
+
+static unsigned char history_byte(int64_t i, const void *ctx)
+{
+    const history_ref *c = ctx;
+    return expected(c->h, i, c->stride, c->nvar);
+}
+
 static void check_file(tu_ctx *t, const held *h, const char *path, int64_t stride,
                        int64_t bytes)
 {
     size_t n = 0;
-    unsigned char *got = tu_posix_get(t, path, &n);
-    int64_t bad = -1;
-    for (int64_t i = 0; got && i < bytes && bad < 0; i++)
-        if (got[i] != expected(h, i, stride, NVAR))
-            bad = i;
-    TU_CHECK(t, got && (int64_t)n == bytes && bad < 0,
+    const history_ref c = {h, stride, NVAR};
+    int64_t bad = first_difference(t, path, 0, bytes, history_byte, &c, &n);
+    TU_CHECK(t, bad == -1 && (int64_t)n == bytes,
              "file: %zu bytes (want %lld), first difference at byte %lld", n,
              (long long)bytes, (long long)bad);
-    free(got);
 }
 
 enum { C_WAITALL, C_WAIT, C_TEST, C__COUNT };
@@ -328,6 +353,23 @@ static void history_case(tu_ctx *t, const char *strategy, int kind, int64_t gap,
  * The file against the reference, then read back the same way. */
 static const int mixed_kinds[NVAR] = {L_BC1, L_LIST, L_DARRAY, L_SPARSE};
 
+/* The mixed file: variable v of layout h[v] at BASE + off[v]. */
+typedef struct mixed_ref {
+    const held *h;
+    const int64_t *off;
+} mixed_ref;
+
+static unsigned char mixed_byte(int64_t i, const void *ctx)
+{
+    const mixed_ref *c = ctx;
+    for (int v = 0; v < NVAR; v++) {
+        int64_t rel = i - BASE - c->off[v], e = rel / (int64_t)ES;
+        if (rel >= 0 && rel < c->h[v].nglobal * (int64_t)ES && c->h[v].held[e])
+            return data_byte(e, (size_t)(rel % (int64_t)ES), v);
+    }
+    return bg_byte(i);
+}
+
 static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
 {
     tu_case(t, "mixed plans strategy=%s gap=%lld odd=%d", strategy, (long long)gap, odd);
@@ -384,23 +426,11 @@ static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
     }
     TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close");
     size_t n = 0;
-    unsigned char *got = tu_posix_get(t, path, &n);
-    int64_t bad = -1;
-    for (int64_t i = 0; got && i < fbytes && bad < 0; i++) {
-        unsigned char want = bg_byte(i);
-        for (int v = 0; v < NVAR; v++) {
-            int64_t rel = i - BASE - off[v];
-            if (rel >= 0 && rel < h[v].nglobal * (int64_t)ES
-                && h[v].held[rel / (int64_t)ES])
-                want = data_byte(rel / (int64_t)ES, (size_t)(rel % (int64_t)ES), v);
-        }
-        if (got[i] != want)
-            bad = i;
-    }
-    TU_CHECK(t, got && (int64_t)n == fbytes && bad < 0,
+    const mixed_ref c = {h, off};
+    int64_t bad = first_difference(t, path, 0, fbytes, mixed_byte, &c, &n);
+    TU_CHECK(t, bad == -1 && (int64_t)n == fbytes,
              "file: %zu bytes (want %lld), first difference at byte %lld", n,
              (long long)fbytes, (long long)bad);
-    free(got);
     TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_READ, &fo, &f), COLLIO_OK,
               "open for reading");
     for (int v = 0; v < NVAR; v++)
@@ -547,14 +577,10 @@ static void error_cases(tu_ctx *t, int thread)
     {
         /* the header of a CREATE file is zeros: compare from BASE on */
         size_t n = 0;
-        unsigned char *got = tu_posix_get(t, path, &n);
-        int64_t bad = -1;
-        for (int64_t i = BASE; got && i < fbytes && bad < 0; i++)
-            if (got[i] != expected(&h, i, stride, 1))
-                bad = i;
-        TU_CHECK(t, got && (int64_t)n == fbytes && bad < 0, "snapshot file: byte %lld",
+        const history_ref c = {&h, stride, 1};
+        int64_t bad = first_difference(t, path, BASE, fbytes, history_byte, &c, &n);
+        TU_CHECK(t, bad == -1 && (int64_t)n == fbytes, "snapshot file: byte %lld",
                  (long long)bad);
-        free(got);
     }
     collio_plan_free(&s);
 

@@ -240,7 +240,8 @@ struct collio_plan {
      * offsets whose digest is stack_key; freed with the plan. */
     collio_plan *stack;
     uint64_t stack_key;
-    uint64_t serial; /* this process's number for the plan: never reused */
+    uint64_t serial;      /* this process's number for the plan: never reused */
+    uint64_t opts_digest; /* collio__optvals_digest(&opts), agreed at creation */
 };
 
 /* A strategy's own option i (its table's index) and stat i. */

@@ -109,6 +109,8 @@ static int check_args(MPI_Comm comm, const collio_layout *layout, const char *st
      * make ranks take different collective paths. */
     uint64_t digest =
         p != NULL && p->opts.v != NULL ? collio__optvals_digest(&p->opts) : 0;
+    if (p != NULL)
+        p->opts_digest = digest; /* (the options never change after this) */
     int same_opts = collio__check_same_digest(comm, digest, "plan options (hints)");
     if (rc == COLLIO_OK && same_opts != COLLIO_OK)
         rc = same_opts;

@@ -42,6 +42,8 @@ int collio__plan_create_on(const collio_plan *outer, const collio_layout *layout
     if (rc == COLLIO_OK) {
         memcpy(p->node_of, outer->node_of, (size_t)outer->nranks * sizeof *p->node_of);
         rc = collio__optvals_resolve(hints, 0, &p->opts); /* (outer's: env in) */
+        if (rc == COLLIO_OK)
+            p->opts_digest = collio__optvals_digest(&p->opts);
     }
     if (rc == COLLIO_OK && layout->owned != NULL) {
         rc = COLLIO_ERR_ARG; /* (outer resolved its replicas: never the case) */

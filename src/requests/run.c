@@ -52,7 +52,7 @@ static int merges(const collio_plan *p, const collio_plan *q)
         return 1;
     int cmp = MPI_UNEQUAL;
     return p->strategy == q->strategy && p->layout->esize == q->layout->esize
-           && collio__optvals_digest(&p->opts) == collio__optvals_digest(&q->opts)
+           && p->opts_digest == q->opts_digest
            && MPI_Comm_compare(p->comm, q->comm, &cmp) == MPI_SUCCESS
            && (cmp == MPI_IDENT || cmp == MPI_CONGRUENT);
 }
