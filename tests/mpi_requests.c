@@ -10,14 +10,15 @@
  * at once, on the helper thread (MPI_THREAD_MULTIPLE asked of MPI) or
  * not (hint request.thread=0). Every strategy, every dense layout kind
  * (block-cyclic at bx 1 and 7, a shuffled index list, a 2-d darray), and
- * a sparse extents layout and a replicated index list. The file is
+ * a sparse extents layout and a replicated index list (its buffer
+ * strided: a memory datatype). The file is
  * compared byte for byte with the reference (INPLACE over a background
  * pattern: a header, the gaps and a sparse layout's holes keep it), and
  * read back with requests into zeroed buffers. Where requests of one plan
  * on one file are waited for together and may stack (a canonical
- * strategy other than the MPI library's collective, an unreplicated
- * layout, offsets apart by whole elements), request.merged must say they
- * ran as one execution (sparse ones too); and requests of several
+ * strategy other than the MPI library's collective, offsets apart by
+ * whole elements), request.merged must say they ran as one execution
+ * (sparse and replicated ones too); and requests of several
  * plans (layouts of different kinds and sizes, a sparse one among them,
  * one strategy and its options) on one file too, where a plan with
  * options of its own splits the batch.
@@ -69,7 +70,8 @@ typedef struct held {
     const char *name;
     int64_t nglobal, nloc, *idx;
     unsigned char *owned, *held;
-    int may_stack; /* held once (dense or sparse, not replicated) */
+    int64_t mstride; /* buffer element k at byte k * mstride * ES */
+    int may_stack;   /* its requests may stack (every kind here) */
 } held;
 
 static void held_free(held *h)
@@ -88,6 +90,7 @@ static int make_layout(tu_ctx *t, int kind, collio_layout **l, held *h)
 {
     const int P = t->nranks, me = t->rank;
     memset(h, 0, sizeof *h);
+    h->mstride = 1;
     tu_layout_desc d;
     memset(&d, 0, sizeof d);
     int64_t n = 301 + 17 * P;
@@ -137,6 +140,7 @@ static int make_layout(tu_ctx *t, int kind, collio_layout **l, held *h)
         return collio_layout_extents(t->comm, m, off, len, ES, l);
     }
     h->name = "replicated"; /* its block, and the next rank's first element */
+    h->may_stack = 1;       /* (what each rank writes stacks) */
     h->owned = malloc((size_t)(hi - lo + 1));
     for (int64_t e = lo; e < hi; e++) {
         h->owned[h->nloc] = 1;
@@ -147,15 +151,25 @@ static int make_layout(tu_ctx *t, int kind, collio_layout **l, held *h)
         h->idx[h->nloc++] = hi;
     }
     memset(h->held, 1, (size_t)n);
-    return collio_layout_index_list_replicated(t->comm, n, h->nloc, h->idx, h->owned, ES,
-                                               l);
+    int rc =
+        collio_layout_index_list_replicated(t->comm, n, h->nloc, h->idx, h->owned, ES, l);
+    if (rc != COLLIO_OK)
+        return rc;
+    /* its buffer not packed: every other element's room (the library
+     * packs the user stream before it picks what this rank writes) */
+    MPI_Datatype every_other;
+    MPI_Type_vector((int)h->nloc, (int)ES, 2 * (int)ES, MPI_BYTE, &every_other);
+    h->mstride = 2;
+    rc = collio_layout_set_memory_datatype(*l, every_other, 1);
+    MPI_Type_free(&every_other);
+    return rc;
 }
 
 static void fill(const held *h, unsigned char *buf, int v)
 {
     for (int64_t k = 0; k < h->nloc; k++)
         for (size_t b = 0; b < ES; b++)
-            buf[k * (int64_t)ES + (int64_t)b] = data_byte(h->idx[k], b, v);
+            buf[k * h->mstride * (int64_t)ES + (int64_t)b] = data_byte(h->idx[k], b, v);
 }
 
 static int64_t mismatches(const held *h, const unsigned char *buf, int v)
@@ -163,7 +177,8 @@ static int64_t mismatches(const held *h, const unsigned char *buf, int v)
     int64_t bad = 0;
     for (int64_t k = 0; k < h->nloc; k++)
         for (size_t b = 0; b < ES; b++)
-            bad += buf[k * (int64_t)ES + (int64_t)b] != data_byte(h->idx[k], b, v);
+            bad += buf[k * h->mstride * (int64_t)ES + (int64_t)b]
+                   != data_byte(h->idx[k], b, v);
     return bad;
 }
 
@@ -309,6 +324,11 @@ static void history_case(tu_ctx *t, const char *strategy, int kind, int64_t gap,
                      NVAR);
         else
             TU_CHECK(t, merged >= 1 && merged <= NVAR, "request.merged %g", merged);
+        if (h.owned != NULL) { /* the plan's replicas figures, merged or not */
+            double nheld = TU_STAT(t, p, "replicas.held");
+            TU_CHECK(t, nheld == (double)h.nloc, "replicas.held %g, want %lld", nheld,
+                     (long long)h.nloc);
+        }
         double th = TU_STAT(t, p, "request.thread");
         const char *env = getenv("COLLIO_PROGRESS_THREAD");
         int helper = thread && !held_back && t->thread_level == MPI_THREAD_MULTIPLE
@@ -344,14 +364,15 @@ static void history_case(tu_ctx *t, const char *strategy, int kind, int64_t gap,
 
 /* Variables of different plans in one file: variable v of layout kind
  * mixed_kinds[v] (block-cyclic, a shuffled list, a darray, a sparse one
- * with holes: sizes that differ),
+ * with holes, a replicated list: sizes that differ),
  * each its own plan, at off[v] past BASE, `gap` bytes apart; started in
  * reverse order, held (request.start=wait) and waited for together. Plans
  * that merge (one strategy, its options) run as one execution where the
  * strategy stacks; with `odd`, variable 1's plan has an option of its own
  * (plan.keep_buffers=0) and does not merge: the batch splits around it.
  * The file against the reference, then read back the same way. */
-static const int mixed_kinds[NVAR] = {L_BC1, L_LIST, L_DARRAY, L_SPARSE};
+enum { NMIX = 5 };
+static const int mixed_kinds[NMIX] = {L_BC1, L_LIST, L_DARRAY, L_SPARSE, L_REPL};
 
 /* The mixed file: variable v of layout h[v] at BASE + off[v]. */
 typedef struct mixed_ref {
@@ -362,7 +383,7 @@ typedef struct mixed_ref {
 static unsigned char mixed_byte(int64_t i, const void *ctx)
 {
     const mixed_ref *c = ctx;
-    for (int v = 0; v < NVAR; v++) {
+    for (int v = 0; v < NMIX; v++) {
         int64_t rel = i - BASE - c->off[v], e = rel / (int64_t)ES;
         if (rel >= 0 && rel < c->h[v].nglobal * (int64_t)ES && c->h[v].held[e])
             return data_byte(e, (size_t)(rel % (int64_t)ES), v);
@@ -375,13 +396,13 @@ static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
     tu_case(t, "mixed plans strategy=%s gap=%lld odd=%d", strategy, (long long)gap, odd);
     if (!tu_case_enabled(t))
         return;
-    held h[NVAR];
-    collio_layout *l[NVAR] = {0};
-    collio_plan *p[NVAR] = {0};
-    unsigned char *buf[NVAR];
-    size_t bytes[NVAR];
-    int64_t off[NVAR], end = 0;
-    for (int v = 0; v < NVAR; v++) {
+    held h[NMIX];
+    collio_layout *l[NMIX] = {0};
+    collio_plan *p[NMIX] = {0};
+    unsigned char *buf[NMIX];
+    size_t bytes[NMIX];
+    int64_t off[NMIX], end = 0;
+    for (int v = 0; v < NMIX; v++) {
         TU_RC_ALL(t, make_layout(t, mixed_kinds[v], &l[v], &h[v]), COLLIO_OK, "layout");
         collio_hints *hi = TU_HINTS(t, "request.start=wait%s",
                                     odd && v == 1 ? ",plan.keep_buffers=0" : "");
@@ -405,20 +426,20 @@ static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
     TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_INPLACE, &fo, &f), COLLIO_OK,
               "open");
     int ok = f != NULL;
-    for (int v = 0; v < NVAR; v++)
+    for (int v = 0; v < NMIX; v++)
         ok = ok && p[v] != NULL;
-    collio_request *r[NVAR] = {0};
-    int codes[NVAR];
-    for (int v = NVAR - 1; v >= 0 && ok; v--)
+    collio_request *r[NMIX] = {0};
+    int codes[NMIX];
+    for (int v = NMIX - 1; v >= 0 && ok; v--)
         TU_RC_ALL(t, collio_iwrite_at(p[v], f, off[v], buf[v], bytes[v], &r[v]),
                   COLLIO_OK, "collio_iwrite_at");
     if (ok) {
-        TU_RC_ALL(t, collio_waitall(NVAR, r, codes), COLLIO_OK, "waitall (writes)");
+        TU_RC_ALL(t, collio_waitall(NMIX, r, codes), COLLIO_OK, "waitall (writes)");
         int stacks =
             !collio_strategy_is_mpi_collective(strategy) && gap % (int64_t)ES == 0;
-        for (int v = 0; v < NVAR; v++) {
-            /* started 3, 2, 1, 0: with odd, batches {3, 2}, {1}, {0} */
-            int want = !stacks ? 1 : !odd ? NVAR : v >= 2 ? 2 : 1;
+        for (int v = 0; v < NMIX; v++) {
+            /* started 4, 3, 2, 1, 0: with odd, batches {4, 3, 2}, {1}, {0} */
+            int want = !stacks ? 1 : !odd ? NMIX : v >= 2 ? NMIX - 2 : 1;
             double merged = TU_STAT(t, p[v], "request.merged");
             TU_CHECK(t, tu_all(t, merged == want),
                      "variable %d: request.merged %g, want %d", v, merged, want);
@@ -433,22 +454,22 @@ static void mixed_case(tu_ctx *t, const char *strategy, int64_t gap, int odd)
              (long long)fbytes, (long long)bad);
     TU_RC_ALL(t, collio_file_open(t->comm, path, COLLIO_FILE_READ, &fo, &f), COLLIO_OK,
               "open for reading");
-    for (int v = 0; v < NVAR; v++)
+    for (int v = 0; v < NMIX; v++)
         memset(buf[v], 0, bytes[v]);
     ok = ok && f != NULL;
-    for (int v = NVAR - 1; v >= 0 && ok; v--)
+    for (int v = NMIX - 1; v >= 0 && ok; v--)
         TU_RC_ALL(t, collio_iread_at(p[v], f, off[v], buf[v], bytes[v], &r[v]), COLLIO_OK,
                   "collio_iread_at");
     if (ok)
-        TU_RC_ALL(t, collio_waitall(NVAR, r, codes), COLLIO_OK, "waitall (reads)");
-    for (int v = 0; v < NVAR; v++) {
+        TU_RC_ALL(t, collio_waitall(NMIX, r, codes), COLLIO_OK, "waitall (reads)");
+    for (int v = 0; v < NMIX; v++) {
         int64_t wrong = mismatches(&h[v], buf[v], v);
         TU_CHECK(t, wrong == 0, "variable %d read back: %lld bytes differ", v,
                  (long long)wrong);
     }
     TU_RC_ALL(t, collio_file_close(&f), COLLIO_OK, "close after reading");
     tu_remove(t, path);
-    for (int v = 0; v < NVAR; v++) {
+    for (int v = 0; v < NMIX; v++) {
         collio_plan_free(&p[v]);
         collio_layout_free(&l[v]);
         held_free(&h[v]);

@@ -15,9 +15,9 @@
  * happened to queue up behind a running one: how many do varies from
  * one record to the next, and each new pattern would pay the inspector.
  * Those run one after the other. Only where the stacked file is the k files placed side
- * by side: a canonical strategy, layouts held once (dense or sparse, no
- * replicas), offsets apart by whole elements, the variables' file spans
- * apart -- and where the
+ * by side: a canonical strategy, dense, sparse or replicated layouts (of
+ * replicated ones, the elements each rank writes stack), offsets apart
+ * by whole elements, the variables' file spans apart -- and where the
  * strategy's own (not the MPI library's) collective runs it; otherwise
  * the batch runs one request after the other.
  */
@@ -26,6 +26,7 @@
 #include "options/options.h"
 #include "files/files.h"
 #include "core/core.h"
+#include "replicas/replicas.h"
 #include "requests/requests.h"
 
 #include <stdio.h>
@@ -35,10 +36,14 @@
 /* The plan can run stacked at all -- and gains by it: not the MPI
  * library's own collective, whose time grows faster than its pieces
  * (two_phase: 20 variables of 4,000 single-element pieces per rank at
- * 16 ranks, stacked, took 3x the 20 calls; docs/requests.md). */
+ * 16 ranks, stacked, took 3x the 20 calls; docs/requests.md). On a
+ * replicated layout what stacks is the plan's writer layout (the
+ * elements this rank writes: a partition, replicas/plan.c); the replicas
+ * are resolved per request around the one execution (put_chunk,
+ * get_chunk). */
 static int stackable(const collio_plan *p)
 {
-    return p->strategy->canonical && !p->strategy->mpi_collective && p->repl == NULL
+    return p->strategy->canonical && !p->strategy->mpi_collective
            && p->layout->owned == NULL && p->layout->nglobal > 0;
 }
 
@@ -125,38 +130,97 @@ static int stack_plan(collio_plan *p, collio_request **r, int k, int64_t base,
 }
 
 /* The stacked execution's figures become the plan's (its own plan's
- * description kept). */
+ * description kept, and its replicas' figures: the stacked plan has
+ * none). */
 static void take_stats(collio_plan *p, const collio_plan *s, int64_t stream_bytes)
 {
     double inspect = p->stats.inspect_s;
     int64_t plan_bytes = p->stats.plan_bytes;
+    const int rb = collio__stat_base(&collio__replicas_section),
+              rn = collio__replicas_section.nstats;
+    double *repl = malloc((size_t)rn * sizeof *repl);
+    if (repl != NULL)
+        memcpy(repl, p->statv + rb, (size_t)rn * sizeof *repl);
     p->stats = s->stats;
     p->stats.inspect_s = inspect;
     p->stats.plan_bytes = plan_bytes;
     p->stats.work_bytes += stream_bytes;
     memcpy(p->statv, s->statv, (size_t)collio__nstats_all() * sizeof *p->statv);
+    if (repl != NULL)
+        memcpy(p->statv + rb, repl, (size_t)rn * sizeof *repl);
+    free(repl);
 }
 
-/* Request i's data in the stream: its plan's local elements, packed. */
+/* Request r's data in the stream: what its plan's strategy moves -- its
+ * layout's local elements, packed (on a replicated layout the ones this
+ * rank writes). */
 static size_t chunk_of(const collio_request *r)
 {
     const collio_layout *u = r->plan->layout;
     return (size_t)u->nlocal * u->esize;
 }
 
-/* Request r's data between its buffer and its place in the stream. */
-static int move_chunk(collio_request *r, char *at, int writing)
+/* The layout r's buffer follows: its plan's, or the replicated one. */
+static const collio_layout *user_of(const collio_request *r)
 {
-    const collio_layout *u = r->plan->layout;
-    if (u->mem_kind == COLLIO__MEM_PACKED) {
-        if (writing)
-            memcpy(at, r->buf, chunk_of(r));
-        else
-            memcpy(r->buf, at, chunk_of(r));
+    const collio_plan *p = r->plan;
+    return p->repl != NULL ? collio__repl_user_layout(p->repl) : p->layout;
+}
+
+/* Bytes of a packed user stream r needs beside its buffer (replicated
+ * layouts whose buffer is not packed), else 0. */
+static size_t user_scratch(const collio_request *r)
+{
+    const collio_layout *u = user_of(r);
+    if (r->plan->repl == NULL || u->mem_kind == COLLIO__MEM_PACKED)
+        return 0;
+    return (size_t)u->nlocal * u->esize;
+}
+
+/* Local: request r's buffer into its place `at` in the stream (scratch:
+ * room for user_scratch(r)). */
+static int put_chunk(collio_request *r, char *at, char *scratch)
+{
+    const collio_plan *p = r->plan;
+    const collio_layout *u = user_of(r);
+    const char *user = r->buf;
+    if (p->repl == NULL && u->mem_kind == COLLIO__MEM_PACKED) {
+        memcpy(at, r->buf, chunk_of(r));
         return COLLIO_OK;
     }
-    return writing ? collio__layout_pack(u, r->buf, at)
-                   : collio__layout_unpack(u, at, r->buf);
+    if (p->repl == NULL)
+        return collio__layout_pack(u, r->buf, at);
+    if (u->mem_kind != COLLIO__MEM_PACKED) {
+        int rc = collio__layout_pack(u, r->buf, scratch);
+        if (rc != COLLIO_OK)
+            return rc;
+        user = scratch;
+    }
+    if (collio__repl_identity(p->repl))
+        memcpy(at, user, chunk_of(r));
+    else
+        collio__repl_select(p->repl, user, at);
+    return COLLIO_OK;
+}
+
+/* Request r's data from its place `at` in the stream into its buffer.
+ * Collective on a replicated layout (the replicas it does not write come
+ * from their writers: collio__repl_fill, agreed code); local otherwise. */
+static int get_chunk(collio_request *r, char *at, char *scratch)
+{
+    collio_plan *p = r->plan;
+    const collio_layout *u = user_of(r);
+    if (p->repl == NULL && u->mem_kind == COLLIO__MEM_PACKED) {
+        memcpy(r->buf, at, chunk_of(r));
+        return COLLIO_OK;
+    }
+    if (p->repl == NULL)
+        return collio__layout_unpack(u, at, r->buf);
+    char *user = u->mem_kind == COLLIO__MEM_PACKED ? r->buf : scratch;
+    int rc = collio__repl_fill(p, at, user);
+    if (rc == COLLIO_OK && user != r->buf)
+        rc = collio__layout_unpack(u, user, r->buf);
+    return rc;
 }
 
 /* r[0..k) (plans that merge, on one file) as one execution of r[0]'s
@@ -197,21 +261,37 @@ static int run_stacked(collio_request **r, int k)
             run_one(r[i]);
         return -1;
     }
+    size_t scratch_bytes = 0;
+    for (int i = 0; i < k; i++)
+        if (user_scratch(r[i]) > scratch_bytes)
+            scratch_bytes = user_scratch(r[i]);
     char *stream = rc == COLLIO_OK ? collio__bigbuf_alloc(total > 0 ? total : 1) : NULL;
-    if (rc == COLLIO_OK && stream == NULL)
+    char *scratch =
+        rc == COLLIO_OK && scratch_bytes > 0 ? collio__bigbuf_alloc(scratch_bytes) : NULL;
+    if (rc == COLLIO_OK && (stream == NULL || (scratch_bytes > 0 && scratch == NULL)))
         rc = COLLIO_ERR_NOMEM;
     size_t at = 0;
     for (int i = 0; i < k && rc == COLLIO_OK && writing; at += chunk_of(r[i]), i++)
-        rc = move_chunk(r[i], stream + at, 1);
+        rc = put_chunk(r[i], stream + at, scratch);
     rc = collio__agree(p->comm, rc);
     if (rc == COLLIO_OK)
         rc = collio__exec_at(p->stack, f, base, stream, total, writing, fn);
+    /* Reading: every request's data out of the stream, each plan's
+     * replicas filled in turn (collectives in the same order on every
+     * rank); a local failure waits for the agreement after the loop. */
+    int local = COLLIO_OK;
     at = 0;
-    for (int i = 0; i < k && rc == COLLIO_OK && !writing; at += chunk_of(r[i]), i++)
-        rc = move_chunk(r[i], stream + at, 0);
+    for (int i = 0; i < k && rc == COLLIO_OK && !writing; at += chunk_of(r[i]), i++) {
+        int c = get_chunk(r[i], stream + at, scratch);
+        if (r[i]->plan->repl != NULL)
+            rc = c; /* agreed */
+        else if (local == COLLIO_OK)
+            local = c;
+    }
     if (!writing) /* (a local unpack cannot fail but on a bug: agreed all the same) */
-        rc = collio__agree(p->comm, rc);
+        rc = collio__agree(p->comm, rc != COLLIO_OK ? rc : local);
     collio__bigbuf_free(stream);
+    collio__bigbuf_free(scratch);
     int64_t snapshots = 0;
     for (int i = 0; i < k; i++)
         snapshots += r[i]->snapshot != NULL ? (int64_t)r[i]->bytes : 0;
