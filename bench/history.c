@@ -383,6 +383,18 @@ int main(int argc, char **argv)
         fig[0][k] = bench_maxed(fig[0][k]);
         fig[1][k] = bench_maxed(fig[1][k]);
     }
+    /* what strategy auto ran for one variable and for the merged batch */
+    const char *ran[2] = {collio_plan_strategy(dec_of(&h, vars - 1)->plan),
+                          collio_plan_strategy(h.d[0].held)};
+    const collio_plan *ranp[2] = {dec_of(&h, vars - 1)->plan, h.d[0].held};
+    for (int k = 0; k < 2; k++) {
+        double c = -1;
+        if (strcmp(ran[k], "auto") == 0
+            && collio_plan_stat(ranp[k], "auto.write_choice", &c) == COLLIO_OK && c >= 0)
+            ran[k] = collio_option_value_name("auto.only", (int)c + 1);
+        if (ran[k] == NULL)
+            ran[k] = "?";
+    }
     if (rank == 0) {
         if (map != NULL)
             printf("history: %ld float64 variables, decomposition(s) %s of %s (%lld "
@@ -402,6 +414,7 @@ int main(int argc, char **argv)
                "exchange %.6f s, file %.6f s; waitall total %.6f s, exchange %.6f s, "
                "file %.6f s\n",
                fig[0][0], fig[0][1], fig[0][2], fig[1][0], fig[1][1], fig[1][2]);
+        printf("strategy run: blocking (one variable) %s; waitall %s\n", ran[0], ran[1]);
         if (bad)
             fprintf(stderr, "collio-history: %lld elements read back wrong\n", bad);
         for (int m = 0; m < M__COUNT; m++)

@@ -7,8 +7,10 @@
  * and the plan leaves it for the candidate the corrected model ranks
  * first; a measurement within the model's error corrects nothing; a
  * runner-up predicted a little faster than the choice measured is tried
- * once, and the faster of the two by their medians stays; never more
- * switches than AUTO_LEARN_SWITCHES, and nothing after the choice settled.
+ * once, and the faster of the two by their medians stays; a settled
+ * choice run AUTO_LEARN_LONG calls tries a runner-up predicted within
+ * AUTO_LEARN_LONG_ERROR of it, once; never more switches than
+ * AUTO_LEARN_SWITCHES, and nothing else after the choice settled.
  */
 #include "collio.h"
 #include "strategies/auto/learn.h"
@@ -206,11 +208,83 @@ static void check_bound(void)
           "every other candidate refused: it stays");
 }
 
+/* A settled choice, run AUTO_LEARN_LONG calls, with an untried runner-up
+ * predicted within AUTO_LEARN_LONG_ERROR of its median: the runner-up is
+ * tried once (not before the AUTO_LEARN_LONG-th call), measured faster it
+ * stays, and nothing is tried again. A runner-up predicted beyond the
+ * band is never tried. */
+static void check_long_trial(void)
+{
+    collio__cost_shape s;
+    collio_calibration c;
+    collio_fs_costs fs;
+    setup(&s, &c, &fs);
+    collio__auto_learn l;
+    collio__auto_learn_init(&l);
+    double pred[AUTO_MAX_CAND];
+    char refused[AUTO_MAX_CAND] = {0};
+    collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
+    int cur = 0, second = -1;
+    for (int i = 1; i < collio__auto_ncand(); i++)
+        if (pred[i] < pred[cur])
+            cur = i;
+    for (int i = 0; i < collio__auto_ncand(); i++)
+        if (i != cur && (second < 0 || pred[i] < pred[second]))
+            second = i;
+    /* the choice measured as predicted, or a little slower: within the
+     * error of its prediction (nothing to correct), the runner-up
+     * predicted slower than that (no trial at once) but within the error */
+    double m = pred[second] / 1.3 > pred[cur] ? pred[second] / 1.3 : pred[cur];
+    CHECK(m < AUTO_LEARN_ERROR * pred[cur] && pred[second] >= m
+              && pred[second] < AUTO_LEARN_LONG_ERROR * m,
+          "the case: choice %g s measured %g s, runner-up %g s", pred[cur], m,
+          pred[second]);
+    collio__auto_event ev;
+    record(&l, cur, m, AUTO_LEARN_CALLS + 1);
+    int to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == cur && l.settled && !l.tried, "settled on the choice (%d)", to);
+    for (int i = AUTO_LEARN_CALLS + 1; i < AUTO_LEARN_LONG - 1; i++) {
+        record(&l, cur, m, 1);
+        to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+    }
+    CHECK(to == cur, "nothing tried before call %d", AUTO_LEARN_LONG);
+    record(&l, cur, m, 1);
+    to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == second && ev.why == AUTO_SWITCH_TRIAL && l.switches == 1,
+          "call %d: the runner-up tried (%d, why %d)", AUTO_LEARN_LONG, to, ev.why);
+    record(&l, second, m / 2, AUTO_LEARN_CALLS + 1); /* faster */
+    to = collio__auto_learn_next(&l, second, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == second && l.settled, "the faster runner-up stays (%d)", to);
+    record(&l, second, m / 2, 3 * AUTO_LEARN_LONG);
+    to = collio__auto_learn_next(&l, second, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == second && l.switches == 1, "one trial: nothing after (%d, %d switches)",
+          to, l.switches);
+
+    /* the only runner-up (the others refused) predicted beyond the band
+     * of the choice's median: never tried */
+    collio__auto_learn_init(&l);
+    collio__auto_predict_scaled(&s, &c, &fs, 1, l.corr, pred);
+    int far = cur;
+    for (int i = 0; i < collio__auto_ncand(); i++)
+        if (!isinf(pred[i]) && pred[i] > pred[far])
+            far = i;
+    memset(refused, 1, sizeof refused);
+    refused[cur] = refused[far] = 0;
+    const double fast = pred[cur] / 1.45; /* (within the error: no correction) */
+    CHECK(pred[far] >= AUTO_LEARN_LONG_ERROR * fast,
+          "the case: runner-up %g s, choice %g s", pred[far], fast);
+    record(&l, cur, fast, 2 * AUTO_LEARN_LONG);
+    to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+    to = collio__auto_learn_next(&l, cur, &s, &c, &fs, 1, refused, pred, &ev);
+    CHECK(to == cur && l.switches == 0, "beyond the band: not tried (%d)", to);
+}
+
 int main(void)
 {
     check_record();
     check_correction();
     check_trial();
+    check_long_trial();
     check_bound();
     return unit_summary("unit_auto_learn");
 }

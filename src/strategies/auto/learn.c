@@ -31,7 +31,12 @@
  *
  * At most AUTO_LEARN_SWITCHES switches per file system and operation;
  * after that, or when nothing ranks above the choice and no runner-up is
- * close, the choice is settled for the plan's life.
+ * close, the choice is settled -- but for one trial more where the plan
+ * runs its choice AUTO_LEARN_LONG calls (a pattern written again and
+ * again) and an untried runner-up is predicted within AUTO_LEARN_LONG_ERROR
+ * of the choice's median: a tie the model cannot break, which the calls
+ * to come pay to measure (long_trial). Then settled for the plan's
+ * life.
  */
 #include "learn.h"
 
@@ -123,6 +128,35 @@ static void correct(collio__auto_learn *l, int g)
         l->corr[g] = exp(sum / n);
 }
 
+/* A settled choice run AUTO_LEARN_LONG calls, no trial made yet: the
+ * untried runner-up predicted closest, where its prediction is within
+ * AUTO_LEARN_LONG_ERROR of the choice's median, tried (the trial
+ * judged as any other: the faster of the two stays); asked once. */
+static int long_trial(collio__auto_learn *l, int cur, const char *refused,
+                      const double pred[AUTO_MAX_CAND], collio__auto_event *ev)
+{
+    if (l->tried || l->switches >= AUTO_LEARN_SWITCHES || l->runs[cur] < AUTO_LEARN_LONG)
+        return cur;
+    l->tried = 1;
+    const double m = median(l, cur);
+    int r = -1;
+    for (int i = 0; i < collio__auto_ncand(); i++)
+        if (i != cur && !judged(l, i) && !refused[i] && !isinf(pred[i])
+            && (r < 0 || pred[i] < pred[r]))
+            r = i;
+    if (r < 0 || !(pred[r] < m * AUTO_LEARN_LONG_ERROR))
+        return cur;
+    l->settled = 0;
+    l->switches++;
+    l->trial_from = cur;
+    ev->why = AUTO_SWITCH_TRIAL;
+    ev->measured_s = m;
+    ev->predicted_s = pred[cur];
+    ev->to = r;
+    ev->to_s = pred[r];
+    return r;
+}
+
 int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__cost_shape *s,
                             const collio_calibration *c, const collio_fs_costs *fs,
                             int writing, const char *refused, double pred[AUTO_MAX_CAND],
@@ -131,8 +165,10 @@ int collio__auto_learn_next(collio__auto_learn *l, int cur, const collio__cost_s
     memset(ev, 0, sizeof *ev);
     ev->from = ev->to = cur;
     ev->term = -1;
-    if (l->settled || cur < 0 || !judged(l, cur))
+    if (cur < 0 || !judged(l, cur))
         return cur;
+    if (l->settled)
+        return long_trial(l, cur, refused, pred, ev);
     const double m = median(l, cur);
     ev->measured_s = m;
     ev->predicted_s = pred[cur];

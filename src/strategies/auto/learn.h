@@ -26,6 +26,17 @@
  * (the trial and its return included), and one trial: no flapping,
  * whatever the times do. */
 #define AUTO_LEARN_SWITCHES 4
+/* A choice settled and run AUTO_LEARN_LONG calls (a pattern written
+ * again and again: a time step loop, the interposer's cached patterns)
+ * measures the untried runner-up predicted closest to it, once, where
+ * that prediction is within AUTO_LEARN_LONG_ERROR of the choice's
+ * median: the band that holds 85-100 % of the model's predictions of
+ * each canonical strategy over docs/auto.md's grids, inside which the
+ * model cannot tell the two apart; the trial (its plan and 4 calls, each
+ * at most about that factor slower) is paid back by the calls to come
+ * where it wins. */
+#define AUTO_LEARN_LONG 20
+#define AUTO_LEARN_LONG_ERROR 2.0
 
 typedef enum {
     AUTO_SWITCH_NONE = 0,
