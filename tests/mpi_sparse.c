@@ -510,6 +510,9 @@ int main(int argc, char **argv)
     for (int b = 0; b < 2; b++)
         create_vars_case(&t, b ? "serial" : "multiphase", COLLIO_BACKEND_POSIX, 30000, 2,
                          b, seed++);
+    /* ... and more than one staged request takes (files/holes.c's
+     * STAGE_BYTES, 1 MiB): 1.6 MB of runs of 1-2 elements, one writer */
+    create_vars_case(&t, "serial", COLLIO_BACKEND_POSIX, 400000, 2, 0, seed++);
     for (size_t s = 0; s < sizeof canon / sizeof canon[0]; s++)
         write_at_case(&t, canon[s], 1000 + t.nranks, 7);
     error_cases(&t);

@@ -209,6 +209,7 @@ static void file_free(collio_file *f)
     free(f->tmp_path);
     free(f->bounce);
     free(f->sink);
+    free(f->stage);
     free(f);
 }
 

@@ -66,6 +66,8 @@ struct collio_file {
                            page-aligned, made at first use, freed with f */
     char *sink;         /* reads of bridged holes (files/holes.c): made at first
                            use, freed with f */
+    char *stage;        /* requests of small runs gathered or scattered
+                           (files/holes.c): made at first use, freed with f */
     int64_t fresh_from; /* CREATE: no call has written at or beyond this
                            absolute byte yet (its bytes are zeros), else
                            INT64_MAX; raised at the end of every write */

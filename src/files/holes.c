@@ -19,6 +19,16 @@
  *    call's data), its bytes are written as zeros -- what they are there
  *    already, as nobody holds them in this call. Anywhere else (INPLACE,
  *    an earlier call's region) a hole is never written.
+ *
+ * Staging. A vector call takes IOV_MAX (1024) entries: a request of runs
+ * of a few elements and their bridged holes ends after some 500 runs --
+ * 28 KiB of a history file's 48-byte runs -- and each such call is a
+ * round trip on a networked file system (a FUSE request, an RPC). So a
+ * request whose first run is short (STAGE_RUN_BYTES) is gathered into
+ * f->stage, up to STAGE_BYTES, and written with one call (read with one
+ * and scattered): a copy of its bytes where the kernel copies them anyway,
+ * against ~36x fewer calls. (20 variables of a sparse 16-process map at
+ * 16 ranks on the GlusterFS testbed: docs/requests.md.)
  */
 #include "layouts/layouts.h"
 #include "files/files.h"
@@ -36,6 +46,10 @@
  * system call takes (Linux's IOV_MAX), so that a domain of millions of
  * runs never needs an array of millions of entries. */
 #define REQUEST_IOV 1024
+/* Staged requests: those whose first run is shorter than STAGE_RUN_BYTES,
+ * up to STAGE_BYTES each (the size of a large FUSE write, a Lustre RPC). */
+#define STAGE_RUN_BYTES ((int64_t)4 << 10)
+#define STAGE_BYTES ((int64_t)1 << 20)
 
 static const char zeros[BRIDGE_WRITE_BYTES];
 
@@ -82,8 +96,10 @@ static int take_iov(const struct iovec *iov, int niov, int *i, size_t *in, size_
 }
 
 /* Whether the hole before run r (r >= 1) is bridged in this request,
- * `sunk` bytes of f->sink taken by its earlier holes; its bytes in *gap. */
-static int bridged(collio_file *f, int64_t r, int writing, int64_t sunk, int64_t *gap)
+ * `sunk` bytes of f->sink taken by its earlier holes (staged: none used);
+ * its bytes in *gap. */
+static int bridged(collio_file *f, int64_t r, int writing, int staged, int64_t sunk,
+                   int64_t *gap)
 {
     const collio__holes *h = f->holes;
     const int64_t es = (int64_t)h->esize, end = h->off[r - 1] + h->len[r - 1];
@@ -94,11 +110,44 @@ static int bridged(collio_file *f, int64_t r, int writing, int64_t sunk, int64_t
     if (writing)
         return collio__file_abs(f, end * es, (size_t)*gap, &at) == COLLIO_OK
                && at >= f->fresh_from;
+    if (staged)
+        return 1;
     if (sunk + *gap > SINK_BYTES)
         return 0;
     if (f->sink == NULL)
         f->sink = malloc((size_t)SINK_BYTES);
     return f->sink != NULL;
+}
+
+/* Whether a request starting with a run of `bytes` is staged (f->stage
+ * made here; without memory, not staged). */
+static int staging(collio_file *f, int64_t bytes)
+{
+    if (bytes >= STAGE_RUN_BYTES)
+        return 0;
+    if (f->stage == NULL)
+        f->stage = malloc((size_t)STAGE_BYTES);
+    return f->stage != NULL;
+}
+
+/* One staged request of `bytes` at file byte start: its entries (data,
+ * and `zeros` for bridged holes) gathered into f->stage and written, or
+ * read into it and scattered (holes dropped). */
+static int staged_access(collio_file *f, int64_t start, const vec *q, size_t bytes,
+                         int writing)
+{
+    struct iovec one = {f->stage, bytes};
+    size_t at = 0;
+    if (writing)
+        for (int k = 0; k < q->n; at += q->v[k].iov_len, k++)
+            memcpy(f->stage + at, q->v[k].iov_base, q->v[k].iov_len);
+    int rc =
+        writing ? f->ops->pwritev(f, start, &one, 1) : f->ops->preadv(f, start, &one, 1);
+    if (!writing && rc == COLLIO_OK)
+        for (int k = 0; k < q->n; at += q->v[k].iov_len, k++)
+            if (q->v[k].iov_base != (void *)zeros)
+                memcpy(q->v[k].iov_base, f->stage + at, q->v[k].iov_len);
+    return rc;
 }
 
 int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *iov,
@@ -120,7 +169,8 @@ int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *i
     vec q = {0};
     while (rc == COLLIO_OK && left > 0) { /* one request: runs and bridged holes */
         q.n = 0;
-        int64_t start = 0, sunk = 0;
+        int64_t start = 0, sunk = 0, bytes = 0;
+        int staged = 0;
         for (int first = 1; rc == COLLIO_OK; first = 0) {
             if (r >= h->n || a < h->cum[r] || a >= h->cum[r] + h->len[r]) {
                 rc = COLLIO_ERR_ARG; /* beyond the data: a strategy's bug */
@@ -129,24 +179,33 @@ int collio__file_holes_access(collio_file *f, int64_t off, const struct iovec *i
             int64_t take = h->cum[r] + h->len[r] - a;
             if (take > left)
                 take = left;
-            if (first)
+            if (first) {
+                staged = staging(f, take * es);
                 rc = collio__file_abs(f, (h->off[r] + (a - h->cum[r])) * es,
                                       (size_t)(take * es), &start);
+            }
             if (rc == COLLIO_OK)
                 rc = take_iov(iov, niov, &i, &in, (size_t)(take * es), &q);
             a += take;
             left -= take;
+            bytes += take * es;
             if (left == 0 || ++r >= h->n)
                 break;
-            int64_t gap;
-            if (rc != COLLIO_OK || q.n >= REQUEST_IOV
-                || !bridged(f, r, writing, sunk, &gap))
+            int64_t gap, next = (h->len[r] < left ? h->len[r] : left) * es;
+            if (rc != COLLIO_OK || (!staged && q.n >= REQUEST_IOV)
+                || (staged && next >= STAGE_RUN_BYTES)
+                || !bridged(f, r, writing, staged, sunk, &gap)
+                || (staged && bytes + gap + next > STAGE_BYTES))
                 break; /* the next run starts the next request */
-            rc = vec_push(&q, writing ? (void *)zeros : f->sink + sunk, (size_t)gap);
-            if (!writing)
+            rc = vec_push(&q, writing || staged ? (void *)zeros : f->sink + sunk,
+                          (size_t)gap);
+            bytes += gap;
+            if (!writing && !staged)
                 sunk += gap;
         }
-        if (rc == COLLIO_OK)
+        if (rc == COLLIO_OK && staged)
+            rc = staged_access(f, start, &q, (size_t)bytes, writing);
+        else if (rc == COLLIO_OK)
             rc = writing ? f->ops->pwritev(f, start, q.v, q.n)
                          : f->ops->preadv(f, start, q.v, q.n);
     }
