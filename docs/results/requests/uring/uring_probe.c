@@ -186,8 +186,8 @@ int main(int argc, char **argv)
                     unsigned k = 0;
                     for (; sent < nreq && k < depth; k++, sent++) {
                         struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-                        io_uring_prep_write(sqe, fd, buf + (size_t)sent * req, (unsigned)req,
-                                            (uint64_t)sent * req);
+                        io_uring_prep_write(sqe, fd, buf + (size_t)sent * req,
+                                            (unsigned)req, (uint64_t)sent * req);
                     }
                     io_uring_submit(&ring);
                     if (sent < nreq) /* the ring is full: reap before more */
