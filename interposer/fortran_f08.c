@@ -41,7 +41,11 @@ enum f08_op {
     F08_READ_ALL_BEGIN,
     F08_READ_ALL_END,
     F08_READ_AT_ALL_BEGIN,
-    F08_READ_AT_ALL_END
+    F08_READ_AT_ALL_END,
+    F08_IWRITE_ALL,
+    F08_IWRITE_AT_ALL,
+    F08_IREAD_ALL,
+    F08_IREAD_AT_ALL
 };
 
 /* What each call is, by its number: a read, a split collective's _begin
@@ -55,6 +59,8 @@ static const struct {
     [F08_WRITE_AT_ALL_BEGIN] = {0, 1, 0}, [F08_WRITE_AT_ALL_END] = {0, 0, 1},
     [F08_READ_ALL_BEGIN] = {1, 1, 0},     [F08_READ_ALL_END] = {1, 0, 1},
     [F08_READ_AT_ALL_BEGIN] = {1, 1, 0},  [F08_READ_AT_ALL_END] = {1, 0, 1},
+    [F08_IWRITE_ALL] = {0, 0, 0},         [F08_IWRITE_AT_ALL] = {0, 0, 0},
+    [F08_IREAD_ALL] = {1, 0, 0},          [F08_IREAD_AT_ALL] = {1, 0, 0},
 };
 
 static void *f08_bottom, *f08_status_ignore;
@@ -210,6 +216,122 @@ void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
         f->MPI_ERROR = cst.MPI_ERROR;
     }
     *rc = r;
+}
+
+/* ------------------------------------------------------ non-blocking calls */
+
+/* The non-blocking call itself, on the C buffer address. */
+static int f08_istart(int op, MPI_File fh, MPI_Offset off, void *buf, int count,
+                      MPI_Datatype dt, MPI_Request *req)
+{
+    switch (op) {
+    case F08_IWRITE_ALL:
+        return MPI_File_iwrite_all(fh, buf, count, dt, req);
+    case F08_IWRITE_AT_ALL:
+        return MPI_File_iwrite_at_all(fh, off, buf, count, dt, req);
+    case F08_IREAD_ALL:
+        return MPI_File_iread_all(fh, buf, count, dt, req);
+    default:
+        return MPI_File_iread_at_all(fh, off, buf, count, dt, req);
+    }
+}
+
+/* A request completed at its start (an array section's access): its
+ * status is the bytes the access moved, as MPI's own call's. */
+typedef struct f08_done {
+    MPI_Count bytes;
+    int rc;
+} f08_done;
+
+static int f08_done_query(void *extra, MPI_Status *st)
+{
+    const f08_done *d = extra;
+    MPI_Status_set_elements_x(st, MPI_BYTE, d->rc == MPI_SUCCESS ? d->bytes : 0);
+    MPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+    return d->rc;
+}
+
+static int f08_done_free(void *extra)
+{
+    free(extra);
+    return MPI_SUCCESS;
+}
+
+static int f08_done_cancel(void *extra, int complete)
+{
+    (void)extra, (void)complete;
+    return MPI_SUCCESS;
+}
+
+/*
+ * MPI_File_iwrite_all, iwrite_at_all, iread_all, iread_at_all through
+ * `use mpi_f08` (fortran_f08.f90): a contiguous buffer (or MPI_BOTTOM) is
+ * handed to wrappers.c's entry point as fortran.c's are, and the request
+ * it returns is the program's. An array section is packed into a copy,
+ * and the access started on it and completed at once (MPI's own wait on
+ * the request), the copy unpacked after a read: the same collective call
+ * on every rank, whatever each one's buffer, and nothing of the section
+ * to keep until a completion this library never sees (MPICH's wait
+ * completes the request). The program gets a generalized request,
+ * complete, with the access's status and code: correct, not overlapped.
+ */
+void cmio_f08_nb(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
+                 const MPI_Fint *count, const MPI_Fint *dt, MPI_Fint *request,
+                 MPI_Fint *rc);
+void cmio_f08_nb(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
+                 const MPI_Fint *count, const MPI_Fint *dt, MPI_Fint *request,
+                 MPI_Fint *rc)
+{
+    f08_init();
+    const int reading = f08_kind[op].reading;
+    MPI_File cfh = MPI_File_f2c(*fh);
+    MPI_Datatype cdt = MPI_Type_f2c(*dt);
+    void *addr = buf->base_addr;
+    MPI_Request req = MPI_REQUEST_NULL;
+    if ((addr != NULL && f08_bottom != NULL && addr == f08_bottom) || addr == NULL
+        || CFI_is_contiguous(buf)) {
+        if (addr != NULL && addr == f08_bottom)
+            addr = MPI_BOTTOM;
+        *rc = f08_istart(op, cfh, (MPI_Offset)off, addr, (int)*count, cdt, &req);
+        *request = MPI_Request_c2f(req);
+        return;
+    }
+    f08_done *d = malloc(sizeof *d);
+    char *packed = malloc(f08_elements(buf) * buf->elem_len + 1);
+    int r = d != NULL && packed != NULL ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    MPI_Status st;
+    if (r == MPI_SUCCESS && !reading)
+        f08_copy(buf, packed, 1);
+    /* (without memory the access still starts, on no data, so that the
+     * other ranks' collective completes; the code says why) */
+    int started = f08_istart(op, cfh, (MPI_Offset)off, r == MPI_SUCCESS ? packed : NULL,
+                             r == MPI_SUCCESS ? (int)*count : 0, cdt, &req);
+    if (started == MPI_SUCCESS)
+        started = MPI_Wait(&req, &st);
+    if (r == MPI_SUCCESS)
+        r = started;
+    if (r == MPI_SUCCESS && reading)
+        f08_copy(buf, packed, 0);
+    free(packed);
+    if (d == NULL) {
+        *request = MPI_Request_c2f(MPI_REQUEST_NULL);
+        *rc = r;
+        return;
+    }
+    d->rc = r;
+    d->bytes = 0;
+    if (r == MPI_SUCCESS)
+        MPI_Get_elements_x(&st, MPI_BYTE, &d->bytes);
+    MPI_Request greq = MPI_REQUEST_NULL;
+    int g = MPI_Grequest_start(f08_done_query, f08_done_free, f08_done_cancel, d, &greq);
+    if (g == MPI_SUCCESS)
+        g = MPI_Grequest_complete(greq);
+    else
+        free(d);
+    *request = MPI_Request_c2f(greq);
+    *rc = g == MPI_SUCCESS ? MPI_SUCCESS : g;
 }
 
 #endif

@@ -28,7 +28,8 @@ module cmio_f08_c
     F08_READ_ALL = 3, F08_READ_AT_ALL = 4, F08_WRITE_ALL_BEGIN = 5, &
     F08_WRITE_ALL_END = 6, F08_WRITE_AT_ALL_BEGIN = 7, F08_WRITE_AT_ALL_END = 8, &
     F08_READ_ALL_BEGIN = 9, F08_READ_ALL_END = 10, F08_READ_AT_ALL_BEGIN = 11, &
-    F08_READ_AT_ALL_END = 12
+    F08_READ_AT_ALL_END = 12, F08_IWRITE_ALL = 13, F08_IWRITE_AT_ALL = 14, &
+    F08_IREAD_ALL = 15, F08_IREAD_AT_ALL = 16
   interface
     subroutine cmio_f08_data(op, fh, offset, buf, count, datatype, status, rc) &
       bind(C, name="cmio_f08_data")
@@ -40,6 +41,15 @@ module cmio_f08_c
       integer(c_int) :: status(*)
       integer(c_int), intent(out) :: rc
     end subroutine cmio_f08_data
+    subroutine cmio_f08_nb(op, fh, offset, buf, count, datatype, request, rc) &
+      bind(C, name="cmio_f08_nb")
+      import :: c_int, c_int64_t
+      integer(c_int), value :: op
+      integer(c_int), intent(in) :: fh, count, datatype
+      integer(c_int64_t), value :: offset
+      type(*), dimension(..) :: buf
+      integer(c_int), intent(out) :: request, rc
+    end subroutine cmio_f08_nb
     subroutine cmio_f_file_open(comm, filename, amode, info, fh, ierr)
       integer :: comm, amode, info, fh, ierr
       character(len=*) :: filename
@@ -255,3 +265,57 @@ subroutine mpi_file_read_at_all_end_f08ts(fh, buf, status, ierror)
   call cmio_f08_data(F08_READ_AT_ALL_END, fh, -1_c_int64_t, buf, 0, 0, status, rc)
   if (present(ierror)) ierror = rc
 end subroutine mpi_file_read_at_all_end_f08ts
+
+! ------------------------------------------------------ non-blocking calls
+! (the request: the mpif.h integer of the C request; fortran_f08.c's
+! cmio_f08_nb says what an array section gets)
+
+subroutine mpi_file_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
+  use cmio_f08_c
+  implicit none
+  integer, intent(in) :: fh, count, datatype
+  type(*), dimension(..), intent(in), asynchronous :: buf
+  integer, intent(out) :: request
+  integer, optional, intent(out) :: ierror
+  integer(c_int) :: rc
+  call cmio_f08_nb(F08_IWRITE_ALL, fh, -1_c_int64_t, buf, count, datatype, request, rc)
+  if (present(ierror)) ierror = rc
+end subroutine mpi_file_iwrite_all_f08ts
+
+subroutine mpi_file_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+  use cmio_f08_c
+  implicit none
+  integer, intent(in) :: fh, count, datatype
+  integer(c_int64_t), intent(in) :: offset
+  type(*), dimension(..), intent(in), asynchronous :: buf
+  integer, intent(out) :: request
+  integer, optional, intent(out) :: ierror
+  integer(c_int) :: rc
+  call cmio_f08_nb(F08_IWRITE_AT_ALL, fh, offset, buf, count, datatype, request, rc)
+  if (present(ierror)) ierror = rc
+end subroutine mpi_file_iwrite_at_all_f08ts
+
+subroutine mpi_file_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
+  use cmio_f08_c
+  implicit none
+  integer, intent(in) :: fh, count, datatype
+  type(*), dimension(..), asynchronous :: buf
+  integer, intent(out) :: request
+  integer, optional, intent(out) :: ierror
+  integer(c_int) :: rc
+  call cmio_f08_nb(F08_IREAD_ALL, fh, -1_c_int64_t, buf, count, datatype, request, rc)
+  if (present(ierror)) ierror = rc
+end subroutine mpi_file_iread_all_f08ts
+
+subroutine mpi_file_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
+  use cmio_f08_c
+  implicit none
+  integer, intent(in) :: fh, count, datatype
+  integer(c_int64_t), intent(in) :: offset
+  type(*), dimension(..), asynchronous :: buf
+  integer, intent(out) :: request
+  integer, optional, intent(out) :: ierror
+  integer(c_int) :: rc
+  call cmio_f08_nb(F08_IREAD_AT_ALL, fh, offset, buf, count, datatype, request, rc)
+  if (present(ierror)) ierror = rc
+end subroutine mpi_file_iread_at_all_f08ts
