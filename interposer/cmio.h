@@ -221,6 +221,12 @@ int cmio_async_grequest(cmio_async *a, MPI_Request *req);
  * accesses of collio's among the n requests, before the program's
  * MPI_Wait / MPI_Waitall hands them to MPI. */
 void cmio_async_sleep(const MPI_Request *reqs, int n);
+/* Local: before the program's MPI_Waitany / MPI_Waitsome, where every
+ * request of the n that is not MPI_REQUEST_NULL is one of collio's, the
+ * one that completes first (the earliest started: collio runs them in
+ * order) completed asleep; else nothing (another may complete first,
+ * which MPI's call finds). */
+void cmio_async_sleep_first(const MPI_Request *reqs, int n);
 /* A split collective's _begin: kept on s until _end (cmio_async_end). */
 void cmio_async_split(cmio_file *s, cmio_async *a);
 /* _end: completes s's split access, its status; MPI's code. */

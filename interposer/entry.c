@@ -79,6 +79,8 @@ int cmio_foreign(void)
     X(MPI_File_iread_at_all)                                                             \
     X(MPI_Wait)                                                                          \
     X(MPI_Waitall)                                                                       \
+    X(MPI_Waitany)                                                                       \
+    X(MPI_Waitsome)                                                                      \
     CMIO_LARGE_COUNT_ENTRY_POINTS(X)
 #if MPI_VERSION >= 4
 #define CMIO_LARGE_COUNT_ENTRY_POINTS(X)                                                 \

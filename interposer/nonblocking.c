@@ -30,8 +30,10 @@
  * MPI_Waitall (wrappers.c) first wait for collio's own requests among
  * theirs where collio waits -- asleep on its queue, until the helper
  * thread has run them (cmio_async_sleep) -- and only then hand the call
- * to MPI, which finds them complete. This cannot deadlock: the helper
- * threads run the requests whatever the application's threads do.
+ * to MPI, which finds them complete; MPI_Waitany and MPI_Waitsome wait
+ * so for the first of them, where all their requests are collio's
+ * (cmio_async_sleep_first). This cannot deadlock: the helper threads run
+ * the requests whatever the application's threads do.
  *
  * Every access started is on a list until it is completed, so that a plan
  * evicted from take.c's cache, a file closed and MPI_Finalize complete
@@ -166,6 +168,21 @@ void cmio_async_sleep(const MPI_Request *reqs, int n)
     while ((k = collect(sleep_match, &c, got, BATCH)) > 0)
         for (int i = 0; i < k; i++)
             finish(got[i]);
+}
+
+void cmio_async_sleep_first(const MPI_Request *reqs, int n)
+{
+    if (atomic_load(&n_outstanding) == 0)
+        return;
+    int active = 0;
+    for (int i = 0; i < n; i++)
+        active += reqs[i] != MPI_REQUEST_NULL;
+    cmio_async *got[BATCH];
+    const sleep_ctx c = {reqs, n};
+    /* (collect keeps the list's order: the earliest started first) */
+    int k = active > 0 && active <= BATCH ? collect(sleep_match, &c, got, BATCH) : 0;
+    if (k > 0 && k == active)
+        finish(got[0]);
 }
 
 /* ------------------------------------------------ generalized requests */

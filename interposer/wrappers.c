@@ -497,6 +497,21 @@ int CMIO_NAME(MPI_Waitall)(int n, MPI_Request reqs[], MPI_Status sts[])
     return PMPI_Waitall(n, reqs, sts);
 }
 
+int CMIO_NAME(MPI_Waitany)(int n, MPI_Request reqs[], int *index, MPI_Status *st)
+{
+    if (reqs != NULL && n > 0)
+        cmio_async_sleep_first(reqs, n);
+    return PMPI_Waitany(n, reqs, index, st);
+}
+
+int CMIO_NAME(MPI_Waitsome)(int n, MPI_Request reqs[], int *outcount, int indices[],
+                            MPI_Status sts[])
+{
+    if (reqs != NULL && n > 0)
+        cmio_async_sleep_first(reqs, n);
+    return PMPI_Waitsome(n, reqs, outcount, indices, sts);
+}
+
 #if MPI_VERSION >= 4
 /* MPI-4's large-count forms (MPI_Count counts), where the MPI library has
  * them: taken as their classic forms are. */

@@ -18,6 +18,8 @@
  *         ptr      MPI_File_iwrite_all per variable (the individual file
  *                  pointer moves at each start), one MPI_Waitall
  *         split    MPI_File_write_at_all_begin, compute, _end, per variable
+ *         any      as waitall, completed by MPI_Waitany until all are done
+ *         some     the same by MPI_Waitsome
  *   --strided: each variable's memory holds its elements at every other
  *              float (a vector datatype): the data is staged, and a read's
  *              is unpacked at its completion
@@ -37,7 +39,8 @@
 
 static const char *usage =
     "usage: io_mpiio_nonblocking FILE [--nx N] [--bx B] [--vars K] [--irregular]\n"
-    "                            [--complete waitall|wait|test|ptr|split] [--strided]\n"
+    "                            [--complete waitall|wait|test|ptr|split|any|some]\n"
+    "                            [--strided]\n"
     "                            [--threads] [--expect-error]\n";
 
 /* A few milliseconds of work between start and completion. */
@@ -110,7 +113,8 @@ int main(int argc, char **argv)
     }
     if (!path || bx < 1 || nx < 1 || K < 1 || K > 64 || nx * 4 * K > 0x7fffffff
         || (strcmp(how, "waitall") && strcmp(how, "wait") && strcmp(how, "test")
-            && strcmp(how, "ptr") && strcmp(how, "split")))
+            && strcmp(how, "ptr") && strcmp(how, "split") && strcmp(how, "any")
+            && strcmp(how, "some")))
         mpiio_usage_exit(rank, usage, NULL);
 
     mpiio_pieces ps =
@@ -205,6 +209,39 @@ int main(int argc, char **argv)
                         rc = MPI_Test(&rq[k], &flag, &st[k]);
                         if (!flag)
                             compute(1);
+                    }
+                }
+            } else if (strcmp(how, "any") == 0 || strcmp(how, "some") == 0) {
+                /* until every one is done, each status where its index
+                 * says; MPI_Waitany's index must be a request not done
+                 * before */
+                int left = (int)K, got[64], ng = 0;
+                char done[64] = {0};
+                while (left > 0 && rc == MPI_SUCCESS) {
+                    MPI_Status one[64];
+                    if (strcmp(how, "any") == 0) {
+                        rc = MPI_Waitany((int)K, rq, &got[0], &one[0]);
+                        ng = got[0] == MPI_UNDEFINED ? 0 : 1;
+                    } else {
+                        rc = MPI_Waitsome((int)K, rq, &ng, got, one);
+                    }
+                    for (int j = 0; j < ng && rc == MPI_SUCCESS; j++) {
+                        if (got[j] < 0 || got[j] >= K || done[got[j]]) {
+                            fprintf(stderr, "rank %d: MPI_Wait%s gave index %d\n", rank,
+                                    how, got[j]);
+                            bad++;
+                            left = 0;
+                            break;
+                        }
+                        done[got[j]] = 1;
+                        st[got[j]] = one[j];
+                        left--;
+                    }
+                    if (ng == 0 || ng == MPI_UNDEFINED) {
+                        fprintf(stderr, "rank %d: MPI_Wait%s: none done, %d left\n", rank,
+                                how, left);
+                        bad++;
+                        break;
                     }
                 }
             } else {
