@@ -8,7 +8,7 @@ lib=$1
 [ -f "$lib" ] || { echo "exports.sh: no library '$lib'" >&2; exit 1; }
 syms=$(nm -D --defined-only "$lib" | awk '{print $3}') || exit 1
 other=$(printf '%s\n' "$syms" | grep -v -E \
-  '^(MPI_File_[a-z_]+|MPI_Init|MPI_Init_thread|MPI_Finalize|MPI_Wait|MPI_Waitall|mpi_file_[a-z_0-9]+_|mpi_finalize_(f08_)?|ompi_file_[a-z_]+_f|ompi_finalize_f)$' |
+  '^(MPI_File_[a-z_]+|MPI_Init|MPI_Init_thread|MPI_Finalize|MPI_Wait|MPI_Waitall|MPI_Waitany|MPI_Waitsome|mpi_file_[a-z_0-9]+_|mpi_finalize_(f08_)?|ompi_file_[a-z_]+_f|ompi_finalize_f)$' |
   grep -v '^$')
 if [ -n "$other" ]; then
   echo "exports.sh: $lib exports symbols that are not MPI entry points:" >&2
