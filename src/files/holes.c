@@ -24,7 +24,7 @@
  * of a few elements and their bridged holes ends after some 500 runs --
  * 28 KiB of a history file's 48-byte runs -- and each such call is a
  * round trip on a networked file system (a FUSE request, an RPC). So a
- * request whose first run is short (STAGE_RUN_BYTES) is gathered into
+ * request whose first run is short (below STAGE_RUN_BYTES) is gathered into
  * f->stage, up to STAGE_BYTES, and written with one call (read with one
  * and scattered): a copy of its bytes where the kernel copies them anyway,
  * against ~36x fewer calls. (20 variables of a sparse 16-process map at
@@ -47,8 +47,11 @@
  * runs never needs an array of millions of entries. */
 #define REQUEST_IOV 1024
 /* Staged requests: those whose first run is shorter than STAGE_RUN_BYTES,
- * up to STAGE_BYTES each (the size of a large FUSE write, a Lustre RPC). */
-#define STAGE_RUN_BYTES ((int64_t)4 << 10)
+ * up to STAGE_BYTES each (the size of a large FUSE write, a Lustre RPC).
+ * Runs of 512 bytes or more fill a vector call with 256 KiB or more:
+ * there the copy costs more than the calls it saves (runs of 3 KiB staged
+ * took 1.3-1.6x as long at 8 ranks on one node, docs/benchmarks.md). */
+#define STAGE_RUN_BYTES ((int64_t)512)
 #define STAGE_BYTES ((int64_t)1 << 20)
 
 static const char zeros[BRIDGE_WRITE_BYTES];

@@ -17,6 +17,7 @@ if [ ! -x "$old/build/bench/collio-bench" ]; then
 fi
 cd "$repo"
 export HOME=$(mktemp -d)
+mkdir -p /tmp/sb
 for r in 1 2; do
   for v in before after; do
     bin=build/bench/collio-bench
