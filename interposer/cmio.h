@@ -227,6 +227,10 @@ void cmio_async_sleep(const MPI_Request *reqs, int n);
  * order) completed asleep; else nothing (another may complete first,
  * which MPI's call finds). */
 void cmio_async_sleep_first(const MPI_Request *reqs, int n);
+/* A completed access's status as MPI's own call gives it: `bytes` moved
+ * (counted in any datatype by MPI_Get_count), not cancelled, no source
+ * or tag. */
+void cmio_status_bytes(MPI_Status *st, MPI_Count bytes);
 /* A split collective's _begin: kept on s until _end (cmio_async_end). */
 void cmio_async_split(cmio_file *s, cmio_async *a);
 /* _end: completes s's split access, its status; MPI's code. */

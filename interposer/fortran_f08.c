@@ -75,6 +75,14 @@ static void f08_init(void)
     }
 }
 
+/* The C address of a buffer descriptor's data: MPI_BOTTOM where it is
+ * MPICH's f08 MPI_BOTTOM object. */
+static void *f08_addr(const CFI_cdesc_t *buf)
+{
+    void *addr = buf->base_addr;
+    return addr != NULL && f08_bottom != NULL && addr == f08_bottom ? MPI_BOTTOM : addr;
+}
+
 /* Elements of a descriptor's array (1 for a scalar). */
 static size_t f08_elements(const CFI_cdesc_t *d)
 {
@@ -177,13 +185,12 @@ void cmio_f08_data(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
     f08_init();
     const int reading = f08_kind[op].reading, begin = f08_kind[op].begin,
               end = f08_kind[op].end;
-    void *addr = buf->base_addr;
+    void *addr = f08_addr(buf);
+    const int bottom = addr != buf->base_addr; /* (the datatype holds the addresses) */
     char *packed = NULL;
-    if (addr != NULL && f08_bottom != NULL && addr == f08_bottom) {
-        addr = MPI_BOTTOM;
-    } else if (end) {
+    if (end && !bottom) {
         packed = f08_take(*fh); /* _begin's copy, if it made one */
-    } else if (addr != NULL && !CFI_is_contiguous(buf)) {
+    } else if (!bottom && addr != NULL && !CFI_is_contiguous(buf)) {
         packed = malloc(f08_elements(buf) * buf->elem_len + 1);
         if (packed == NULL) {
             *rc = MPI_ERR_NO_MEM;
@@ -246,10 +253,7 @@ typedef struct f08_done {
 static int f08_done_query(void *extra, MPI_Status *st)
 {
     const f08_done *d = extra;
-    MPI_Status_set_elements_x(st, MPI_BYTE, d->rc == MPI_SUCCESS ? d->bytes : 0);
-    MPI_Status_set_cancelled(st, 0);
-    st->MPI_SOURCE = MPI_UNDEFINED;
-    st->MPI_TAG = MPI_UNDEFINED;
+    cmio_status_bytes(st, d->rc == MPI_SUCCESS ? d->bytes : 0);
     return d->rc;
 }
 
@@ -288,12 +292,9 @@ void cmio_f08_nb(int op, const MPI_Fint *fh, int64_t off, CFI_cdesc_t *buf,
     const int reading = f08_kind[op].reading;
     MPI_File cfh = MPI_File_f2c(*fh);
     MPI_Datatype cdt = MPI_Type_f2c(*dt);
-    void *addr = buf->base_addr;
+    void *addr = f08_addr(buf);
     MPI_Request req = MPI_REQUEST_NULL;
-    if ((addr != NULL && f08_bottom != NULL && addr == f08_bottom) || addr == NULL
-        || CFI_is_contiguous(buf)) {
-        if (addr != NULL && addr == f08_bottom)
-            addr = MPI_BOTTOM;
+    if (addr == NULL || addr == MPI_BOTTOM || CFI_is_contiguous(buf)) {
         *rc = f08_istart(op, cfh, (MPI_Offset)off, addr, (int)*count, cdt, &req);
         *request = MPI_Request_c2f(req);
         return;

@@ -187,12 +187,17 @@ void cmio_async_sleep_first(const MPI_Request *reqs, int n)
 
 /* ------------------------------------------------ generalized requests */
 
-static void set_status(const cmio_async *a, MPI_Status *st)
+void cmio_status_bytes(MPI_Status *st, MPI_Count bytes)
 {
-    MPI_Status_set_elements_x(st, MPI_BYTE, a->rc == MPI_SUCCESS ? a->bytes : 0);
+    MPI_Status_set_elements_x(st, MPI_BYTE, bytes);
     MPI_Status_set_cancelled(st, 0);
     st->MPI_SOURCE = MPI_UNDEFINED;
     st->MPI_TAG = MPI_UNDEFINED;
+}
+
+static void set_status(const cmio_async *a, MPI_Status *st)
+{
+    cmio_status_bytes(st, a->rc == MPI_SUCCESS ? a->bytes : 0);
 }
 
 static int query_fn(void *extra, MPI_Status *st)

@@ -136,19 +136,15 @@ static void take_stats(collio_plan *p, const collio_plan *s, int64_t stream_byte
 {
     double inspect = p->stats.inspect_s;
     int64_t plan_bytes = p->stats.plan_bytes;
-    const int rb = collio__stat_base(&collio__replicas_section),
-              rn = collio__replicas_section.nstats;
-    double *repl = malloc((size_t)rn * sizeof *repl);
-    if (repl != NULL)
-        memcpy(repl, p->statv + rb, (size_t)rn * sizeof *repl);
     p->stats = s->stats;
     p->stats.inspect_s = inspect;
     p->stats.plan_bytes = plan_bytes;
     p->stats.work_bytes += stream_bytes;
-    memcpy(p->statv, s->statv, (size_t)collio__nstats_all() * sizeof *p->statv);
-    if (repl != NULL)
-        memcpy(p->statv + rb, repl, (size_t)rn * sizeof *repl);
-    free(repl);
+    /* every section's figures but the replicas' [rb, rb + rn) */
+    const int rb = collio__stat_base(&collio__replicas_section),
+              re = rb + collio__replicas_section.nstats, n = collio__nstats_all();
+    memcpy(p->statv, s->statv, (size_t)rb * sizeof *p->statv);
+    memcpy(p->statv + re, s->statv + re, (size_t)(n - re) * sizeof *p->statv);
 }
 
 /* Request r's data in the stream: what its plan's strategy moves -- its
